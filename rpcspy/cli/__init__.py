@@ -1,0 +1,65 @@
+"""The click shell: a group whose default command is the proxy.
+
+``rpcspy [OPTIONS] -- AGENT...`` is routed to ``rpcspy run``. Subcommands are
+imported lazily from :data:`COMMANDS` so ``rpcspy --help`` stays instant.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from rpcspy import __version__
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    # name: (module, one-line help shown by `rpcspy --help` without importing the module)
+    "run": ("rpcspy.cli.run_cmd", "Proxy an agent and record the session (the default command)."),
+    "demo": ("rpcspy.cli.demo_cmd", "Run the proxy on a bundled fake agent: no pi, no API key."),
+}
+
+
+class DefaultGroup(click.Group):
+    """A group that treats anything not naming a subcommand as arguments of ``run``."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        spec = COMMANDS.get(name)
+        if spec is None:
+            return None
+        module = importlib.import_module(spec[0])
+        return getattr(module, "command")
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, help_) for name, (_, help_) in COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in COMMANDS and args[0] not in ("--help", "-h", "--version"):
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(
+    cls=DefaultGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    epilog="""\b
+Examples:
+  rpcspy -- pi --mode rpc                 proxy pi, record to ./recordings/
+  rpcspy -o s.jsonl -- omp --mode rpc     record to a chosen file
+  rpcspy demo                             try it with no agent installed
+Run `rpcspy COMMAND --help` for each command.""",
+)
+@click.version_option(__version__, "--version", prog_name="rpcspy")
+def main() -> None:
+    """Record/replay debugging proxy for the JSONL RPC of coding agents (pi --mode rpc, omp).
+
+    \b
+    Put rpcspy in front of the agent your client spawns:
+      rpcspy [OPTIONS] -- AGENT_CMD [ARGS...]
+    Every byte passes through unchanged; both directions and the agent's stderr
+    land in a timestamped, versioned JSONL recording.
+    """

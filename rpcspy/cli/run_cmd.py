@@ -1,0 +1,56 @@
+"""`rpcspy run` (the default command): proxy an agent and record the session."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+DEFAULT_DIR = "recordings"
+
+
+@click.command(
+    "run",
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+    epilog="""\b
+Examples:
+  rpcspy -- pi --mode rpc
+  rpcspy -o session.jsonl -- pi --mode rpc --no-session
+  RPCSPY_DIR=/tmp/rec rpcspy -- omp --mode rpc
+\b
+Exit status: the agent's (128+N if signal N killed it); 127 if the agent
+command is not found, 126 if it cannot be executed, 2 for a usage error.""",
+)
+@click.option("-o", "--output", "output", metavar="FILE", help="Write the recording to FILE (overwritten).")
+@click.option("--dir", "directory", metavar="DIR", envvar="RPCSPY_DIR", show_envvar=True,
+              default=DEFAULT_DIR, show_default=True,
+              help="Directory for automatically named recordings (UTC time + agent name).")
+@click.option("--no-record", is_flag=True, help="Relay only; write no recording.")
+@click.argument("agent", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- AGENT_CMD [ARGS...]")
+def command(output: str | None, directory: str, no_record: bool, agent: tuple[str, ...]) -> None:
+    """Proxy AGENT_CMD transparently and record both directions and its stderr.
+
+    Your client spawns `rpcspy -- pi --mode rpc` instead of `pi --mode rpc` and
+    notices nothing: stdin, stdout and stderr pass through byte for byte, in
+    order, with no line-length limit. rpcspy's own messages go to stderr,
+    prefixed `rpcspy:`; stdout belongs to the client.
+
+    The recording is JSONL (format: docs/recording-format.md), written as frames
+    arrive (`tail -f` works), readable with jq, created owner-only (0600).
+    """
+    from rpcspy.pump.proxy import ProxyConfig, run_proxy
+    from rpcspy.recording.writer import default_path
+
+    argv = list(agent)
+    if argv and argv[0] == "--":
+        argv = argv[1:]
+    if not argv:
+        raise click.UsageError("no agent command given: rpcspy [OPTIONS] -- AGENT_CMD [ARGS...]")
+    path = None if no_record else (output or default_path(directory, argv))
+    config = ProxyConfig(argv=argv, record_path=path)
+    code = run_proxy(config)
+    sys.stdout.flush()
+    os._exit(code)  # relay threads may still block in read(stdin); nothing is left to flush
+
+

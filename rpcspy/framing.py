@@ -1,0 +1,77 @@
+"""Splitting a byte stream into LF-terminated lines, with no size limit.
+
+Only ``\\n`` separates records. A ``\\r`` before the ``\\n`` is reported separately
+(``cr``) so consumers can parse the line while the exact bytes stay recoverable.
+U+2028, U+2029, lone ``\\r`` and NUL are ordinary bytes here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+
+class LineFramer:
+    """Incremental LF framer: ``feed()`` chunks, get complete lines back.
+
+    Partial lines are kept as a list of pieces and joined once, so a 100 MB line
+    arriving in 64 KiB chunks costs linear, not quadratic, time.
+    """
+
+    __slots__ = ("_pieces", "_pending")
+
+    def __init__(self) -> None:
+        self._pieces: list[bytes] = []
+        self._pending = 0
+
+    @property
+    def pending(self) -> int:
+        """Bytes held for an unfinished line."""
+        return self._pending
+
+    def feed(self, chunk: bytes) -> Iterator[bytes]:
+        """Yield each complete line (without its LF) that ``chunk`` finishes."""
+        start = 0
+        find = chunk.find
+        while True:
+            nl = find(b"\n", start)
+            if nl < 0:
+                break
+            if self._pieces:
+                self._pieces.append(chunk[start:nl])
+                line = b"".join(self._pieces)
+                self._pieces.clear()
+                self._pending = 0
+            else:
+                line = chunk[start:nl]
+            yield line
+            start = nl + 1
+        if start < len(chunk):
+            rest = chunk[start:] if start else chunk
+            self._pieces.append(rest)
+            self._pending += len(rest)
+
+    def finish(self) -> bytes | None:
+        """At EOF: the last line if it had no LF, else None."""
+        if not self._pieces:
+            return None
+        line = b"".join(self._pieces)
+        self._pieces.clear()
+        self._pending = 0
+        return line
+
+
+def split_cr(line: bytes) -> tuple[bytes, bool]:
+    """Strip one trailing CR; report whether there was one."""
+    if line.endswith(b"\r"):
+        return line[:-1], True
+    return line, False
+
+
+def iter_lines(data: bytes) -> Iterator[tuple[bytes, bool]]:
+    """All lines of a complete buffer as ``(line, had_lf)``; LF is the only separator."""
+    framer = LineFramer()
+    for line in framer.feed(data):
+        yield line, True
+    last = framer.finish()
+    if last is not None:
+        yield last, False

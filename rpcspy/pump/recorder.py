@@ -1,0 +1,25 @@
+"""The recorder observer: every event becomes a line of the recording."""
+
+from __future__ import annotations
+
+from rpcspy.events import Event
+from rpcspy.pump.hub import Emit
+from rpcspy.recording.writer import RecordingWriter
+
+
+class Recorder:
+    """Writes events through a :class:`RecordingWriter`, one batch per hub wake-up."""
+
+    name = "recorder"
+
+    def __init__(self, writer: RecordingWriter) -> None:
+        self.writer = writer
+
+    def handle(self, event: Event, emit: Emit) -> None:
+        self.writer.write_event(event)
+
+    def flush(self) -> None:
+        self.writer.flush()
+
+    def close(self) -> None:
+        self.writer.close()

@@ -1,0 +1,106 @@
+"""Byte relays: read a chunk, forward it whole, then hand a copy to the hub.
+
+Forwarding is the only work done before the next read: no parsing, no decoding.
+A blocked destination blocks the relay, so a slow reader slows the writer
+(backpressure) instead of filling memory.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import threading
+import time
+from collections.abc import Callable
+
+from rpcspy.events import Direction
+from rpcspy.pump.hub import Hub
+
+CHUNK = 1 << 20
+
+
+def write_all(fd: int, data: bytes | memoryview) -> None:
+    """Write every byte, waiting on a non-blocking descriptor instead of failing."""
+    view = memoryview(data)
+    while view:
+        try:
+            n = os.write(fd, view)
+        except BlockingIOError:
+            select.select([], [fd], [])
+            continue
+        view = view[n:]
+
+
+class Relay(threading.Thread):
+    """Copies ``src`` to ``dst`` until EOF on ``src``, publishing each chunk to the hub.
+
+    If ``dst`` breaks (the reader went away), reading goes on so the recording still
+    gets everything the source wrote; ``on_dst_closed`` is told once.
+    """
+
+    def __init__(
+        self,
+        direction: Direction,
+        src: int,
+        dst: int,
+        hub: Hub,
+        clock: Callable[[], float],
+        *,
+        close_dst: Callable[[], None] | None = None,
+        on_dst_closed: Callable[[Direction, OSError], None] | None = None,
+        dst_lock: threading.Lock | None = None,
+    ) -> None:
+        super().__init__(name=f"rpcspy-relay-{direction}", daemon=True)
+        self.direction = direction
+        self.src, self.dst = src, dst
+        self.hub, self.clock = hub, clock
+        self.close_dst = close_dst
+        self.on_dst_closed = on_dst_closed
+        self.dst_lock = dst_lock
+        self.dst_open = True
+        self.bytes = 0
+        self.read_error: OSError | None = None
+
+    def run(self) -> None:
+        src, direction, hub, clock = self.src, self.direction, self.hub, self.clock
+        while True:
+            try:
+                chunk = os.read(src, CHUNK)
+            except BlockingIOError:
+                select.select([src], [], [])
+                continue
+            except OSError as exc:  # EIO from a hung-up tty, EBADF after close: both mean end of input
+                self.read_error = exc
+                chunk = b""
+            t = clock()
+            if not chunk:
+                break
+            self.bytes += len(chunk)
+            if self.dst_open:
+                self._forward(chunk)
+            hub.publish(direction, t, chunk)
+        hub.publish_eof(direction, clock())
+        if self.close_dst is not None and self.dst_open:
+            self.dst_open = False
+            try:
+                self.close_dst()
+            except OSError:
+                pass
+
+    def _forward(self, chunk: bytes) -> None:
+        try:
+            if self.dst_lock is None:
+                write_all(self.dst, chunk)
+            else:
+                with self.dst_lock:
+                    write_all(self.dst, chunk)
+        except OSError as exc:
+            self.dst_open = False
+            if self.on_dst_closed is not None:
+                self.on_dst_closed(self.direction, exc)
+
+
+def monotonic_clock() -> Callable[[], float]:
+    """Seconds since now, from the monotonic clock (nanosecond resolution on Linux)."""
+    t0 = time.monotonic_ns()
+    return lambda: (time.monotonic_ns() - t0) / 1e9

@@ -1,0 +1,65 @@
+"""Starting the agent: a child in its own process group that dies with rpcspy."""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import signal
+import subprocess
+from collections.abc import Sequence
+
+_PR_SET_PDEATHSIG = 1
+
+
+class SpawnError(Exception):
+    """The agent could not be started; ``code`` is the shell-style exit status."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _die_with_parent() -> None:  # runs in the child between fork and exec
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    except Exception:
+        pass
+
+
+def spawn_agent(argv: Sequence[str], env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """Start ``argv`` with all three stdio streams piped.
+
+    The child gets its own process group, so a terminal's Ctrl-C reaches it once
+    (forwarded by rpcspy) rather than twice, and on Linux it receives SIGTERM if
+    rpcspy itself is killed, so no exit path leaves an orphan agent.
+    """
+    if not argv:
+        raise SpawnError("no agent command given (usage: rpcspy [OPTIONS] -- AGENT_CMD [ARGS...])", 2)
+    try:
+        return subprocess.Popen(
+            list(argv),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+            env=env,
+            process_group=0,
+            preexec_fn=_die_with_parent if os.uname().sysname == "Linux" else None,
+        )
+    except FileNotFoundError:
+        raise SpawnError(f"cannot start agent {argv[0]!r}: command not found", 127) from None
+    except PermissionError:
+        raise SpawnError(f"cannot start agent {argv[0]!r}: permission denied (not executable?)", 126) from None
+    except OSError as exc:
+        reason = exc.strerror or errno.errorcode.get(exc.errno or 0, str(exc))
+        code = 127 if exc.errno == errno.ENOENT else 126
+        raise SpawnError(f"cannot start agent {argv[0]!r}: {reason}", code) from None
+
+
+def exit_status(returncode: int) -> tuple[int, int | None]:
+    """Shell-style status and signal number from a Popen returncode."""
+    if returncode < 0:
+        return 128 - returncode, -returncode
+    return returncode, None

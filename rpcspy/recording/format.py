@@ -1,0 +1,173 @@
+"""Recording entries as msgspec Structs, and the fast encoder for frame entries.
+
+A recording is JSONL: line 1 is a :class:`Header`, every further line one entry
+tagged by ``kind``. Frames embed the frame's JSON verbatim under ``json`` when the
+bytes are valid UTF-8 JSON without surrounding whitespace; otherwise they carry
+``text`` (a JSON string) or ``b64`` (base64 of bytes that are not UTF-8).
+"""
+
+from __future__ import annotations
+
+import base64
+
+import msgspec
+
+from rpcspy.events import Direction, Frame
+
+FORMAT_NAME = "rpcspy-recording"
+FORMAT_VERSION = 1
+
+_WS = frozenset(b" \t\r\n")
+_raw_decoder = msgspec.json.Decoder(msgspec.Raw)
+_encode = msgspec.json.encode
+
+
+class Header(msgspec.Struct, kw_only=True):
+    """Line 1 of every recording."""
+
+    format: str = FORMAT_NAME
+    version: int = FORMAT_VERSION
+    rpcspy: str
+    argv: list[str]
+    cwd: str
+    started: str
+    """Wall-clock start, ISO 8601 UTC with microseconds."""
+    started_unix: float
+    pid: int
+    """The rpcspy process id."""
+    mode: str = "proxy"
+    """proxy, replay, repl or client: which rpcspy command made the recording."""
+    source: str | None = None
+    """For replays and fixtures: the recording this one was made from."""
+
+
+class StartEntry(msgspec.Struct, tag="start", tag_field="kind", kw_only=True):
+    seq: int
+    t: float
+    pid: int
+    argv: list[str]
+
+
+class SpawnFailedEntry(msgspec.Struct, tag="spawn_failed", tag_field="kind", kw_only=True):
+    seq: int
+    t: float
+    error: str
+    code: int
+
+
+class FrameEntry(msgspec.Struct, tag="frame", tag_field="kind", kw_only=True, omit_defaults=True):
+    seq: int
+    t: float
+    dir: Direction
+    json: msgspec.Raw = msgspec.Raw()
+    text: str | None = None
+    b64: str | None = None
+    cr: bool = False
+    nl: bool = True
+    injected: bool = False
+
+    def data(self) -> bytes:
+        """The frame's bytes without line terminator."""
+        if len(self.json):
+            return bytes(self.json)
+        if self.text is not None:
+            return self.text.encode("utf-8", "surrogatepass")
+        if self.b64 is not None:
+            return base64.b64decode(self.b64)
+        return b""
+
+    def to_frame(self) -> Frame:
+        return Frame(self.seq, self.t, self.dir, self.data(), self.nl, self.cr, self.injected)
+
+
+class EofEntry(msgspec.Struct, tag="eof", tag_field="kind", kw_only=True):
+    seq: int
+    t: float
+    dir: Direction
+
+
+class ExitEntry(msgspec.Struct, tag="exit", tag_field="kind", kw_only=True):
+    seq: int
+    t: float
+    code: int
+    signal: int | None = None
+
+
+class NoteEntry(msgspec.Struct, tag="note", tag_field="kind", kw_only=True, omit_defaults=True):
+    seq: int
+    t: float
+    level: str
+    text: str
+    dir: Direction | None = None
+    dropped_bytes: int = 0
+
+
+class FindingEntry(msgspec.Struct, tag="finding", tag_field="kind", kw_only=True, omit_defaults=True):
+    seq: int
+    t: float
+    rule: str
+    severity: str
+    group: str
+    message: str
+    frame: int | None = None
+    dir: Direction | None = None
+    path: str | None = None
+    related: int | None = None
+    extra: dict = {}
+
+
+class UnknownEntry(msgspec.Struct, kw_only=True):
+    """An entry of a kind this version does not know (a newer minor format)."""
+
+    seq: int
+    t: float
+    kind: str
+    raw: bytes
+
+
+Entry = StartEntry | SpawnFailedEntry | FrameEntry | EofEntry | ExitEntry | NoteEntry | FindingEntry
+ENTRY_TYPES: tuple[type, ...] = (StartEntry, SpawnFailedEntry, FrameEntry, EofEntry, ExitEntry, NoteEntry, FindingEntry)
+
+
+def _t(t: float) -> bytes:
+    return b"%.6f" % t
+
+
+def encode_frame(frame: Frame) -> bytes:
+    """Encode a frame entry line (with LF), embedding valid JSON verbatim.
+
+    Hand-built rather than via msgspec so the frame's own bytes are copied, not
+    re-encoded: the recording then holds them exactly, and ``jq`` reads them.
+    """
+    data = frame.data
+    head = b'{"kind":"frame","seq":%d,"t":%s,"dir":"%s"' % (frame.seq, _t(frame.t), frame.dir.encode())
+    tail = b""
+    if frame.cr:
+        tail += b',"cr":true'
+    if not frame.nl:
+        tail += b',"nl":false'
+    if frame.injected:
+        tail += b',"injected":true'
+    tail += b"}\n"
+    return head + _payload(data) + tail
+
+
+def _payload(data: bytes) -> bytes:
+    if data and data[0] not in _WS and data[-1] not in _WS:
+        try:
+            data.decode("utf-8")
+            _raw_decoder.decode(data)
+        except (UnicodeDecodeError, msgspec.DecodeError):
+            pass
+        else:
+            return b',"json":' + data
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return b',"b64":"' + base64.b64encode(data) + b'"'
+    return b',"text":' + _encode(text)
+
+
+def encode_entry(entry: msgspec.Struct) -> bytes:
+    """Encode any non-frame entry (or the header) as one line with LF."""
+    return _encode(entry) + b"\n"

@@ -1,0 +1,209 @@
+"""Streaming reader for recordings (and for the shared raw transcripts).
+
+Reads in fixed-size chunks and splits on LF only, so recordings of any size load
+in constant memory. Three inputs are understood, sniffed from the first line:
+
+* rpcspy recordings (``{"format":"rpcspy-recording",...}``);
+* structured transcripts (``{"t":..,"dir":"in|out|err|note","raw":..}`` per line);
+* raw transcripts (``>> `` client lines, bare agent lines, ``!! `` stderr, ``## `` notes).
+
+The last two are converted to the same entries so every tool reads them alike.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import BinaryIO, Union
+
+import msgspec
+
+from rpcspy.events import Frame
+from rpcspy.framing import LineFramer, split_cr
+from rpcspy.recording.format import (
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    ENTRY_TYPES,
+    FrameEntry,
+    Header,
+    NoteEntry,
+    UnknownEntry,
+)
+
+CHUNK = 1 << 20
+_entry_decoder = msgspec.json.Decoder(Union[ENTRY_TYPES])  # type: ignore[valid-type]
+_header_decoder = msgspec.json.Decoder(Header)
+
+
+class _Kind(msgspec.Struct):
+    seq: int = -1
+    t: float = 0.0
+    kind: str = ""
+
+
+_kind_decoder = msgspec.json.Decoder(_Kind)
+
+
+class RecordingError(Exception):
+    """A file that is not a readable recording; the message says why."""
+
+
+def _iter_lines(f: BinaryIO) -> Iterator[tuple[bytes, bool]]:
+    framer = LineFramer()
+    while chunk := f.read(CHUNK):
+        for line in framer.feed(chunk):
+            yield line, True
+    last = framer.finish()
+    if last is not None:
+        yield last, False
+
+
+@dataclass
+class Recording:
+    """An opened recording: its header now, its entries streamed on demand."""
+
+    path: str
+    header: Header
+    kind: str
+    """"rpcspy", "structured-transcript" or "raw-transcript"."""
+    problems: list[str] = field(default_factory=list)
+    """Lines that could not be read (a truncated last line after a crash, ...)."""
+
+    def entries(self) -> Iterator[msgspec.Struct]:
+        """Every entry after the header, in file order, streamed."""
+        with open(self.path, "rb") as f:
+            lines = _iter_lines(f)
+            if self.kind == "rpcspy":
+                next(lines, None)
+                yield from self._native(lines)
+            elif self.kind == "structured-transcript":
+                yield from _from_structured(lines)
+            else:
+                yield from _from_raw_transcript(lines)
+
+    def frames(self) -> Iterator[Frame]:
+        """Only the frames, as :class:`Frame` events."""
+        for entry in self.entries():
+            if isinstance(entry, FrameEntry):
+                yield entry.to_frame()
+
+    def _native(self, lines: Iterator[tuple[bytes, bool]]) -> Iterator[msgspec.Struct]:
+        for lineno, (line, had_lf) in enumerate(lines, start=2):
+            if not line.strip():
+                continue
+            try:
+                yield _entry_decoder.decode(line)
+            except msgspec.DecodeError as exc:
+                try:
+                    k = _kind_decoder.decode(line)
+                except msgspec.DecodeError:
+                    where = "truncated last line" if not had_lf else "unreadable line"
+                    self.problems.append(f"{self.path}:{lineno}: {where}: {exc}")
+                    continue
+                if k.kind and k.kind not in _KNOWN_KINDS:
+                    yield UnknownEntry(seq=k.seq, t=k.t, kind=k.kind, raw=line)
+                else:
+                    self.problems.append(f"{self.path}:{lineno}: bad {k.kind or 'entry'}: {exc}")
+
+
+_KNOWN_KINDS = frozenset(t.__struct_config__.tag for t in ENTRY_TYPES)
+
+
+def open_recording(path: str | os.PathLike[str]) -> Recording:
+    """Open a recording or transcript; raise :class:`RecordingError` with a reason."""
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            first = next(_iter_lines(f), (b"", False))[0]
+    except FileNotFoundError:
+        raise RecordingError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise RecordingError(f"{path}: is a directory, not a recording") from None
+    except OSError as exc:
+        raise RecordingError(f"{path}: cannot read: {exc.strerror}") from None
+    if not first.strip():
+        raise RecordingError(f"{path}: empty file, not a recording")
+    return Recording(path, *_sniff(path, first))
+
+
+def _sniff(path: str, first: bytes) -> tuple[Header, str]:
+    try:
+        obj = msgspec.json.decode(first)
+    except msgspec.DecodeError:
+        obj = None
+    if isinstance(obj, dict) and obj.get("format") == FORMAT_NAME:
+        version = obj.get("version")
+        if not isinstance(version, int) or version > FORMAT_VERSION:
+            raise RecordingError(
+                f"{path}: recording format version {version!r} is newer than this rpcspy reads "
+                f"(up to {FORMAT_VERSION}); upgrade rpcspy"
+            )
+        try:
+            return _header_decoder.decode(first), "rpcspy"
+        except msgspec.ValidationError as exc:
+            raise RecordingError(f"{path}: bad recording header: {exc}") from None
+    if isinstance(obj, dict) and {"t", "dir", "raw"} <= obj.keys():
+        return _transcript_header(path, obj.get("raw", "")), "structured-transcript"
+    if first.startswith((b">> ", b"## ", b"!! ")) or (isinstance(obj, dict) and "type" in obj):
+        return _transcript_header(path, first.decode("utf-8", "replace")), "raw-transcript"
+    raise RecordingError(
+        f"{path}: not an rpcspy recording (line 1 has no \"format\":\"{FORMAT_NAME}\" header) "
+        "and not a pi transcript"
+    )
+
+
+def _transcript_header(path: str, note: str) -> Header:
+    argv: list[str] = []
+    if isinstance(note, str) and note.startswith(("spawn: ", "## spawn: ")):
+        argv = note.split("spawn: ", 1)[1].split("  (", 1)[0].split()
+    return Header(rpcspy="transcript", argv=argv, cwd="", started="", started_unix=0.0, pid=0,
+                  mode="transcript", source=os.path.basename(path))
+
+
+_DIRS = {"in": "c2a", "out": "a2c", "err": "err"}
+
+
+def _frame_entry(seq: int, t: float, direction: str, data: bytes) -> FrameEntry:
+    """A frame entry holding exact bytes: text when UTF-8, else base64."""
+    data, cr = split_cr(data)
+    try:
+        return FrameEntry(seq=seq, t=t, dir=direction, text=data.decode("utf-8"), cr=cr)  # type: ignore[arg-type]
+    except UnicodeDecodeError:
+        return FrameEntry(seq=seq, t=t, dir=direction, b64=base64.b64encode(data).decode(), cr=cr)  # type: ignore[arg-type]
+
+
+def _from_structured(lines: Iterator[tuple[bytes, bool]]) -> Iterator[msgspec.Struct]:
+    seq = 0
+    for line, _ in lines:
+        if not line.strip():
+            continue
+        # stdlib json: these files escape non-UTF-8 bytes as lone surrogates, which msgspec refuses.
+        rec = json.loads(line)
+        seq += 1
+        if rec["dir"] == "note":
+            yield NoteEntry(seq=seq, t=rec["t"], level="info", text=rec["raw"])
+        else:
+            raw = rec["raw"].encode("utf-8", "surrogateescape")
+            yield _frame_entry(seq, rec["t"], _DIRS.get(rec["dir"], "err"), raw)
+
+
+def _from_raw_transcript(lines: Iterator[tuple[bytes, bool]]) -> Iterator[msgspec.Struct]:
+    seq = 0
+    for line, _ in lines:
+        seq += 1
+        if line.startswith(b">> "):
+            yield _frame_entry(seq, 0.0, "c2a", line[3:])
+        elif line.startswith(b"!! "):
+            yield _frame_entry(seq, 0.0, "err", line[3:])
+        elif line.startswith(b"## "):
+            yield NoteEntry(seq=seq, t=0.0, level="info", text=line[3:].decode("utf-8", "replace"))
+        elif line:
+            yield _frame_entry(seq, 0.0, "a2c", line)
+
+
+def read_frames(path: str | os.PathLike[str]) -> Iterator[Frame]:
+    """Shortcut: the frames of a recording, streamed."""
+    return open_recording(path).frames()

@@ -1,0 +1,154 @@
+"""Writing recordings: owner-only files, one entry per line, flushed per batch.
+
+The writer never raises into its caller: the first OS error (read-only
+directory, disk full, ``/dev/full``) is reported once through ``warn`` and the
+writer goes quiet, so forwarding carries on without a recording.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+from collections.abc import Callable, Sequence
+
+from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed, Start
+from rpcspy.recording.format import (
+    EofEntry,
+    ExitEntry,
+    FindingEntry,
+    Header,
+    NoteEntry,
+    SpawnFailedEntry,
+    StartEntry,
+    encode_entry,
+    encode_frame,
+)
+
+_WRAPPERS = {"node", "nodejs", "bun", "npx", "bunx", "deno", "python", "python3", "env", "uv", "uvx"}
+
+
+def agent_name(argv: Sequence[str]) -> str:
+    """A short name for the agent, for file names: ``pi``, ``omp``, ``cli``..."""
+    rest = list(argv)
+    while rest:
+        base = os.path.basename(rest.pop(0))
+        if base in _WRAPPERS or base.startswith("-") or "=" in base:
+            continue
+        base = re.sub(r"\.(m?js|cjs|ts|py)$", "", base)
+        return re.sub(r"[^A-Za-z0-9._-]+", "_", base)[:40] or "agent"
+    return "agent"
+
+
+def default_path(directory: str, argv: Sequence[str], now: _dt.datetime | None = None) -> str:
+    """``DIR/20261122T085337.123456Z-pi.jsonl``: sortable, unique per microsecond."""
+    now = now or _dt.datetime.now(_dt.timezone.utc)
+    return os.path.join(directory, f"{now:%Y%m%dT%H%M%S.%f}Z-{agent_name(argv)}.jsonl")
+
+
+def make_header(argv: Sequence[str], *, mode: str = "proxy", source: str | None = None) -> Header:
+    from rpcspy import __version__
+
+    now = _dt.datetime.now(_dt.timezone.utc)
+    return Header(
+        rpcspy=__version__,
+        argv=list(argv),
+        cwd=os.getcwd(),
+        started=now.isoformat(timespec="microseconds").replace("+00:00", "Z"),
+        started_unix=now.timestamp(),
+        pid=os.getpid(),
+        mode=mode,
+        source=source,
+    )
+
+
+def event_line(event: Event) -> bytes:
+    """One recording line for one event."""
+    if isinstance(event, Frame):
+        return encode_frame(event)
+    if isinstance(event, Finding):
+        return encode_entry(FindingEntry(
+            seq=event.seq, t=round(event.t, 6), rule=event.rule, severity=event.severity, group=event.group,
+            message=event.message, frame=event.frame, dir=event.dir, path=event.path, related=event.related,
+            extra=event.extra,
+        ))
+    if isinstance(event, Start):
+        return encode_entry(StartEntry(seq=event.seq, t=round(event.t, 6), pid=event.pid, argv=event.argv))
+    if isinstance(event, Eof):
+        return encode_entry(EofEntry(seq=event.seq, t=round(event.t, 6), dir=event.dir))
+    if isinstance(event, Exit):
+        return encode_entry(ExitEntry(seq=event.seq, t=round(event.t, 6), code=event.code, signal=event.signal))
+    if isinstance(event, Note):
+        return encode_entry(NoteEntry(seq=event.seq, t=round(event.t, 6), level=event.level, text=event.text,
+                                      dir=event.dir, dropped_bytes=event.dropped_bytes))
+    if isinstance(event, SpawnFailed):
+        return encode_entry(SpawnFailedEntry(seq=event.seq, t=round(event.t, 6), error=event.error, code=event.code))
+    raise TypeError(f"not an event: {event!r}")
+
+
+class RecordingWriter:
+    """Appends lines to a recording file; degrades to a no-op on the first error."""
+
+    def __init__(self, path: str, header: Header, *, warn: Callable[[str], None]) -> None:
+        self.path = path
+        self._warn = warn
+        self._fd: int | None = None
+        self._buf: list[bytes] = []
+        self.failed = False
+        try:
+            parent = os.path.dirname(path)
+            if parent:
+                os.makedirs(parent, mode=0o700, exist_ok=True)
+            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+            try:
+                os.fchmod(self._fd, 0o600)
+            except OSError:
+                pass  # character devices such as /dev/full refuse; nothing to protect there
+        except OSError as exc:
+            self._fail(exc)
+            return
+        self.write(encode_entry(header))
+        self.flush()
+
+    def write(self, line: bytes) -> None:
+        if self._fd is not None:
+            self._buf.append(line)
+
+    def write_event(self, event: Event) -> None:
+        if self._fd is not None:
+            self._buf.append(event_line(event))
+
+    def flush(self) -> None:
+        """Write what is buffered; called by the pump after each batch of events."""
+        if self._fd is None or not self._buf:
+            return
+        data = b"".join(self._buf) if len(self._buf) > 1 else self._buf[0]
+        self._buf.clear()
+        try:
+            view = memoryview(data)
+            while view:
+                n = os.write(self._fd, view)
+                view = view[n:]
+        except OSError as exc:
+            self._fail(exc)
+
+    def close(self) -> None:
+        self.flush()
+        if self._fd is not None:
+            try:
+                os.close(self._fd)
+            except OSError as exc:
+                self._fail(exc)
+            self._fd = None
+
+    def _fail(self, exc: OSError) -> None:
+        if self._fd is not None:
+            try:
+                os.close(self._fd)
+            except OSError:
+                pass
+        self._fd = None
+        self._buf.clear()
+        if not self.failed:
+            self.failed = True
+            self._warn(f"recording to {self.path} stopped: {exc.strerror or exc}; forwarding continues")
