@@ -13,10 +13,13 @@ from rpcspy.events import Direction, Exit, Note, SpawnFailed, Start
 from rpcspy.pump.hub import Hub, Observer
 from rpcspy.pump.recorder import Recorder
 from rpcspy.pump.relay import Relay, monotonic_clock
-from rpcspy.pump.spawn import SpawnError, exit_status, spawn_agent
+from rpcspy.pump.spawn import SpawnError, enlarge_pipes, exit_status, spawn_agent
 from rpcspy.recording.writer import RecordingWriter, make_header
 
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+SWITCH_INTERVAL = 0.001
+"""GIL switch interval while relaying: a relay thread waiting for the GIL behind the
+hub thread waits at most this long (Python's default, 5 ms, throttles the relay)."""
 
 
 @dataclass
@@ -67,6 +70,14 @@ class ProxySession:
         self._signals_seen = 0
 
     def run(self) -> int:
+        previous_interval = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_INTERVAL)
+        try:
+            return self._run()
+        finally:
+            sys.setswitchinterval(previous_interval)
+
+    def _run(self) -> int:
         cfg, hub = self.config, self.hub
         hub.start()
         try:
@@ -77,6 +88,7 @@ class ProxySession:
             hub.close()
             return exc.code
         self.proc = proc
+        enlarge_pipes(proc)
         hub.publish_event(Start(0, self.clock(), proc.pid, list(cfg.argv)))
         previous = self._install_signals()
         try:

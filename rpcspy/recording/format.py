@@ -133,11 +133,12 @@ def _t(t: float) -> bytes:
     return b"%.6f" % t
 
 
-def encode_frame(frame: Frame) -> bytes:
-    """Encode a frame entry line (with LF), embedding valid JSON verbatim.
+def frame_pieces(frame: Frame) -> list[bytes]:
+    """A frame entry line (with LF) as pieces, the frame's own bytes passed through.
 
-    Hand-built rather than via msgspec so the frame's own bytes are copied, not
-    re-encoded: the recording then holds them exactly, and ``jq`` reads them.
+    Hand-built rather than via msgspec so the frame's bytes are not re-encoded:
+    valid JSON is embedded verbatim, so the recording holds it exactly and ``jq``
+    reads it. Returning pieces lets the writer use ``writev`` without a copy.
     """
     data = frame.data
     head = b'{"kind":"frame","seq":%d,"t":%s,"dir":"%s"' % (frame.seq, _t(frame.t), frame.dir.encode())
@@ -149,18 +150,30 @@ def encode_frame(frame: Frame) -> bytes:
     if frame.injected:
         tail += b',"injected":true'
     tail += b"}\n"
-    return head + _payload(data) + tail
+    if _embeddable(data):
+        return [head + b',"json":', data, tail]
+    return [head, _escaped(data), tail]
 
 
-def _payload(data: bytes) -> bytes:
-    if data and data[0] not in _WS and data[-1] not in _WS:
-        try:
+def encode_frame(frame: Frame) -> bytes:
+    """A frame entry line as one bytes object."""
+    return b"".join(frame_pieces(frame))
+
+
+def _embeddable(data: bytes) -> bool:
+    """Valid UTF-8 JSON with no surrounding whitespace: its bytes can stand in the entry as they are."""
+    if not data or data[0] in _WS or data[-1] in _WS:
+        return False
+    try:
+        if not data.isascii():
             data.decode("utf-8")
-            _raw_decoder.decode(data)
-        except (UnicodeDecodeError, msgspec.DecodeError):
-            pass
-        else:
-            return b',"json":' + data
+        _raw_decoder.decode(data)
+    except (UnicodeDecodeError, msgspec.DecodeError):
+        return False
+    return True
+
+
+def _escaped(data: bytes) -> bytes:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

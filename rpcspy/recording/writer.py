@@ -23,6 +23,7 @@ from rpcspy.recording.format import (
     StartEntry,
     encode_entry,
     encode_frame,
+    frame_pieces,
 )
 
 _WRAPPERS = {"node", "nodejs", "bun", "npx", "bunx", "deno", "python", "python3", "env", "uv", "uvx"}
@@ -86,6 +87,23 @@ def event_line(event: Event) -> bytes:
     raise TypeError(f"not an event: {event!r}")
 
 
+_IOV_MAX = 512
+
+
+def _writev_all(fd: int, pieces: list[bytes]) -> None:
+    """Write all pieces with as few syscalls as possible and no joining copy."""
+    i = 0
+    while i < len(pieces):
+        batch = pieces[i:i + _IOV_MAX]
+        want = sum(map(len, batch))
+        n = os.writev(fd, batch)
+        if n < want:  # short write: finish this batch the slow way
+            rest = memoryview(b"".join(batch))[n:]
+            while rest:
+                rest = rest[os.write(fd, rest):]
+        i += _IOV_MAX
+
+
 class RecordingWriter:
     """Appends lines to a recording file; degrades to a no-op on the first error."""
 
@@ -115,20 +133,20 @@ class RecordingWriter:
             self._buf.append(line)
 
     def write_event(self, event: Event) -> None:
-        if self._fd is not None:
+        if self._fd is None:
+            return
+        if isinstance(event, Frame):
+            self._buf.extend(frame_pieces(event))  # the frame's bytes are not copied
+        else:
             self._buf.append(event_line(event))
 
     def flush(self) -> None:
         """Write what is buffered; called by the pump after each batch of events."""
         if self._fd is None or not self._buf:
             return
-        data = b"".join(self._buf) if len(self._buf) > 1 else self._buf[0]
-        self._buf.clear()
+        pieces, self._buf = self._buf, []
         try:
-            view = memoryview(data)
-            while view:
-                n = os.write(self._fd, view)
-                view = view[n:]
+            _writev_all(self._fd, pieces)
         except OSError as exc:
             self._fail(exc)
 

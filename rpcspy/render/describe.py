@@ -1,0 +1,193 @@
+"""Headlines for single frames: commands, responses, events, dialogs, messages.
+
+Each function takes a decoded JSON object (already known to be a dict with a
+string ``type``) and returns an :class:`Item` filled with label, summary,
+status and blocks. Nothing here keeps state; pairing and coalescing live in
+:mod:`rpcspy.render.timeline`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rpcspy.render.items import Block, Item
+from rpcspy.render.summarize import compact, content_text, fields, first_line, human_bytes, quote
+
+DIALOG_METHODS = frozenset({"select", "confirm", "input", "editor"})
+
+
+def _ref(value: Any) -> str | None:
+    if value is None:
+        return None
+    return value if isinstance(value, str) else compact(value, 40)
+
+
+def command(item: Item, obj: dict) -> Item:
+    """A client command: ``prompt  message="hi"``."""
+    item.kind = "command"
+    item.label = obj["type"]
+    item.ref = _ref(obj.get("id")) if "id" in obj else None
+    item.summary = fields(obj)
+    return item
+
+
+def client_answer(item: Item, obj: dict) -> Item:
+    """A client frame that answers the agent (dialog answer, host tool result)."""
+    item.kind = "input"
+    item.label = "answer" if obj["type"] == "extension_ui_response" else obj["type"]
+    item.ref = _ref(obj.get("id"))
+    item.summary = fields(obj)
+    return item
+
+
+def response(item: Item, obj: dict) -> Item:
+    """``✓ get_state`` with its data, or ``✗ prompt`` with the error."""
+    item.kind = "response"
+    cmd = obj.get("command")
+    ok = obj.get("success") is True
+    item.label = ("✓ " if ok else "✗ ") + (cmd if isinstance(cmd, str) else compact(cmd, 40) if "command" in obj else "?")
+    item.ref = _ref(obj.get("id")) if "id" in obj else None
+    item.status = "ok" if ok else "error"
+    if ok:
+        item.summary = compact(obj["data"], 300) if "data" in obj else ""
+    else:
+        err = obj.get("error")
+        item.summary = err if isinstance(err, str) else compact(err)
+        extra = {k: v for k, v in obj.items() if k not in ("id", "type", "command", "success", "error")}
+        if extra:
+            item.summary += "  " + fields(extra, ())
+    return item
+
+
+def message(item: Item, msg: Any) -> Item:
+    """A whole non-assistant message (user, system, toolResult, custom...)."""
+    item.kind = "message"
+    if not isinstance(msg, dict):
+        item.label = "message"
+        item.summary = compact(msg)
+        item.status = "warning"
+        return item
+    role = msg.get("role")
+    item.label = role if isinstance(role, str) else "message"
+    if role == "system":
+        sections = msg.get("sections")
+        parts = []
+        if isinstance(sections, dict):
+            parts.append("sections: " + ", ".join(map(str, sections)))
+        for key in ("toolsAdded", "toolsRemoved"):
+            if isinstance(msg.get(key), list):
+                parts.append(f"{key}: {len(msg[key])}")
+        item.summary = "  ".join(parts)
+        return item
+    if role == "toolResult":
+        item.label = f"tool result {msg.get('toolName', '?')}"
+        item.ref = _ref(msg.get("toolCallId"))
+        if msg.get("isError") is True:
+            item.status = "error"
+    elif role == "custom":
+        item.label = f"custom {msg.get('customType', '?')}"
+    elif role == "bashExecution":
+        item.summary = f"$ {msg.get('command')}"
+    text = content_text(msg.get("content"))
+    if text:
+        if "\n" in text.strip() or len(text) > 160:
+            item.blocks.append(Block("output" if role == "toolResult" else "text", text, clip=role != "user"))
+        else:
+            item.summary = quote(text, 200)
+    return item
+
+
+def tool_start(item: Item, obj: dict) -> Item:
+    item.kind = "tool_start"
+    item.label = f"tool {obj.get('toolName', '?')}"
+    item.ref = _ref(obj.get("toolCallId"))
+    item.summary = compact(obj.get("args"), 300)
+    return item
+
+
+def result_text(result: Any) -> str:
+    """The text of a tool result or partial result (``{content, details?}``)."""
+    if isinstance(result, dict):
+        return content_text(result.get("content"))
+    return compact(result)
+
+
+def tool_end(item: Item, obj: dict) -> Item:
+    item.kind = "tool_end"
+    failed = obj.get("isError") is True
+    item.label = f"tool {obj.get('toolName', '?')} {'failed' if failed else 'done'}"
+    item.ref = _ref(obj.get("toolCallId"))
+    item.status = "error" if failed else "ok"
+    text = result_text(obj.get("result"))
+    item.summary = first_line(text)
+    if "\n" in text.strip():
+        item.blocks.append(Block("output", text, clip=True))
+    return item
+
+
+def ui_request(item: Item, obj: dict) -> Item:
+    """An extension UI request: a dialog that waits, or a fire-and-forget update."""
+    method = obj.get("method")
+    item.kind = "dialog" if method in DIALOG_METHODS else "ui"
+    item.label = f"{'dialog' if item.kind == 'dialog' else 'ui'} {method if isinstance(method, str) else '?'}"
+    item.ref = _ref(obj.get("id"))
+    rest = {k: v for k, v in obj.items() if k not in ("type", "id", "method")}
+    if method == "notify":
+        level = rest.get("notifyType")
+        item.status = "error" if level == "error" else "warning" if level == "warning" else None
+    if method == "editor" and isinstance(rest.get("prefill"), str) and "\n" in rest["prefill"]:
+        item.blocks.append(Block("text", rest.pop("prefill"), title="prefill"))
+    item.summary = fields(rest, ())
+    return item
+
+
+_EVENT_SUMMARY = {
+    "agent_end": lambda o: " ".join(
+        [f"{len(o['messages'])} messages" if isinstance(o.get("messages"), list) else ""]
+        + (["willRetry"] if o.get("willRetry") is True else [])
+    ).strip(),
+    "turn_end": lambda o: (
+        f"stopReason={o['message'].get('stopReason')}" if isinstance(o.get("message"), dict) else ""
+    ) + (f" toolResults={len(o['toolResults'])}" if isinstance(o.get("toolResults"), list) and o["toolResults"] else ""),
+    "entry_appended": lambda o: fields(o["entry"], ("id", "parentId", "timestamp"), 60)
+    if isinstance(o.get("entry"), dict) else compact(o.get("entry")),
+    "available_commands_update": lambda o: f"{len(o['commands'])} commands"
+    if isinstance(o.get("commands"), list) else fields(o),
+}
+
+_EVENT_STATUS = {"extension_error": "error", "auto_retry_start": "warning", "rpc_frame_error": "error"}
+
+
+def event(item: Item, obj: dict) -> Item:
+    """Any other agent event: its type and its fields on one line."""
+    item.kind = "event"
+    t = obj["type"]
+    item.label = t
+    try:
+        item.summary = _EVENT_SUMMARY[t](obj) if t in _EVENT_SUMMARY else fields(obj)
+    except (KeyError, TypeError, AttributeError):
+        item.summary = fields(obj)
+    item.status = _EVENT_STATUS.get(t)  # type: ignore[assignment]
+    if t == "compaction_end" and obj.get("errorMessage"):
+        item.status = "error"
+    elif t == "auto_retry_end":
+        item.status = "ok" if obj.get("success") is True else "error"
+    return item
+
+
+def delta(item: Item, obj: dict) -> Item:
+    """One message_update, when deltas are not coalesced."""
+    item.kind = "delta"
+    ame = obj.get("assistantMessageEvent")
+    if not isinstance(ame, dict):
+        item.label = "message_update"
+        item.summary = fields(obj)
+        return item
+    item.label = f"message_update {ame.get('type', '?')}"
+    rest = {k: v for k, v in ame.items() if k not in ("type", "partial")}
+    item.summary = fields(rest, (), 200)
+    return item
+
+
+def size_note(nbytes: int) -> str:
+    return human_bytes(nbytes)

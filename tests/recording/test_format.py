@@ -1,0 +1,74 @@
+"""Frame entries keep exact bytes; valid JSON is embedded verbatim for jq."""
+
+import json
+import os
+import tempfile
+
+import msgspec
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rpcspy.events import Frame
+from rpcspy.recording.format import FrameEntry, encode_frame
+from rpcspy.recording.reader import open_recording
+from rpcspy.recording.writer import RecordingWriter, make_header
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+frame_bytes = st.one_of(
+    json_values.map(lambda v: json.dumps(v, ensure_ascii=False).encode()),
+    st.binary(max_size=80).filter(lambda b: b"\n" not in b),
+    st.text(max_size=40).map(lambda s: s.replace("\n", "").encode("utf-8", "surrogatepass")),
+)
+decoder = msgspec.json.Decoder(FrameEntry)
+
+
+@given(frame_bytes, st.booleans(), st.booleans(), st.booleans())
+def test_frame_entry_round_trips_exact_bytes(data: bytes, cr: bool, nl: bool, injected: bool) -> None:
+    frame = Frame(7, 1.2345678, "a2c", data, nl, cr, injected)
+    line = encode_frame(frame)
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    entry = decoder.decode(line[:-1])
+    assert entry.to_frame().raw() == frame.raw()
+    assert entry.seq == 7 and entry.t == 1.234568 and entry.injected == injected
+
+
+def test_valid_json_is_embedded_verbatim_and_jq_readable() -> None:
+    data = '{"type":"message_update","delta":"a\u2028b","n":1.50}'.encode()
+    line = encode_frame(Frame(1, 0.0, "a2c", data))
+    assert data in line
+    assert json.loads(line)["json"] == {"type": "message_update", "delta": "a\u2028b", "n": 1.5}
+
+
+def test_forms_chosen_by_content() -> None:
+    def form(data: bytes) -> str:
+        obj = json.loads(encode_frame(Frame(1, 0.0, "c2a", data)))
+        return next(k for k in ("json", "text", "b64") if k in obj)
+
+    assert form(b'{"a":1}') == "json"
+    assert form(b"null") == "json"
+    assert form(b" {}") == "text"  # surrounding whitespace would be lost in an embedding
+    assert form(b'{"a":1') == "text"
+    assert form(b"") == "text"
+    assert form(b'{"a":"\xff"}') == "b64"  # msgspec alone would accept this: UTF-8 is checked too
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["c2a", "a2c", "err"]), frame_bytes, st.booleans()), max_size=20))
+def test_writer_and_reader_round_trip(frames: list) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "r.jsonl")
+        warnings: list[str] = []
+        writer = RecordingWriter(path, make_header(["agent"]), warn=warnings.append)
+        written = [Frame(i + 1, i * 0.5, d, data, True, cr) for i, (d, data, cr) in enumerate(frames)]
+        for f in written:
+            writer.write_event(f)
+        writer.close()
+        assert not warnings
+        rec = open_recording(path)
+        assert rec.kind == "rpcspy" and rec.header.argv == ["agent"]
+        assert [(f.seq, f.dir, f.raw()) for f in rec.frames()] == [(f.seq, f.dir, f.raw()) for f in written]
+        assert not rec.problems

@@ -1,0 +1,80 @@
+"""The writer: owner-only files, names, and failures that never raise."""
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from rpcspy.events import Exit, Frame, Note
+from rpcspy.recording import open_recording
+from rpcspy.recording.format import ExitEntry, NoteEntry
+from rpcspy.recording.writer import RecordingWriter, agent_name, default_path, make_header
+
+
+def test_file_is_owner_only_and_directory_created(tmp_path: Path) -> None:
+    path = tmp_path / "deep" / "dir" / "r.jsonl"
+    writer = RecordingWriter(str(path), make_header(["pi"]), warn=pytest.fail)
+    writer.close()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+
+
+def test_existing_file_is_overwritten_and_tightened(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_text("old content that is longer than a header would be " * 100)
+    os.chmod(path, 0o644)
+    RecordingWriter(str(path), make_header(["pi"]), warn=pytest.fail).close()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert open_recording(path).header.argv == ["pi"]
+
+
+def test_dev_full_warns_once_and_goes_quiet() -> None:
+    warnings: list[str] = []
+    writer = RecordingWriter("/dev/full", make_header(["pi"]), warn=warnings.append)
+    for i in range(3):
+        writer.write_event(Frame(i, 0.0, "a2c", b"{}"))
+        writer.flush()
+    writer.close()
+    assert len(warnings) == 1 and "/dev/full" in warnings[0] and "forwarding continues" in warnings[0]
+
+
+def test_unopenable_path_warns(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    warnings: list[str] = []
+    writer = RecordingWriter(str(tmp_path / "file" / "r.jsonl"), make_header(["pi"]), warn=warnings.append)
+    writer.write_event(Frame(1, 0.0, "c2a", b"{}"))
+    writer.close()
+    assert len(warnings) == 1 and "file/r.jsonl" in warnings[0] and "File exists" in warnings[0]
+
+
+def test_non_frame_events_are_entries(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    writer = RecordingWriter(str(path), make_header(["pi"]), warn=pytest.fail)
+    writer.write_event(Note(1, 0.5, "warning", "hello", dir="a2c", dropped_bytes=3))
+    writer.write_event(Exit(2, 1.0, 143, 15))
+    writer.close()
+    note, exit_ = open_recording(path).entries()
+    assert isinstance(note, NoteEntry) and note.dropped_bytes == 3 and note.dir == "a2c"
+    assert isinstance(exit_, ExitEntry) and (exit_.code, exit_.signal) == (143, 15)
+
+
+@pytest.mark.parametrize(
+    ("argv", "name"),
+    [
+        (["pi", "--mode", "rpc"], "pi"),
+        (["/usr/bin/node", "/x/dist/cli.js", "--mode", "rpc"], "cli"),
+        (["bun", "/x/omp.ts"], "omp"),
+        (["env", "A=1", "omp"], "omp"),
+        ([], "agent"),
+    ],
+)
+def test_agent_name(argv: list[str], name: str) -> None:
+    assert agent_name(argv) == name
+
+
+def test_default_path_is_sortable_utc() -> None:
+    import datetime as dt
+
+    when = dt.datetime(2026, 11, 22, 8, 53, 37, 123456, tzinfo=dt.timezone.utc)
+    assert default_path("recordings", ["pi"], when) == "recordings/20261122T085337.123456Z-pi.jsonl"
