@@ -1,0 +1,69 @@
+"""A tiny stand-in agent for pump tests: `python fake_agent.py MODE [ARG]`.
+
+Modes:
+  echo            copy stdin to stdout (like cat), exit 0 at EOF
+  exit N          write a frame and a stderr line, exit N
+  selfkill N      write a partial line, then kill itself with signal N
+  trap            print {"ready":true}, then on SIGINT/SIGTERM/SIGHUP print the signal and exit 10+N
+  grandchild      start a sleeping child that keeps stdout open, print its pid, exit 0
+  flood N         write N bytes of frames to stdout, then exit 0
+  pid             print own pid, then wait for stdin EOF
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+out = sys.stdout.buffer
+
+
+def main() -> None:
+    mode = sys.argv[1]
+    arg = sys.argv[2] if len(sys.argv) > 2 else "0"
+    if mode == "echo":
+        while chunk := os.read(0, 65536):
+            os.write(1, chunk)
+    elif mode == "exit":
+        out.write(b'{"type":"bye"}\n')
+        out.flush()
+        sys.stderr.write("agent says goodbye\n")
+        sys.exit(int(arg))
+    elif mode == "selfkill":
+        out.write(b'{"type":"partial"')
+        out.flush()
+        os.kill(os.getpid(), int(arg))
+    elif mode == "trap":
+        def handler(signum: int, _frame: object) -> None:
+            out.write(json.dumps({"signal": signum}).encode() + b"\n")
+            out.flush()
+            os._exit(10 + signum)
+
+        for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(s, handler)
+        out.write(b'{"ready":true}\n')
+        out.flush()
+        while True:
+            time.sleep(0.05)
+    elif mode == "grandchild":
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+        out.write(json.dumps({"grandchild": child.pid}).encode() + b"\n")
+        out.flush()
+    elif mode == "flood":
+        line = b'{"type":"message_update","x":"' + b"y" * 1000 + b'"}\n'
+        left = int(arg)
+        while left > 0:
+            out.write(line)
+            left -= len(line)
+        out.flush()
+    elif mode == "pid":
+        out.write(json.dumps({"pid": os.getpid()}).encode() + b"\n")
+        out.flush()
+        while os.read(0, 65536):
+            pass
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,107 @@
+"""The hub: framing off the relay path, numbering, failing and slow observers."""
+
+from __future__ import annotations
+
+import threading
+
+from rpcspy.events import Eof, Event, Finding, Frame, Note
+from rpcspy.pump.hub import Emit, Hub
+
+
+class Collect:
+    name = "collect"
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.closed = False
+
+    def handle(self, event: Event, emit: Emit) -> None:
+        self.events.append(event)
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class Explodes(Collect):
+    name = "explodes"
+
+    def handle(self, event: Event, emit: Emit) -> None:
+        raise RuntimeError("boom")
+
+
+class Finds(Collect):
+    name = "finds"
+
+    def handle(self, event: Event, emit: Emit) -> None:
+        if isinstance(event, Frame):
+            emit(Finding(0, event.t, "x.rule", "error", "x", "bad", frame=event.seq, dir=event.dir))
+
+
+def test_chunks_become_numbered_frames_per_direction() -> None:
+    sink = Collect()
+    hub = Hub([sink], warn=print)
+    hub.start()
+    hub.publish("c2a", 0.1, b'{"a":')
+    hub.publish("a2c", 0.2, b"one\r\ntw")
+    hub.publish("c2a", 0.3, b"1}\n")
+    hub.publish("a2c", 0.4, b"o")
+    hub.publish_eof("a2c", 0.5)
+    hub.close()
+    frames = [(e.seq, e.dir, e.data, e.cr, e.nl) for e in sink.events if isinstance(e, Frame)]
+    assert frames == [(1, "a2c", b"one", True, True), (2, "c2a", b'{"a":1}', False, True), (3, "a2c", b"two", False, False)]
+    assert isinstance(sink.events[-1], Eof) and sink.events[-1].seq == 4
+    assert sink.closed
+
+
+def test_failing_observer_is_dropped_once_and_others_continue() -> None:
+    warnings: list[str] = []
+    sink = Collect()
+    hub = Hub([Explodes(), sink], warn=warnings.append)
+    hub.start()
+    for i in range(5):
+        hub.publish("a2c", float(i), b"{}\n")
+    hub.close()
+    assert len(warnings) == 1 and "explodes" in warnings[0] and "boom" in warnings[0]
+    assert len([e for e in sink.events if isinstance(e, Frame)]) == 5
+
+
+def test_derived_events_follow_their_frame_with_own_seq() -> None:
+    sink = Collect()
+    hub = Hub([Finds(), sink], warn=print)
+    hub.start()
+    hub.publish("c2a", 0.0, b"x\ny\n")
+    hub.close()
+    kinds = [(type(e).__name__, e.seq) for e in sink.events]
+    assert kinds == [("Frame", 1), ("Finding", 2), ("Frame", 3), ("Finding", 4)]
+    assert sink.events[1].frame == 1 and sink.events[3].frame == 3
+
+
+class Blocks(Collect):
+    name = "blocks"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = threading.Event()
+
+    def handle(self, event: Event, emit: Emit) -> None:
+        self.release.wait(10)
+        super().handle(event, emit)
+
+
+def test_stalled_observer_costs_bounded_memory_then_a_gap_note() -> None:
+    blocker = Blocks()
+    hub = Hub([blocker], warn=print, max_pending=1000, stall_timeout=0.2)
+    hub.start()
+    hub.publish("a2c", 0.0, b"first\n")  # the hub thread takes it and blocks in the observer
+    for i in range(5):
+        hub.publish("a2c", 0.1, b"x" * 600 + b"\n")  # the queue fills; later chunks wait, then are dropped
+    blocker.release.set()
+    hub.close()
+    notes = [e for e in blocker.events if isinstance(e, Note)]
+    assert notes and all(n.dropped_bytes == 601 for n in notes)
+    assert hub.dropped["a2c"] == 601 * len(notes)
+    frames = [e for e in blocker.events if isinstance(e, Frame)]
+    assert len(frames) + len(notes) == 6

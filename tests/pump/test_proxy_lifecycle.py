@@ -1,0 +1,142 @@
+"""Exit codes, signals, EOF, crashes, spawn failures, orphans and failing recordings."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rpcspy.recording import open_recording
+from rpcspy.recording.format import ExitEntry, NoteEntry, SpawnFailedEntry
+from tests.pump.proxyrun import RPCSPY, fake, run, spawn
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().split()[2] != "Z"
+
+
+@pytest.mark.parametrize("code", [0, 1, 42])
+def test_exit_code_is_the_agents(tmp_path: Path, code: int) -> None:
+    assert run(tmp_path / "r.jsonl", fake("exit", str(code))).returncode == code
+
+
+def test_agent_killed_by_signal_gives_128_plus_n(tmp_path: Path) -> None:
+    rec = tmp_path / "r.jsonl"
+    done = run(rec, fake("selfkill", str(int(signal.SIGKILL))))
+    assert done.returncode == 128 + 9
+    assert done.stdout == b'{"type":"partial"'  # a crash mid-frame: what was written is delivered
+    entries = list(open_recording(rec).entries())
+    (last_frame,) = [f for f in open_recording(rec).frames() if f.dir == "a2c"]
+    assert last_frame.nl is False
+    assert isinstance(entries[-1], ExitEntry) and entries[-1].signal == 9 and entries[-1].code == 137
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_signals_reach_the_agent(tmp_path: Path, signum: int) -> None:
+    rec = tmp_path / "r.jsonl"
+    proc = spawn(rec, fake("trap"))
+    assert proc.stdout.readline() == b'{"ready":true}\n'  # type: ignore[union-attr]
+    proc.send_signal(signum)
+    out = proc.stdout.read()  # type: ignore[union-attr]
+    assert json.loads(out) == {"signal": signum}
+    assert proc.wait(30) == 10 + signum
+    notes = [e.text for e in open_recording(rec).entries() if isinstance(e, NoteEntry)]
+    assert any(signal.Signals(signum).name in n for n in notes)
+
+
+def test_client_eof_closes_agent_stdin(tmp_path: Path) -> None:
+    proc = spawn(tmp_path / "r.jsonl", fake("pid"))
+    pid = json.loads(proc.stdout.readline())["pid"]  # type: ignore[union-attr]
+    assert _alive(pid)
+    proc.stdin.close()  # type: ignore[union-attr]
+    assert proc.wait(30) == 0
+    assert not _alive(pid)
+
+
+def test_killed_proxy_leaves_no_orphan(tmp_path: Path) -> None:
+    proc = spawn(tmp_path / "r.jsonl", fake("pid"))
+    pid = json.loads(proc.stdout.readline())["pid"]  # type: ignore[union-attr]
+    proc.kill()  # SIGKILL: rpcspy gets no chance to clean up
+    proc.wait(10)
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)
+
+
+@pytest.mark.parametrize(("agent", "code", "reason"), [
+    (["no-such-agent-xyz", "--mode", "rpc"], 127, "command not found"),
+    ([os.devnull], 126, "permission denied"),
+])
+def test_agent_that_cannot_start(tmp_path: Path, agent: list[str], code: int, reason: str) -> None:
+    rec = tmp_path / "r.jsonl"
+    done = run(rec, agent)
+    assert done.returncode == code
+    lines = done.stderr.decode().strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("rpcspy: cannot start agent") and reason in lines[0]
+    assert done.stdout == b""
+    (entry,) = [e for e in open_recording(rec).entries() if isinstance(e, SpawnFailedEntry)]
+    assert entry.code == code
+
+
+def test_missing_agent_command_is_a_usage_error() -> None:
+    done = subprocess.run([*RPCSPY, "--"], capture_output=True, timeout=30)
+    assert done.returncode == 2 and b"AGENT_CMD" in done.stderr
+
+
+def test_unwritable_recording_warns_once_and_forwards(tmp_path: Path) -> None:
+    data = b"".join(b'{"n":%d}\n' % i for i in range(2000))
+    done = subprocess.run([*RPCSPY, "-o", "/dev/full", "--", *fake("echo")], input=data, capture_output=True,
+                          timeout=60)
+    assert done.returncode == 0 and done.stdout == data
+    warnings = [ln for ln in done.stderr.decode().splitlines() if ln.startswith("rpcspy:")]
+    assert len(warnings) == 1 and "/dev/full" in warnings[0]
+
+
+def test_closed_client_stdout_still_records(tmp_path: Path) -> None:
+    rec = tmp_path / "r.jsonl"
+    proc = subprocess.Popen([*RPCSPY, "-o", str(rec), "--", *fake("flood", str(4 << 20))], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # type: ignore[union-attr]
+    proc.stdin.close()  # type: ignore[union-attr]
+    assert proc.wait(60) == 0
+    recorded = sum(len(f.raw()) for f in open_recording(rec).frames() if f.dir == "a2c")
+    assert recorded >= 4 << 20
+    notes = [e.text for e in open_recording(rec).entries() if isinstance(e, NoteEntry)]
+    assert any("client stdout closed" in n for n in notes)
+
+
+def test_default_recording_location_and_env(tmp_path: Path) -> None:
+    done = subprocess.run([*RPCSPY, "--", *fake("exit", "0")], capture_output=True, cwd=tmp_path, timeout=30)
+    assert done.returncode == 0
+    (rec,) = (tmp_path / "recordings").iterdir()
+    assert rec.name.endswith("Z-fake_agent.jsonl") and (rec.stat().st_mode & 0o777) == 0o600
+    other = tmp_path / "elsewhere"
+    subprocess.run([*RPCSPY, "--", *fake("exit", "0")], capture_output=True, cwd=tmp_path, timeout=30,
+                   env={**os.environ, "RPCSPY_DIR": str(other)})
+    assert len(list(other.iterdir())) == 1
+
+
+def test_agent_options_are_not_swallowed(tmp_path: Path) -> None:
+    rec = tmp_path / "r.jsonl"
+    agent = [sys.executable, "-c", "import sys, json; print(json.dumps(sys.argv[1:]))", "-o", "--help", "--dir", "x"]
+    done = run(rec, agent)
+    assert json.loads(done.stdout) == ["-o", "--help", "--dir", "x"]
+
+
+def test_help_and_module_entry() -> None:
+    done = subprocess.run([*RPCSPY, "--help"], capture_output=True, timeout=30)
+    assert done.returncode == 0 and b"AGENT_CMD" in done.stdout and b"run" in done.stdout
+    done = subprocess.run([*RPCSPY, "run", "--help"], capture_output=True, timeout=30)
+    assert b"--output" in done.stdout and b"RPCSPY_DIR" in done.stdout
