@@ -16,17 +16,18 @@ from rpcspy.render.summarize import compact, content_text, fields, first_line, h
 DIALOG_METHODS = frozenset({"select", "confirm", "input", "editor"})
 
 
-def _ref(value: Any) -> str | None:
-    if value is None:
-        return None
-    return value if isinstance(value, str) else compact(value, 40)
+def ref(value: Any) -> str:
+    """An id for display: plain when it is a simple string, else as JSON (``""``, ``5``, ``null``)."""
+    if isinstance(value, str) and value and value.isprintable() and " " not in value:
+        return value
+    return compact(value, 40)
 
 
 def command(item: Item, obj: dict) -> Item:
     """A client command: ``prompt  message="hi"``."""
     item.kind = "command"
     item.label = obj["type"]
-    item.ref = _ref(obj.get("id")) if "id" in obj else None
+    item.ref = ref(obj.get("id")) if "id" in obj else None
     item.summary = fields(obj)
     return item
 
@@ -35,7 +36,7 @@ def client_answer(item: Item, obj: dict) -> Item:
     """A client frame that answers the agent (dialog answer, host tool result)."""
     item.kind = "input"
     item.label = "answer" if obj["type"] == "extension_ui_response" else obj["type"]
-    item.ref = _ref(obj.get("id"))
+    item.ref = ref(obj["id"]) if "id" in obj else None
     item.summary = fields(obj)
     return item
 
@@ -46,7 +47,7 @@ def response(item: Item, obj: dict) -> Item:
     cmd = obj.get("command")
     ok = obj.get("success") is True
     item.label = ("✓ " if ok else "✗ ") + (cmd if isinstance(cmd, str) else compact(cmd, 40) if "command" in obj else "?")
-    item.ref = _ref(obj.get("id")) if "id" in obj else None
+    item.ref = ref(obj.get("id")) if "id" in obj else None
     item.status = "ok" if ok else "error"
     if ok:
         item.summary = compact(obj["data"], 300) if "data" in obj else ""
@@ -81,7 +82,7 @@ def message(item: Item, msg: Any) -> Item:
         return item
     if role == "toolResult":
         item.label = f"tool result {msg.get('toolName', '?')}"
-        item.ref = _ref(msg.get("toolCallId"))
+        item.ref = ref(msg.get("toolCallId")) if "toolCallId" in msg else None
         if msg.get("isError") is True:
             item.status = "error"
     elif role == "custom":
@@ -100,7 +101,7 @@ def message(item: Item, msg: Any) -> Item:
 def tool_start(item: Item, obj: dict) -> Item:
     item.kind = "tool_start"
     item.label = f"tool {obj.get('toolName', '?')}"
-    item.ref = _ref(obj.get("toolCallId"))
+    item.ref = ref(obj["toolCallId"]) if "toolCallId" in obj else None
     item.summary = compact(obj.get("args"), 300)
     return item
 
@@ -116,7 +117,7 @@ def tool_end(item: Item, obj: dict) -> Item:
     item.kind = "tool_end"
     failed = obj.get("isError") is True
     item.label = f"tool {obj.get('toolName', '?')} {'failed' if failed else 'done'}"
-    item.ref = _ref(obj.get("toolCallId"))
+    item.ref = ref(obj["toolCallId"]) if "toolCallId" in obj else None
     item.status = "error" if failed else "ok"
     text = result_text(obj.get("result"))
     item.summary = first_line(text)
@@ -130,7 +131,7 @@ def ui_request(item: Item, obj: dict) -> Item:
     method = obj.get("method")
     item.kind = "dialog" if method in DIALOG_METHODS else "ui"
     item.label = f"{'dialog' if item.kind == 'dialog' else 'ui'} {method if isinstance(method, str) else '?'}"
-    item.ref = _ref(obj.get("id"))
+    item.ref = ref(obj["id"]) if "id" in obj else None
     rest = {k: v for k, v in obj.items() if k not in ("type", "id", "method")}
     if method == "notify":
         level = rest.get("notifyType")
