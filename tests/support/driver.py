@@ -49,8 +49,10 @@ class AgentProcess:
         argv: Sequence[str],
         env: dict[str, str] | None = None,
         cwd: str | Path | None = None,
+        grace: float = 5.0,
     ) -> None:
         self.argv = list(argv)
+        self.grace = grace  # seconds __exit__ waits after EOF before killing
         self.proc = subprocess.Popen(
             self.argv,
             stdin=subprocess.PIPE,
@@ -149,9 +151,12 @@ class AgentProcess:
         seen: list[dict[str, Any]] = []
         while True:
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError(self._describe(f"condition not met within {timeout} s"))
-            line = self.next_line(remaining)
+            try:
+                if remaining <= 0:
+                    raise TimeoutError
+                line = self.next_line(remaining)
+            except TimeoutError:
+                raise TimeoutError(self._describe(f"condition not met within {timeout} s")) from None
             if line is None:
                 raise EOFError(self._describe("stdout closed before the condition was met"))
             msg = parse(line)
@@ -187,12 +192,11 @@ class AgentProcess:
         return self.wait(timeout)
 
     def kill(self) -> None:
-        """Kill the process group (the agent and anything it spawned)."""
-        if self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        """Kill the process group (the agent and anything it spawned, even if it exited)."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
         self.proc.wait(10)
 
     def __enter__(self) -> AgentProcess:
@@ -201,7 +205,7 @@ class AgentProcess:
     def __exit__(self, *exc: object) -> None:
         self.close_stdin()
         try:
-            self.proc.wait(5 if exc[0] is None else 0.5)
+            self.proc.wait(self.grace if exc[0] is None else min(self.grace, 0.5))
         except subprocess.TimeoutExpired:
             pass
         self.kill()

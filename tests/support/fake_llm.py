@@ -80,9 +80,9 @@ def _last_user_index(messages: list[dict[str, Any]]) -> int:
     return -1
 
 
-def _count(prefix: str, text: str, default: int) -> int:
+def _count(prefix: str, text: str, default: int, limit: int) -> int:
     m = re.search(re.escape(prefix) + r"\s*(\d+)", text)
-    return int(m.group(1)) if m else default
+    return min(int(m.group(1)), limit) if m else default
 
 
 def _text(parts: list[str]) -> list[dict[str, Any]]:
@@ -122,10 +122,10 @@ def plan_reply(body: dict[str, Any], seen_errors: set[str], slow_delay: float) -
         thinking = [{"reasoning_content": p} for p in THINKING]
         return Reply(deltas=thinking + _text(DEFAULT_TEXT))
     if "slow:" in prompt:
-        n = _count("slow:", prompt, 100)
+        n = _count("slow:", prompt, 100, 100_000)
         return Reply(deltas=_text([f"tick {i} " for i in range(n)]), delay=slow_delay)
     if "big:" in prompt:
-        kib = _count("big:", prompt, 64)
+        kib = _count("big:", prompt, 64, 1 << 20)
         line = "".join(chr(ord("a") + i % 26) for i in range(1023)) + "\n"
         return Reply(deltas=_text([line] * kib))
     if "error:" in prompt:
@@ -257,7 +257,9 @@ class FakeLLM:
     def start(self) -> "FakeLLM":
         self._server = _Server((self.host, 0), _Handler)
         self._server.owner = self
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-llm", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), name="fake-llm", daemon=True
+        )
         self._thread.start()
         return self
 

@@ -1,0 +1,143 @@
+"""The scripted model server, spoken to over real HTTP with the stdlib client."""
+
+from __future__ import annotations
+
+import http.client
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.support.fake_llm import DEFAULT_TEXT, THINKING, FakeLLM, Reply, plan_reply, sse_chunks
+
+
+@pytest.fixture
+def server():
+    with FakeLLM(slow_delay=0.001) as srv:
+        yield srv
+
+
+def post(srv: FakeLLM, messages: list[dict[str, Any]]) -> tuple[int, list[Any], bytes]:
+    """POST a streamed chat request; return status, the decoded SSE data items, raw body."""
+    conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
+    body = json.dumps({"model": "fake-model", "stream": True, "messages": messages})
+    conn.request("POST", "/v1/chat/completions", body, {"Content-Type": "application/json"})
+    resp = conn.getresponse()
+    raw = resp.read()
+    conn.close()
+    if resp.status != 200:
+        return resp.status, [json.loads(raw)], raw
+    events = [e for e in raw.split(b"\n\n") if e]
+    assert all(e.startswith(b"data: ") for e in events)
+    items = [e[6:] if e[6:] == b"[DONE]" else json.loads(e[6:]) for e in events]
+    return resp.status, items, raw
+
+
+def user(text: str) -> list[dict[str, Any]]:
+    return [{"role": "system", "content": "sys"}, {"role": "user", "content": [{"type": "text", "text": text}]}]
+
+
+def deltas(items: list[Any], key: str) -> str:
+    return "".join(
+        c["delta"].get(key, "") for item in items if isinstance(item, dict) for c in item["choices"]
+    )
+
+
+def test_default_reply_streams_text_with_raw_u2028(server: FakeLLM) -> None:
+    status, items, raw = post(server, user("hello"))
+    assert status == 200
+    assert items[-1] == b"[DONE]"
+    assert deltas(items, "content") == "".join(DEFAULT_TEXT) == "Hello \u2028world!"
+    assert "\u2028".encode() in raw  # not escaped as \\u2028
+    assert items[-2]["usage"]["prompt_tokens"] == 12
+    assert [c["finish_reason"] for c in items[-3]["choices"]] == ["stop"]
+
+
+def test_tool_call_then_answer_from_tool_result(server: FakeLLM) -> None:
+    _, items, _ = post(server, user("tool: ls -la"))
+    calls = [tc for i in items if isinstance(i, dict) for c in i["choices"] for tc in c["delta"].get("tool_calls", [])]
+    assert calls[0]["id"] == "call_1" and calls[0]["function"]["name"] == "bash"
+    pieces = [tc["function"]["arguments"] for tc in calls]
+    assert sum(1 for p in pieces if p) == 3, "arguments arrive split over chunks"
+    assert json.loads("".join(pieces)) == {"command": "ls -la"}
+    assert items[-3]["choices"][0]["finish_reason"] == "tool_calls"
+
+    history = user("tool: ls -la") + [
+        {"role": "assistant", "tool_calls": [{"id": "call_1"}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "total 0\nfile"},
+    ]
+    _, items, _ = post(server, history)
+    assert deltas(items, "content") == "Tool said: total 0"
+
+
+def test_default_tool_command(server: FakeLLM) -> None:
+    _, items, _ = post(server, user("please tool:"))
+    args = "".join(
+        tc["function"].get("arguments", "")
+        for i in items if isinstance(i, dict) for c in i["choices"] for tc in c["delta"].get("tool_calls", [])
+    )
+    assert json.loads(args) == {"command": "echo hello-from-tool"}
+
+
+def test_thinking_then_text(server: FakeLLM) -> None:
+    _, items, _ = post(server, user("think: hard"))
+    assert deltas(items, "reasoning_content") == "".join(THINKING)
+    assert deltas(items, "content") == "Hello \u2028world!"
+
+
+def test_error_once_then_success_and_fail_always(server: FakeLLM) -> None:
+    status, body, _ = post(server, user("error: go"))
+    assert status == 503 and "injected" in body[0]["error"]["message"]
+    status, items, _ = post(server, user("error: go"))
+    assert status == 200 and deltas(items, "content") == "Recovered answer."
+    assert post(server, user("error: other"))[0] == 503  # per prompt
+    assert [post(server, user("fail: x"))[0] for _ in range(2)] == [500, 500]
+    server.reset()
+    assert server.requests == []
+    assert post(server, user("error: go"))[0] == 503  # reset forgets
+
+
+def test_slow_and_big(server: FakeLLM) -> None:
+    _, items, _ = post(server, user("slow: 7"))
+    assert deltas(items, "content") == "".join(f"tick {i} " for i in range(7))
+    _, items, _ = post(server, user("big: 3"))
+    text = deltas(items, "content")
+    assert len(text) == 3 * 1024 and text.count("\n") == 3
+
+
+def test_requests_recorded_and_models_listed(server: FakeLLM) -> None:
+    post(server, user("a"))
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    conn.request("GET", "/v1/models")
+    listing = json.loads(conn.getresponse().read())
+    conn.request("GET", "/nowhere")
+    assert conn.getresponse().status == 404
+    assert [m["id"] for m in listing["data"]] == ["fake-model", "fake-reasoner"]
+    assert [(r.method, r.path) for r in server.requests] == [
+        ("POST", "/v1/chat/completions"), ("GET", "/v1/models"), ("GET", "/nowhere")
+    ]
+    assert len(server.chat_requests) == 1
+    assert server.chat_requests[0].body["messages"][-1]["content"][0]["text"] == "a"
+    assert server.base_url == f"http://127.0.0.1:{server.port}/v1"
+
+
+def test_reply_ids_count_up(server: FakeLLM) -> None:
+    ids = [post(server, user("x"))[1][0]["id"] for _ in range(2)]
+    assert ids == ["chatcmpl-1", "chatcmpl-2"]
+
+
+@given(st.text(st.characters(exclude_categories=("Nd",)), max_size=60) | st.sampled_from(["tool:", "think:", "slow:", "big:1", "error:", "fail:"]))
+def test_any_prompt_gets_a_well_formed_stream(text: str) -> None:
+    seen: set[str] = set()
+    reply = plan_reply({"messages": [{"role": "user", "content": text}]}, seen, 0.0)
+    reply = plan_reply({"messages": [{"role": "user", "content": text}]}, seen, 0.0) if reply.status == 503 else reply
+    if reply.status != 200:
+        assert "fail:" in text
+        return
+    events = list(sse_chunks(Reply(deltas=reply.deltas[:50], finish_reason=reply.finish_reason), "m", "id"))
+    assert events[-1] == b"data: [DONE]\n\n"
+    decoded = [json.loads(e[6:]) for e in events[:-1]]
+    assert decoded[0]["choices"][0]["delta"]["role"] == "assistant"
+    assert all(e.endswith(b"\n\n") and b"\n" not in e[:-2] for e in events)
