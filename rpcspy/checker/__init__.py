@@ -1,0 +1,11 @@
+"""The protocol checker: a pure state machine fed frames, returning findings.
+
+``Checker(dialect="auto", strict_fields=False, ignore=frozenset(), unanswered_after=None)``;
+``feed(frame) -> list[Finding]`` for every frame, ``finish(t, exit_code=...)`` at the end.
+``RULES`` is the catalogue (id -> :class:`Rule`), documented in docs/rules.md.
+"""
+
+from rpcspy.checker.engine import Checker
+from rpcspy.checker.rules import GROUPS, RULES, SEVERITIES, SEVERITY_RANK, Rule
+
+__all__ = ["Checker", "GROUPS", "RULES", "Rule", "SEVERITIES", "SEVERITY_RANK"]

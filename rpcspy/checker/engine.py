@@ -1,0 +1,163 @@
+"""The checker: a pure, stateful state machine fed frames, returning findings.
+
+Each frame is decoded once (:mod:`rpcspy.checker.framing`) and the object is
+handed to the rule modules: schema, correlation, extension UI, lifecycle and
+stream integrity, misuse. Nothing here does I/O, and ``feed`` never raises: an
+internal failure becomes a ``checker.internal_error`` finding.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rpcspy.checker.correlation import NONOBJECT, PARSE, Correlator, Pending
+from rpcspy.checker.findings import Sink
+from rpcspy.checker.framing import Unparsed, decode_frame
+from rpcspy.checker.lifecycle import TEARDOWN, Lifecycle
+from rpcspy.checker.misuse import QUEUE_COMMANDS, MisuseTracker
+from rpcspy.checker.schema import AUTO, SchemaChecker
+from rpcspy.checker.stream import StreamTracker
+from rpcspy.checker.ui import UiTracker
+from rpcspy.events import Finding, Frame
+
+_NOT_COMMANDS = frozenset({"extension_ui_response", "host_tool_update", "host_tool_result", "host_uri_result"})
+"""Client frames that are answers, not commands: they never get a response."""
+
+
+class Checker:
+    """Feed it every frame of a session in order; call :meth:`finish` at the end.
+
+    ``dialect`` is ``"auto"`` or one of :data:`rpcspy.protocol.DIALECTS`;
+    ``strict_fields`` reports unknown fields as warnings instead of info;
+    ``ignore`` is a set of rule ids never reported; ``unanswered_after`` (seconds)
+    reports commands still unanswered that long after they were sent.
+    """
+
+    def __init__(
+        self,
+        dialect: str = AUTO,
+        strict_fields: bool = False,
+        ignore: frozenset[str] = frozenset(),
+        unanswered_after: float | None = None,
+    ) -> None:
+        overrides = {"schema.unknown_field": "warning"} if strict_fields else {}
+        self._sink = sink = Sink(frozenset(ignore), overrides)
+        self._schema = SchemaChecker(sink, dialect)
+        self._corr = Correlator(sink)
+        self._ui = UiTracker(sink)
+        self._stream = StreamTracker(sink)
+        self._life = Lifecycle(sink, self._stream)
+        self._misuse = MisuseTracker(sink)
+        self._unanswered_after = unanswered_after
+        self._finished = False
+
+    @property
+    def dialect(self) -> str:
+        """The dialect in use: the one requested, the one detected, or ``"auto"`` while undecided."""
+        return self._schema.dialect or AUTO
+
+    @property
+    def dialect_reason(self) -> str:
+        return self._schema.reason
+
+    # ---- feeding ---------------------------------------------------------------------------
+    def feed(self, frame: Frame) -> list[Finding]:
+        """Check one frame; return the findings it caused (possibly about earlier frames)."""
+        try:
+            self._feed(frame)
+        except Exception as exc:  # noqa: BLE001 - the checker must never take the proxy down
+            self._sink.emit("checker.internal_error", getattr(frame, "t", 0.0), getattr(frame, "seq", None),
+                            getattr(frame, "dir", None), f"checker failed on this frame: {type(exc).__name__}: {exc}")
+        return self._sink.take()
+
+    def _feed(self, frame: Frame) -> None:
+        direction = frame.dir
+        if direction == "err":
+            return
+        t, seq = frame.t, frame.seq
+        obj = decode_frame(frame, self._sink)
+        if direction == "c2a":
+            if isinstance(obj, Unparsed):
+                if not (obj.blank and self._schema.traits.omp):
+                    self._corr.expect_idless(seq, t, PARSE)
+            elif not isinstance(obj, dict):
+                self._non_object(t, seq, direction, obj)
+                self._corr.expect_idless(seq, t, NONOBJECT)
+            else:
+                self._schema.feed(t, seq, direction, obj)
+                self._client(t, seq, obj)
+        elif not isinstance(obj, Unparsed):
+            if isinstance(obj, dict):
+                self._schema.feed(t, seq, direction, obj)
+                self._agent(t, seq, obj)
+            else:
+                self._non_object(t, seq, direction, obj)
+        if self._unanswered_after is not None:
+            self._ui.expire(t)
+            self._corr.overdue(t, self._unanswered_after, self._ui.blocked)
+
+    def _non_object(self, t: float, seq: int, direction: str, obj: Any) -> None:
+        if obj is None and direction == "c2a":
+            self._sink.emit("misuse.null_frame", t, seq, direction,
+                            "client sent `null`: pi crashes (exit 1, no response); omp answers a parse error")
+        else:
+            kind = type(obj).__name__.replace("dict", "object").replace("list", "array").replace("str", "string")
+            who = "client" if direction == "c2a" else "agent"
+            self._sink.emit("framing.not_object", t, seq, direction, f"{who} frame is a JSON {kind}, not an object")
+
+    def _client(self, t: float, seq: int, obj: dict) -> None:
+        ctype = obj.get("type")
+        ctype = ctype if isinstance(ctype, str) else None
+        if ctype in _NOT_COMMANDS:
+            if ctype == "extension_ui_response":
+                self._ui.response(seq, t, obj)
+            return
+        p = self._corr.command(seq, t, obj)
+        if ctype == "prompt":
+            self._misuse.prompt(t, seq, p, busy=self._life.busy or self._life.run is not None)
+        elif ctype in QUEUE_COMMANDS:
+            self._misuse.queue(t, seq, p)
+        elif ctype in TEARDOWN:
+            self._life.teardown_sent()
+
+    def _agent(self, t: float, seq: int, obj: dict) -> None:
+        etype = obj.get("type")
+        if etype == "response":
+            p = self._corr.response(seq, t, obj, omp=self._schema.traits.omp)
+            if p is not None:
+                self._answered(t, seq, p, obj)
+            return
+        if not isinstance(etype, str):
+            return
+        if etype == "extension_ui_request":
+            self._ui.request(seq, t, obj)
+        elif etype == "bash_execution_update" and "id" in obj and not self._corr.has_bash(obj["id"]):
+            self._sink.emit("correlation.unknown_id", t, seq, "a2c",
+                            f"bash_execution_update for id {obj['id']!r}, which is no pending `bash` command",
+                            path="$.id")
+        elif etype == "agent_start":
+            self._misuse.run_started()
+        self._life.event(t, seq, etype, obj)
+
+    def _answered(self, t: float, seq: int, p: Pending, obj: dict) -> None:
+        again = p.answers > 1
+        self._misuse.answered(t, seq, p, obj, again)
+        if not again and isinstance(p.type, str) and p.type in TEARDOWN:
+            closes = self._schema.traits.closes_runs or self._life.settles
+            self._life.teardown_answered(t, seq, p.type, closes)
+
+    # ---- end of session --------------------------------------------------------------------
+    def finish(self, t: float, *, exit_code: int | None = None) -> list[Finding]:
+        """End-of-session rules: commands never answered, dialogs never answered, runs cut off."""
+        if self._finished:
+            return []
+        self._finished = True
+        why = "" if exit_code is None else f" (the agent exited with code {exit_code})"
+        try:
+            self._corr.finish(t, why)
+            self._ui.finish(t)
+            self._life.finish(t, why)
+        except Exception as exc:  # noqa: BLE001
+            self._sink.emit("checker.internal_error", t, None, None,
+                            f"checker failed at end of session: {type(exc).__name__}: {exc}")
+        return self._sink.take()

@@ -1,0 +1,90 @@
+"""Client misuse the agent accepts or answers only indirectly: prompts at the wrong time,
+extension commands in the steering queue. (``null`` frames are found by the engine.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rpcspy.checker.correlation import Pending
+from rpcspy.checker.findings import Sink
+
+QUEUE_COMMANDS = frozenset({"steer", "follow_up"})
+_STREAMING = "sent-while-streaming"
+_EXT_REPORTED = "ext-reported"
+_EXT_MAYBE = "ext-maybe"
+
+
+def _slash_name(message: Any) -> str | None:
+    if isinstance(message, str) and message.startswith("/") and len(message) > 1:
+        return message[1:].split(None, 1)[0] if message[1:].strip() else None
+    return None
+
+
+class MisuseTracker:
+    """Prompt timing and queue rules; fed by the engine with lifecycle state."""
+
+    def __init__(self, sink: Sink) -> None:
+        self.sink = sink
+        self.starting: Pending | None = None
+        """A prompt sent while idle whose run has not started yet."""
+        self.extension_commands: set[str] | None = None
+        """Names of extension commands, once a `get_commands` response listed them."""
+
+    # ---- stdin -----------------------------------------------------------------------------
+    def prompt(self, t: float, seq: int, p: Pending, busy: bool) -> None:
+        if busy:
+            if not p.behavior:
+                p.note = _STREAMING  # judged when the response arrives
+            return
+        if self.starting is not None:
+            first = self.starting
+            self.sink.emit("misuse.prompt_while_starting", t, seq, "c2a",
+                           f"prompt sent before the prompt at frame {first.seq} started its run "
+                           "(no agent_start yet); one of them will be dropped silently", related=first.seq)
+        self.starting = p
+
+    def queue(self, t: float, seq: int, p: Pending) -> None:
+        name = _slash_name(p.message)
+        if name is None:
+            return
+        if self.extension_commands is not None and name in self.extension_commands:
+            p.note = _EXT_REPORTED
+            self._queue_finding(t, seq, p, name, None)
+        else:
+            p.note = _EXT_MAYBE
+
+    def _queue_finding(self, t: float, seq: int, p: Pending, name: str, related: int | None) -> None:
+        self.sink.emit("misuse.queue_extension_command", t, seq, "c2a",
+                       f"`{p.type}` with extension command /{name}; extension commands cannot be queued",
+                       path="$.message", related=related)
+
+    # ---- stdout ----------------------------------------------------------------------------
+    def run_started(self) -> None:
+        self.starting = None
+
+    def answered(self, t: float, seq: int, p: Pending, obj: dict, again: bool) -> None:
+        """The response ``obj`` (frame ``seq``) answers ``p``; ``again`` for a second response."""
+        success = obj.get("success")
+        if p.type == "prompt":
+            if p is self.starting and not again and (success is not True or _slash_name(p.message)):
+                self.starting = None
+            if p.note == _STREAMING and success is False:
+                p.note = None
+                self.sink.emit("misuse.prompt_while_streaming", t, p.seq, "c2a",
+                               "prompt without streamingBehavior sent while the agent was streaming; "
+                               f"the agent rejected it (frame {seq})", related=seq)
+        elif p.type in QUEUE_COMMANDS and p.note == _EXT_MAYBE and success is False:
+            error = obj.get("error")
+            if isinstance(error, str) and "cannot be queued" in error:
+                self._queue_finding(t, p.seq, p, _slash_name(p.message) or "?", seq)
+        elif p.type == "get_commands" and success is True:
+            self._learn(obj.get("data"))
+
+    def _learn(self, data: Any) -> None:
+        commands = data.get("commands") if isinstance(data, dict) else None
+        if isinstance(commands, list):
+            self.extension_commands = {
+                c["name"] for c in commands
+                if isinstance(c, dict) and c.get("source") == "extension" and isinstance(c.get("name"), str)
+            }

@@ -1,0 +1,98 @@
+"""Schema rules: the protocol package's validator, per dialect, and dialect auto-detection.
+
+Until ``--dialect auto`` has decided, each frame is validated against every
+dialect and only the issues all of them agree on are reported, so early frames
+common to all dialects are checked without guessing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rpcspy.checker.findings import Sink
+
+AUTO = "auto"
+_KINDS = frozenset({"unknown_type", "missing_field", "wrong_type", "bad_enum", "unknown_field", "invalid"})
+
+
+@dataclass(frozen=True, slots=True)
+class Traits:
+    """What the other checkers need to know about a dialect."""
+
+    omp: bool = False
+    """oh-my-pi: blank lines skipped, `prompt` may get success then error with one id."""
+    closes_runs: bool = False
+    """pi >= 0.84: session commands close a running run before answering."""
+
+
+def traits_of(dialect: str) -> Traits:
+    try:
+        from rpcspy.protocol.dialects import SPECS
+
+        spec = SPECS.get(dialect)
+    except ImportError:  # pragma: no cover - protocol package incomplete
+        spec = None
+    if spec is not None:
+        return Traits(omp=bool(spec.omp), closes_runs=bool(spec.v084))
+    return Traits(omp=dialect.startswith("omp"), closes_runs=dialect == "pi-0.84")
+
+
+def known_dialects() -> tuple[str, ...]:
+    from rpcspy.protocol import DIALECTS
+
+    return tuple(DIALECTS)
+
+
+class SchemaChecker:
+    """Validates decoded objects and reports ``schema.*`` findings with their JSON path."""
+
+    def __init__(self, sink: Sink, dialect: str = AUTO) -> None:
+        try:  # TEMPORARY until rpcspy.protocol exports its API
+            from rpcspy.protocol import DialectDetector, validate
+        except ImportError:
+            DialectDetector, validate = None, lambda *a: []  # type: ignore[assignment,misc]
+
+        self.sink = sink
+        self._validate = validate
+        self.requested = dialect
+        try:
+            self.dialects = known_dialects()
+        except ImportError:
+            self.dialects = ("pi-0.73",)
+        if dialect != AUTO and dialect not in self.dialects:
+            raise ValueError(f"unknown dialect {dialect!r} (expected auto or one of {', '.join(self.dialects)})")
+        self._detector = DialectDetector() if dialect == AUTO and DialectDetector else None
+        self.dialect: str | None = None if dialect == AUTO else dialect
+        self.reason = "chosen with --dialect" if dialect != AUTO else "not detected yet"
+        self.traits = traits_of(self.dialect) if self.dialect else Traits()
+
+    def feed(self, t: float, seq: int, direction: str, obj: dict) -> None:
+        if self._detector is not None and self.dialect is None:
+            found = self._detector.feed(obj, direction)
+            if found:
+                self.dialect = found
+                self.reason = str(getattr(self._detector, "reason", "") or "detected from the traffic")
+                self.traits = traits_of(found)
+        if self.dialect is not None:
+            issues = self._validate(obj, direction, self.dialect)
+        else:
+            issues = self._common_issues(obj, direction)
+        for issue in issues:
+            kind = issue.kind if issue.kind in _KINDS else "invalid"
+            self.sink.emit(f"schema.{kind}", t, seq, direction, issue.message, path=issue.path or None)
+
+    def _common_issues(self, obj: dict, direction: str) -> list[Any]:
+        """Issues every dialect reports (by kind and path); the first dialect's wording."""
+        first: list[Any] | None = None
+        common: set[tuple[str, str]] | None = None
+        for name in self.dialects:
+            issues = self._validate(obj, direction, name)
+            keys = {(i.kind, i.path) for i in issues}
+            if first is None:
+                first, common = issues, keys
+            else:
+                common &= keys  # type: ignore[operator]
+            if not common:
+                return []
+        return [i for i in first or [] if (i.kind, i.path) in (common or set())]

@@ -1,0 +1,198 @@
+"""Stream integrity of one assistant message: deltas vs ``*_end`` payloads vs ``message_end``.
+
+Blocks are tracked per ``contentIndex`` (they interleave, and pi defers
+``text_end(0)`` behind a tool call's deltas and ``thinking_end`` behind text).
+Deltas are kept as lists of the decoded strings and joined once at ``*_end``:
+linear in the message size, whatever the number of frames.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rpcspy.checker.findings import Sink
+
+_KINDS = {
+    "text_start": ("text", 0), "text_delta": ("text", 1), "text_end": ("text", 2),
+    "thinking_start": ("thinking", 0), "thinking_delta": ("thinking", 1), "thinking_end": ("thinking", 2),
+    "toolcall_start": ("toolcall", 0), "toolcall_delta": ("toolcall", 1), "toolcall_end": ("toolcall", 2),
+}
+_CUT_SHORT = frozenset({"aborted", "error"})
+"""Stop reasons after which an open block may stay unclosed (omp on abort)."""
+_FINAL_KEY = {"text": "text", "thinking": "thinking"}
+_CONTENT_TYPE = {"text": "text", "thinking": "thinking", "toolcall": "toolCall"}
+
+
+class Block:
+    __slots__ = ("kind", "seq", "pieces", "closed", "final", "call_id", "call_name")
+
+    def __init__(self, kind: str, seq: int) -> None:
+        self.kind, self.seq = kind, seq
+        self.pieces: list[str] = []
+        self.closed = False
+        self.final: Any = None
+        self.call_id: Any = None
+        self.call_name: Any = None
+
+
+def _short(text: str, n: int = 40) -> str:
+    return repr(text if len(text) <= n else text[:n] + "…")
+
+
+def _first_difference(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    for i in range(n):
+        if a[i] != b[i]:
+            return i
+    return n
+
+
+class StreamTracker:
+    """Checks the ``assistantMessageEvent``s of the assistant message in progress."""
+
+    def __init__(self, sink: Sink) -> None:
+        self.sink = sink
+        self.blocks: dict[int, Block] = {}
+        self.active = False
+
+    def begin(self) -> None:
+        self.blocks = {}
+        self.active = True
+
+    def stop(self) -> None:
+        """Forget the message (cut off, or resynchronising after lost events)."""
+        self.blocks = {}
+        self.active = False
+
+    def event(self, t: float, seq: int, ame: Any) -> None:
+        if not self.active or not isinstance(ame, dict):
+            return
+        kind_step = _KINDS.get(ame.get("type"))  # type: ignore[arg-type]
+        ci = ame.get("contentIndex")
+        if kind_step is None or type(ci) is not int:
+            return  # start/done/error or malformed: the schema rules report those
+        kind, step = kind_step
+        block = self.blocks.get(ci)
+        name = ame["type"]
+        if step == 0:
+            if block is not None:
+                self._order(t, seq, f"second `{name}` for contentIndex {ci} (first at frame {block.seq})", block.seq)
+                return
+            if ci != len(self.blocks):
+                self._order(t, seq, f"`{name}` opens contentIndex {ci} but {len(self.blocks)} block(s) "
+                            f"were started so far (expected {len(self.blocks)})", None)
+            block = self.blocks[ci] = Block(kind, seq)
+            if kind == "toolcall":
+                block.call_id, block.call_name = ame.get("id"), ame.get("toolName")
+            return
+        if block is None:
+            self._order(t, seq, f"`{name}` for contentIndex {ci}, which was never started", None)
+            return
+        if block.kind != kind:
+            self._order(t, seq, f"`{name}` for contentIndex {ci}, which is a {block.kind} block", block.seq)
+            return
+        if block.closed:
+            self._order(t, seq, f"`{name}` for contentIndex {ci} after its `{kind}_end`", block.seq)
+            return
+        if step == 1:
+            delta = ame.get("delta")
+            if isinstance(delta, str):
+                block.pieces.append(delta)
+            return
+        block.closed = True
+        if kind == "toolcall":
+            self._toolcall_end(t, seq, ci, block, ame.get("toolCall"))
+        else:
+            self._text_end(t, seq, ci, block, ame.get("content"))
+        block.pieces = []
+
+    def _order(self, t: float, seq: int, message: str, related: int | None) -> None:
+        self.sink.emit("stream.block_order", t, seq, "a2c", message,
+                       path="$.assistantMessageEvent.contentIndex", related=related)
+
+    def _text_end(self, t: float, seq: int, ci: int, block: Block, content: Any) -> None:
+        block.final = content
+        if not isinstance(content, str):
+            return
+        joined = "".join(block.pieces)
+        if joined != content:
+            at = _first_difference(joined, content)
+            self.sink.emit(
+                "stream.text_mismatch", t, seq, "a2c",
+                f"{block.kind} deltas of contentIndex {ci} join to {len(joined)} chars but "
+                f"`{block.kind}_end.content` has {len(content)}; first difference at char {at}: "
+                f"{_short(joined[at:])} vs {_short(content[at:])}",
+                path="$.assistantMessageEvent.content", related=block.seq)
+
+    def _toolcall_end(self, t: float, seq: int, ci: int, block: Block, call: Any) -> None:
+        if not isinstance(call, dict):
+            return
+        block.final = call
+        where = "$.assistantMessageEvent.toolCall"
+        for field, streamed in (("id", block.call_id), ("name", block.call_name)):
+            if streamed is not None and streamed != call.get(field):
+                self.sink.emit("stream.toolcall_mismatch", t, seq, "a2c",
+                               f"toolcall_start said {field} {streamed!r}, toolcall_end has {call.get(field)!r}",
+                               path=f"{where}.{field}", related=block.seq)
+        joined = "".join(block.pieces)
+        if not joined.strip():
+            return  # provider does not stream arguments
+        try:
+            parsed = json.loads(joined)
+        except ValueError as exc:
+            self.sink.emit("stream.toolcall_mismatch", t, seq, "a2c",
+                           f"toolcall deltas of contentIndex {ci} are not valid JSON ({exc.msg} at char {exc.pos}): "
+                           f"{_short(joined, 60)}", path=f"{where}.arguments", related=block.seq)
+            return
+        if parsed != call.get("arguments"):
+            self.sink.emit("stream.toolcall_mismatch", t, seq, "a2c",
+                           f"toolcall deltas of contentIndex {ci} parse to {_short(json.dumps(parsed), 60)} but "
+                           f"arguments are {_short(json.dumps(call.get('arguments')), 60)}",
+                           path=f"{where}.arguments", related=block.seq)
+
+    def end(self, t: float, seq: int, message: Any) -> None:
+        """``message_end`` of the assistant message: open blocks and final content."""
+        if not self.active:
+            return
+        blocks, self.blocks, self.active = self.blocks, {}, False
+        stop = message.get("stopReason") if isinstance(message, dict) else None
+        for ci, block in blocks.items():
+            if not block.closed and stop not in _CUT_SHORT:
+                self.sink.emit("stream.block_not_closed", t, seq, "a2c",
+                               f"{block.kind} block at contentIndex {ci} has no `{block.kind}_end`",
+                               related=block.seq)
+        content = message.get("content") if isinstance(message, dict) else None
+        if not blocks or not isinstance(content, list):
+            return
+        for ci, block in blocks.items():
+            if block.closed and block.final is not None:
+                self._final(t, seq, ci, block, content)
+
+    def _final(self, t: float, seq: int, ci: int, block: Block, content: list) -> None:
+        path = f"$.message.content[{ci}]"
+        item = content[ci] if ci < len(content) else None
+        if not isinstance(item, dict):
+            self.sink.emit("stream.final_mismatch", t, seq, "a2c",
+                           f"message_end has no content block {ci} for the streamed {block.kind} block",
+                           path="$.message.content", related=block.seq)
+            return
+        if item.get("type") != _CONTENT_TYPE[block.kind]:
+            self.sink.emit("stream.final_mismatch", t, seq, "a2c",
+                           f"content[{ci}] is {item.get('type')!r} but a {block.kind} block was streamed",
+                           path=f"{path}.type", related=block.seq)
+            return
+        if block.kind == "toolcall":
+            call = block.final
+            for field in ("id", "name", "arguments"):
+                if item.get(field) != call.get(field):
+                    self.sink.emit("stream.final_mismatch", t, seq, "a2c",
+                                   f"content[{ci}].{field} differs from toolcall_end.toolCall.{field}",
+                                   path=f"{path}.{field}", related=block.seq)
+            return
+        key = _FINAL_KEY[block.kind]
+        if item.get(key) != block.final:
+            got = item.get(key)
+            self.sink.emit("stream.final_mismatch", t, seq, "a2c",
+                           f"content[{ci}].{key} ({_short(str(got))}) differs from {block.kind}_end.content "
+                           f"({_short(str(block.final))})", path=f"{path}.{key}", related=block.seq)
