@@ -90,6 +90,11 @@ class Hub:
             self._queue.append(item)
             self._cond.notify()
 
+    def add_observer(self, observer: Observer) -> None:
+        """Attach an observer mid-session; it sees events from the next batch on."""
+        with self._cond:
+            self.observers.append(observer)
+
     # --- lifecycle -------------------------------------------------------------------
     def start(self) -> None:
         self._thread.start()

@@ -13,6 +13,7 @@ from rpcspy.events import Direction, Exit, Note, SpawnFailed, Start
 from rpcspy.pump.hub import Hub, Observer
 from rpcspy.pump.recorder import Recorder
 from rpcspy.pump.relay import Relay, monotonic_clock
+from rpcspy.pump.splice import AgentRelay, ClientRelay
 from rpcspy.pump.spawn import SpawnError, enlarge_pipes, exit_status, spawn_agent
 from rpcspy.recording.writer import RecordingWriter, make_header
 
@@ -33,6 +34,8 @@ class ProxyConfig:
     stdin: int = 0
     stdout: int = 1
     stderr: int = 2
+    control: bool = False
+    """Offer a control socket (rpcspy inject / watch / sessions) for this session."""
     drain_timeout: float = 5.0
     """After the agent exits, how long to wait for its pipes to reach EOF (grandchildren may hold them)."""
 
@@ -67,6 +70,8 @@ class ProxySession:
             observers.insert(0, Recorder(self.writer))
         self.hub = Hub(observers, warn=self.warn)
         self.proc = None
+        self.client_relay: ClientRelay | None = None
+        self.agent_relay: AgentRelay | None = None
         self._signals_seen = 0
 
     def run(self) -> int:
@@ -90,9 +95,11 @@ class ProxySession:
         self.proc = proc
         enlarge_pipes(proc)
         hub.publish_event(Start(0, self.clock(), proc.pid, list(cfg.argv)))
+        relays = self._start_relays(proc)
+        if cfg.control:
+            self._start_control()
         previous = self._install_signals()
         try:
-            relays = self._start_relays(proc)
             returncode = proc.wait()
             for relay in relays[1:]:
                 relay.join(cfg.drain_timeout)
@@ -107,18 +114,44 @@ class ProxySession:
         hub.close()
         return code
 
+    def _start_control(self) -> None:
+        """Open the control socket; failing to is a warning, never fatal."""
+        try:
+            from rpcspy.pump.control import start_control
+        except ImportError:
+            return
+        try:
+            self.hub.add_observer(start_control(self))
+        except Exception as exc:
+            self.warn(f"control socket unavailable: {exc}")
+
     def _start_relays(self, proc) -> list[Relay]:  # type: ignore[no-untyped-def]
         cfg, hub = self.config, self.hub
+        self.client_relay = ClientRelay("c2a", cfg.stdin, proc.stdin.fileno(), hub, self.clock,
+                                        close_dst=proc.stdin.close, on_dst_closed=self._dst_closed)
+        self.agent_relay = AgentRelay("a2c", proc.stdout.fileno(), cfg.stdout, hub, self.clock,
+                                      on_dst_closed=self._dst_closed)
         relays = [
-            Relay("c2a", cfg.stdin, proc.stdin.fileno(), hub, self.clock,
-                  close_dst=proc.stdin.close, on_dst_closed=self._dst_closed),
-            Relay("a2c", proc.stdout.fileno(), cfg.stdout, hub, self.clock, on_dst_closed=self._dst_closed),
+            self.client_relay,
+            self.agent_relay,
             Relay("err", proc.stderr.fileno(), cfg.stderr, hub, self.clock,
                   on_dst_closed=self._dst_closed, dst_lock=self.warn.lock),
         ]
         for relay in relays:
             relay.start()
         return relays
+
+    def inject(self, line: bytes) -> None:
+        """Send one line to the agent between the client's frames (thread-safe)."""
+        if self.client_relay is None:
+            raise RuntimeError("the agent is not running")
+        self.client_relay.inject(line)
+
+    def divert_ids(self, prefix: bytes) -> None:
+        """Keep responses whose id starts with ``prefix`` from the client (they answer injections)."""
+        if self.agent_relay is None:
+            raise RuntimeError("the agent is not running")
+        self.agent_relay.divert_ids(prefix)
 
     def _dst_closed(self, direction: Direction, exc: OSError) -> None:
         where = {"c2a": "agent stdin", "a2c": "client stdout", "err": "rpcspy stderr"}[direction]

@@ -62,24 +62,35 @@ class Relay(threading.Thread):
         self.read_error: OSError | None = None
 
     def run(self) -> None:
-        src, direction, hub, clock = self.src, self.direction, self.hub, self.clock
+        clock = self.clock
         while True:
-            try:
-                chunk = os.read(src, CHUNK)
-            except BlockingIOError:
-                select.select([src], [], [])
-                continue
-            except OSError as exc:  # EIO from a hung-up tty, EBADF after close: both mean end of input
-                self.read_error = exc
-                chunk = b""
+            chunk = self._read()
             t = clock()
             if not chunk:
                 break
             self.bytes += len(chunk)
-            if self.dst_open:
-                self._forward(chunk)
-            hub.publish(direction, t, chunk)
-        hub.publish_eof(direction, clock())
+            self._pass(chunk, t)
+        self._at_eof()
+
+    def _read(self) -> bytes:
+        """The next chunk from ``src``; b"" at end of input."""
+        while True:
+            try:
+                return os.read(self.src, CHUNK)
+            except BlockingIOError:
+                select.select([self.src], [], [])
+            except OSError as exc:  # EIO from a hung-up tty, EBADF after close: both mean end of input
+                self.read_error = exc
+                return b""
+
+    def _pass(self, chunk: bytes, t: float) -> None:
+        """Forward first, then hand the chunk to the hub."""
+        if self.dst_open:
+            self._forward(chunk)
+        self.hub.publish(self.direction, t, chunk)
+
+    def _at_eof(self) -> None:
+        self.hub.publish_eof(self.direction, self.clock())
         if self.close_dst is not None and self.dst_open:
             self.dst_open = False
             try:

@@ -8,6 +8,7 @@ Modes:
   grandchild      start a sleeping child that keeps stdout open, print its pid, exit 0
   flood N         write N bytes of frames to stdout, then exit 0
   pid             print own pid, then wait for stdin EOF
+  respond         answer each JSON line with an event and a response echoing its id, like pi
 """
 
 import json
@@ -58,6 +59,13 @@ def main() -> None:
             out.write(line)
             left -= len(line)
         out.flush()
+    elif mode == "respond":
+        for line in sys.stdin.buffer:
+            cmd = json.loads(line)
+            out.write(json.dumps({"type": "seen", "of": cmd.get("type")}).encode() + b"\n")
+            reply = {"id": cmd.get("id"), "type": "response", "command": cmd.get("type"), "success": True}
+            out.write(json.dumps(reply, separators=(",", ":")).encode() + b"\n")
+            out.flush()
     elif mode == "pid":
         out.write(json.dumps({"pid": os.getpid()}).encode() + b"\n")
         out.flush()

@@ -1,0 +1,154 @@
+"""Relays that let a third party into the conversation, at frame boundaries only.
+
+:class:`ClientRelay` (client -> agent) writes injected lines between the client's
+frames, never inside a partial line. :class:`AgentRelay` (agent -> client) keeps
+responses to injected ids away from the client, which never asked for them.
+Both keep the plain fast path until an injection happens.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import threading
+from collections import deque
+
+from rpcspy.events import Note
+from rpcspy.pump.relay import CHUNK, Relay
+
+DIVERT_WINDOW = 4096
+"""How many bytes of a line are held, at most, to decide whether it answers an injection."""
+
+
+class ClientRelay(Relay):
+    """client stdin -> agent stdin, accepting injected lines from other threads."""
+
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self._pending: deque[bytes] = deque()
+        self._lock = threading.Lock()
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_w, False)
+        self.at_boundary = True
+        self.eof = False
+
+    def inject(self, line: bytes) -> None:
+        """Queue one complete line (ending in LF) for the agent; thread-safe."""
+        if not line.endswith(b"\n") or b"\n" in line[:-1]:
+            raise ValueError("an injected frame is exactly one line ending in LF")
+        with self._lock:
+            if self.eof and not self.dst_open:
+                raise BrokenPipeError("the agent's stdin is closed")
+            self._pending.append(line)
+        try:
+            os.write(self._wake_w, b"!")
+        except BlockingIOError:
+            pass  # already awake
+
+    def _flush_injections(self) -> None:
+        while True:
+            with self._lock:
+                if not self._pending:
+                    return
+                line = self._pending.popleft()
+            t = self.clock()
+            if self.dst_open:
+                self._forward(line)
+            self.hub.publish(self.direction, t, line, injected=True)
+
+    def _read(self) -> bytes:
+        while True:
+            if self.at_boundary and self._pending:
+                self._flush_injections()
+            ready, _, _ = select.select([self.src, self._wake_r], [], [])
+            if self._wake_r in ready:
+                os.read(self._wake_r, 4096)
+            if self.src in ready:
+                try:
+                    return os.read(self.src, CHUNK)
+                except BlockingIOError:
+                    continue
+                except OSError as exc:
+                    self.read_error = exc
+                    return b""
+
+    def _pass(self, chunk: bytes, t: float) -> None:
+        if self._pending and not self.at_boundary:
+            nl = chunk.find(b"\n")
+            if nl >= 0 and nl + 1 < len(chunk):  # finish the client's line, let the injection in, go on
+                super()._pass(chunk[: nl + 1], t)
+                self.at_boundary = True
+                self._flush_injections()
+                chunk = chunk[nl + 1:]
+        super()._pass(chunk, t)
+        self.at_boundary = chunk.endswith(b"\n")
+
+    def _at_eof(self) -> None:
+        with self._lock:
+            self.eof = True
+        if not self.at_boundary and self._pending:
+            # The client ended inside a line: terminate nothing of theirs; the agent sees
+            # their partial line end at EOF, so injections made now would merge with it.
+            self.hub.publish_event(Note(0, self.clock(), "warning", f"{len(self._pending)} injected frame(s) not "
+                                        "sent: the client's input ended inside a line", dir="c2a"))
+            self._pending.clear()
+        self._flush_injections()
+        super()._at_eof()
+        os.close(self._wake_r)
+        os.close(self._wake_w)
+
+
+class AgentRelay(Relay):
+    """agent stdout -> client stdout, diverting responses to injected ids."""
+
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self._markers: tuple[bytes, ...] = ()
+        self._at_line_start = True
+        self._state = "pass"  # for the current line: pass, divert, or hold (undecided)
+        self._held: list[bytes] = []
+
+    def divert_ids(self, prefix: bytes) -> None:
+        """From now on, responses whose id starts with ``prefix`` do not reach the client."""
+        self._markers = (*self._markers, b'"id":"' + prefix)
+
+    def _pass(self, chunk: bytes, t: float) -> None:
+        if not self._markers:
+            super()._pass(chunk, t)
+            self._at_line_start = chunk.endswith(b"\n")
+            return
+        pos, size = 0, len(chunk)
+        while pos < size:
+            nl = chunk.find(b"\n", pos)
+            end = nl + 1 if nl >= 0 else size
+            self._line_piece(chunk[pos:end] if (pos or end < size) else chunk, nl >= 0, t)
+            pos = end
+
+    def _line_piece(self, piece: bytes, ends_line: bool, t: float) -> None:
+        if self._at_line_start:
+            self._state = "hold"
+            self._at_line_start = False
+        if self._state == "hold":
+            self._held.append(piece)
+            head = b"".join(self._held)
+            window = head[:DIVERT_WINDOW]
+            if b'"type":"response"' in window and any(m in window for m in self._markers):
+                self._state = "divert"
+            elif ends_line or len(head) >= DIVERT_WINDOW:
+                self._state = "pass"
+            else:
+                return  # not enough of the line yet to decide
+            self._held.clear()
+            piece = head
+        if self._state == "pass":
+            super()._pass(piece, t)
+        else:
+            self.hub.publish(self.direction, t, piece, injected=True)
+        if ends_line:
+            self._at_line_start = True
+
+    def _at_eof(self) -> None:
+        if self._held:  # a line cut off by EOF before we could decide: it is the client's
+            super()._pass(b"".join(self._held), self.clock())
+            self._held.clear()
+        super()._at_eof()

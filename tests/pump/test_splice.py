@@ -1,0 +1,101 @@
+"""Injection: frames spliced in between client frames; answers to them kept from the client."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from pathlib import Path
+
+from rpcspy.pump.proxy import ProxyConfig, ProxySession
+from rpcspy.recording import open_recording
+from tests.pump.proxyrun import fake
+
+
+class Harness:
+    """A proxy session in a thread, its client side on pipes we hold."""
+
+    def __init__(self, rec: Path, agent: list[str]) -> None:
+        self.c_r, self.c_w = os.pipe()  # client -> proxy stdin
+        self.o_r, self.o_w = os.pipe()  # proxy stdout -> client
+        self.e_r, self.e_w = os.pipe()
+        config = ProxyConfig(argv=agent, record_path=str(rec), stdin=self.c_r, stdout=self.o_w, stderr=self.e_w)
+        self.session = ProxySession(config)
+        self.code: int | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+        while self.session.client_relay is None:
+            time.sleep(0.01)
+        self.buf = b""
+
+    def _run(self) -> None:
+        self.code = self.session.run()
+        os.close(self.o_w)
+        os.close(self.e_w)
+
+    def send(self, data: bytes) -> None:
+        os.write(self.c_w, data)
+
+    def read_lines(self, n: int, timeout: float = 10) -> list[dict]:
+        deadline = time.monotonic() + timeout
+        while self.buf.count(b"\n") < n and time.monotonic() < deadline:
+            self.buf += os.read(self.o_r, 65536)
+        lines = self.buf.split(b"\n")
+        self.buf = b"\n".join(lines[n:])
+        return [json.loads(x) for x in lines[:n]]
+
+    def finish(self) -> bytes:
+        os.close(self.c_w)
+        rest = self.buf
+        while chunk := os.read(self.o_r, 65536):  # read while the proxy drains: it blocks on a full pipe
+            rest += chunk
+        self.thread.join(30)
+        return rest
+
+
+def test_injection_waits_for_the_clients_frame_to_end(tmp_path: Path) -> None:
+    rec = tmp_path / "r.jsonl"
+    h = Harness(rec, fake("respond"))
+    h.session.divert_ids(b"rpcspy-inject-")
+    h.send(b'{"id":"c1","type":"get_')
+    time.sleep(0.2)
+    h.session.inject(b'{"id":"rpcspy-inject-1","type":"get_state"}\n')
+    time.sleep(0.3)
+    h.send(b'state"}\n')
+    got = h.read_lines(3)
+    assert got == [{"type": "seen", "of": "get_state"},
+                   {"id": "c1", "type": "response", "command": "get_state", "success": True},
+                   {"type": "seen", "of": "get_state"}]  # the injection's event reaches the client too
+    h.send(b'{"id":"c2","type":"ping"}\n')
+    got = h.read_lines(2)
+    assert got[1]["id"] == "c2"  # and the injection's response never did
+    assert b"rpcspy-inject" not in h.finish()
+    assert h.code == 0
+    frames = list(open_recording(rec).frames())
+    c2a = [(f.data, f.injected) for f in frames if f.dir == "c2a"]
+    assert c2a == [(b'{"id":"c1","type":"get_state"}', False),
+                   (b'{"id":"rpcspy-inject-1","type":"get_state"}', True),
+                   (b'{"id":"c2","type":"ping"}', False)]
+    diverted = [f for f in frames if f.dir == "a2c" and f.injected]
+    assert len(diverted) == 1 and b'"id":"rpcspy-inject-1"' in diverted[0].data
+
+
+def test_idle_client_gets_injection_through_at_once(tmp_path: Path) -> None:
+    rec = tmp_path / "r.jsonl"
+    h = Harness(rec, fake("respond"))
+    h.session.divert_ids(b"rpcspy-inject-")
+    h.session.inject(b'{"id":"rpcspy-inject-7","type":"get_state"}\n')
+    assert h.read_lines(1) == [{"type": "seen", "of": "get_state"}]
+    h.finish()
+    assert any(f.injected and f.dir == "a2c" for f in open_recording(rec).frames())
+
+
+def test_big_lines_pass_while_diverting(tmp_path: Path) -> None:
+    rec = tmp_path / "r.jsonl"
+    h = Harness(rec, fake("echo"))
+    h.session.divert_ids(b"rpcspy-inject-")
+    big = b'{"type":"message_update","x":"' + b"y" * 300_000 + b'"}\n'
+    h.send(big + b'{"id":"rpcspy-inject-2","type":"response"}\n' + b"tail without newline")
+    out = h.finish()
+    assert out == big + b"tail without newline"
