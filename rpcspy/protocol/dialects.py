@@ -1,0 +1,104 @@
+"""The four dialects and their assembled schemas, built lazily and cached.
+
+A :class:`Protocol` maps each frame ``type`` of a direction to the msgspec type that
+validates it, and each command to the type of its success ``data``.
+"""
+
+import functools
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from rpcspy.protocol.base import Spec, tag_of
+from rpcspy.protocol.commands import ExtensionUIResponse, build_commands
+from rpcspy.protocol.events import build_events
+from rpcspy.protocol.messages import MessageTypes, build_messages
+from rpcspy.protocol.omp import omp_client_frames, omp_commands, omp_events, omp_response_data
+from rpcspy.protocol.responses import (
+    DataSpec, OmpResponse, Response, build_response_data, compaction_result, session_entry_union,
+)
+from rpcspy.protocol.streaming import build_streaming
+from rpcspy.protocol.ui import ui_requests
+
+DIALECTS: tuple[str, ...] = ("pi-0.73", "pi-0.84", "pi-feb2026", "omp")
+
+SPECS: dict[str, Spec] = {
+    "pi-0.73": Spec("pi-0.73"),
+    "pi-0.84": Spec("pi-0.84", v084=True),
+    "pi-feb2026": Spec("pi-feb2026", feb=True),
+    "omp": Spec("omp", omp=True),
+}
+
+DESCRIPTIONS: dict[str, str] = {
+    "pi-0.73": "pi 0.73.x (@mariozechner/pi-coding-agent): full message + partial in message_update",
+    "pi-0.84": "pi >= 0.84 (@earendil-works/pi-coding-agent, e.g. 0.87.1): delta-only message_update, "
+               "agent_settled, system messages",
+    "pi-feb2026": "pi docs of Feb 2026 (docs/rpc.md e54dff7): image `source` form, auto_compaction_* events",
+    "omp": "oh-my-pi (omp 18.x): ready frame, host tools, prompt_result, its own command set",
+}
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """One dialect's schemas."""
+
+    dialect: str
+    spec: Spec
+    messages: MessageTypes
+    c2a: dict[str, Any]
+    """Client frame ``type`` -> msgspec type (commands, extension_ui_response, omp host frames)."""
+    a2c: dict[str, Any]
+    """Agent frame ``type`` -> msgspec type; ``extension_ui_request`` is a union on ``method``."""
+    commands: dict[str, type]
+    """Command ``type`` -> its class (the subset of ``c2a`` that gets a response)."""
+    data: dict[str, DataSpec]
+    """Command ``type`` -> the type of its success ``data``."""
+    ui_requests: dict[str, type]
+    """``extension_ui_request`` method -> class."""
+    message_update: type
+    assistant_message_event: Any
+    cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """Per-protocol memo for derived objects (decoders, schemas)."""
+
+    def frames(self, direction: str) -> dict[str, Any]:
+        if direction == "c2a":
+            return self.c2a
+        if direction == "a2c":
+            return self.a2c
+        raise ValueError(f"direction must be 'c2a' or 'a2c', not {direction!r}")
+
+
+def _by_tag(classes: list[Any]) -> dict[str, Any]:
+    """Tag -> class; a later class replaces an earlier one with the same tag."""
+    return {tag_of(cls): cls for cls in classes}
+
+
+@functools.cache
+def get_protocol(dialect: str) -> Protocol:
+    """The schemas of ``dialect`` (one of :data:`DIALECTS`), built on first use."""
+    try:
+        spec = SPECS[dialect]
+    except KeyError:
+        raise ValueError(f"unknown dialect {dialect!r} (expected one of {', '.join(DIALECTS)})") from None
+    m = build_messages(spec)
+    update, ame = build_streaming(spec, m)
+    compaction = compaction_result(spec, m)
+    entry = session_entry_union(m)
+    events = build_events(spec, m, update, compaction, entry)
+    commands = build_commands(spec, m)
+    data = build_response_data(spec, m, entry, compaction)
+    client: list[Any] = [ExtensionUIResponse]
+    if spec.omp:
+        events += omp_events(spec, compaction)
+        commands += omp_commands(spec, m)
+        data.update(omp_response_data(m))
+        client += omp_client_frames(m)
+    requests = _by_tag(ui_requests(spec))
+    a2c = _by_tag(events)
+    a2c["response"] = OmpResponse if spec.omp else Response
+    a2c["extension_ui_request"] = Union[tuple(requests.values())]
+    cmds = _by_tag(commands)
+    return Protocol(
+        dialect=dialect, spec=spec, messages=m, c2a={**cmds, **_by_tag(client)}, a2c=a2c,
+        commands=cmds, data=data, ui_requests=requests, message_update=update,
+        assistant_message_event=ame,
+    )

@@ -1,0 +1,186 @@
+"""Events (agent stdout, no ``id``), a tagged union on ``type``.
+
+protocol-notes 4.1/4.4/4.6 (pi 0.73.1), 10.5 (pi >= 0.84), seed 003 (Feb 2026: auto_compaction_*,
+no queue_update/session_info_changed/thinking_level_changed). omp's own events are in
+:mod:`rpcspy.protocol.omp`.
+"""
+
+from typing import Any, Literal
+
+from msgspec import UNSET
+
+from rpcspy.protocol.base import Base, Opt, Spec, lit
+from rpcspy.protocol.messages import MessageTypes
+
+
+class Event(Base, tag_field="type"):
+    """Base of every event."""
+
+
+class AgentStart(Event, tag="agent_start"):
+    """A run begins."""
+
+
+class TurnStart(Event, tag="turn_start"):
+    """A turn (one assistant response plus its tool calls) begins."""
+
+
+class ToolExecutionStart(Event, tag="tool_execution_start"):
+    toolCallId: str
+    toolName: str
+    args: Any
+
+
+class AutoRetryStart(Event, tag="auto_retry_start"):
+    """After a run failed with a transient error; a new run follows after ``delayMs``."""
+
+    attempt: int
+    maxAttempts: int
+    delayMs: int
+    errorMessage: str
+
+
+class AutoRetryEnd(Event, tag="auto_retry_end"):
+    success: bool
+    attempt: int
+    finalError: Opt[str] = UNSET
+
+
+class ExtensionError(Event, tag="extension_error"):
+    extensionPath: str
+    event: str
+    error: str
+
+
+def build_events(spec: Spec, m: MessageTypes, MessageUpdate: type, CompactionResult: type,
+                 Entry: Any) -> list[Any]:
+    """Every pi event of the dialect (omp adds its own, see :mod:`rpcspy.protocol.omp`)."""
+    Msg = m.AgentMessage
+    MsgId = Opt[str]
+
+    class AgentEnd(Event, tag="agent_end"):
+        """A run ended; ``messages`` holds every message created in it."""
+
+        messages: list[Msg]
+        if spec.v084:
+            willRetry: bool
+        if spec.omp:
+            isTerminal: Opt[bool] = UNSET
+            yielded: Opt[bool] = UNSET
+            awaitingAsyncWork: Opt[bool] = UNSET
+            messageCount: Opt[int] = UNSET
+            telemetry: Opt[Any] = UNSET
+            coverage: Opt[Any] = UNSET
+
+    class TurnEnd(Event, tag="turn_end"):
+        message: Msg
+        toolResults: list[m.ToolResult]
+
+    class MessageStart(Event, tag="message_start"):
+        message: Msg
+        if spec.omp:
+            messageId: MsgId = UNSET
+
+    class MessageEnd(Event, tag="message_end"):
+        message: Msg
+        if spec.omp:
+            messageId: MsgId = UNSET
+
+    class ToolExecutionUpdate(Event, tag="tool_execution_update"):
+        toolCallId: str
+        toolName: str
+        args: Any
+        partialResult: m.AgentToolResult
+        """Cumulative: replace, don't append."""
+
+    class ToolExecutionEnd(Event, tag="tool_execution_end"):
+        toolCallId: str
+        toolName: str
+        result: m.AgentToolResult
+        isError: bool
+
+    out: list[Any] = [AgentStart, AgentEnd, TurnStart, TurnEnd, MessageStart, MessageUpdate, MessageEnd,
+                      ToolExecutionUpdate, ToolExecutionEnd, AutoRetryStart, AutoRetryEnd, ExtensionError]
+    if spec.omp:
+
+        class OmpToolExecutionStart(Event, tag="tool_execution_start"):
+            toolCallId: str
+            toolName: str
+            args: Any
+            intent: Opt[str] = UNSET
+
+        out.append(OmpToolExecutionStart)
+    else:
+        out.append(ToolExecutionStart)
+
+    if not (spec.feb or spec.omp):
+
+        class QueueUpdate(Event, tag="queue_update"):
+            """Full current queues (message texts), on every enqueue and dequeue."""
+
+            steering: list[str]
+            followUp: list[str]
+
+        class CompactionStart(Event, tag="compaction_start"):
+            reason: Literal["manual", "threshold", "overflow"]
+
+        class CompactionEnd(Event, tag="compaction_end"):
+            reason: Literal["manual", "threshold", "overflow"]
+            aborted: bool
+            willRetry: bool
+            result: Opt[CompactionResult] = UNSET
+            """Absent on failure or abort."""
+            errorMessage: Opt[str] = UNSET
+
+        class SessionInfoChanged(Event, tag="session_info_changed"):
+            name: Opt[str] = UNSET
+
+        class ThinkingLevelChanged(Event, tag="thinking_level_changed"):
+            level: lit(spec.thinking_levels)
+
+        out += [QueueUpdate, CompactionStart, CompactionEnd, SessionInfoChanged, ThinkingLevelChanged]
+
+    if spec.feb:
+
+        class AutoCompactionStart(Event, tag="auto_compaction_start"):
+            reason: Literal["threshold", "overflow"]
+
+        class AutoCompactionEnd(Event, tag="auto_compaction_end"):
+            aborted: bool
+            willRetry: bool
+            result: Opt[CompactionResult | None] = UNSET
+            """The doc says ``null`` on failure or abort."""
+            errorMessage: Opt[str] = UNSET
+
+        out += [AutoCompactionStart, AutoCompactionEnd]
+
+    if spec.v084:
+
+        class AgentSettled(Event, tag="agent_settled"):
+            """pi will not continue automatically (after retries and auto-compaction)."""
+
+        class BashExecutionUpdate(Event, tag="bash_execution_update"):
+            """A chunk of a ``bash`` command's output; ``id`` echoes that command's id."""
+
+            delta: str
+            id: Opt[Any] = UNSET
+
+        class EntryAppended(Event, tag="entry_appended"):
+            entry: Entry
+
+        class SummarizationRetryScheduled(Event, tag="summarization_retry_scheduled"):
+            attempt: int
+            maxAttempts: int
+            delayMs: int
+            errorMessage: str
+
+        class SummarizationRetryAttemptStart(Event, tag="summarization_retry_attempt_start"):
+            source: Literal["compaction", "branchSummary"]
+            reason: Opt[str] = UNSET
+
+        class SummarizationRetryFinished(Event, tag="summarization_retry_finished"):
+            pass
+
+        out += [AgentSettled, BashExecutionUpdate, EntryAppended, SummarizationRetryScheduled,
+                SummarizationRetryAttemptStart, SummarizationRetryFinished]
+    return out

@@ -1,0 +1,210 @@
+"""Response envelope and the success ``data`` of every command (protocol-notes 2.2, 3, 10.4, 5.6).
+
+``DataSpec(type, required)``: ``type is None`` means the command's success response carries
+no ``data`` key; ``required=False`` means ``data`` may be absent (omp ``prompt``).
+"""
+
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar, Union
+
+from msgspec import UNSET
+
+from rpcspy.protocol.base import Base, Checked, Getter, Opt, Problem, Spec, lit
+from rpcspy.protocol.messages import ForkMessage, MessageTypes
+from rpcspy.protocol import payloads as p
+
+E = TypeVar("E")
+
+
+class TreeNode(Base, Generic[E]):
+    """``get_tree`` node: an entry and its children (recursive)."""
+
+    entry: E
+    children: "list[TreeNode[E]]"
+    label: Opt[str] = UNSET
+    labelTimestamp: Opt[str] = UNSET
+
+
+class Response(Checked, tag_field="type", tag="response"):
+    """``{id?, type:"response", command, success, data?|error}``.
+
+    ``id`` echoes whatever JSON value the command carried (checked on the command side);
+    ``command`` is absent for non-object or type-less input. ``data`` is checked per
+    command by :func:`rpcspy.protocol.validate_response_data`.
+    """
+
+    success: bool
+    id: Opt[Any] = UNSET
+    command: Opt[str] = UNSET
+    data: Opt[Any] = UNSET
+    error: Opt[str] = UNSET
+
+    @staticmethod
+    def __rpcspy_check__(get: Getter) -> list[Problem]:
+        if get("success") is False and get("error") is UNSET:
+            return [("missing_field", "$.error", "missing required field 'error' (string) in a failed response")]
+        return []
+
+
+class OmpResponse(Response, tag="response"):
+    code: Opt[str] = UNSET
+    """omp: machine-readable failure reason, e.g. "session_busy"."""
+
+
+@dataclass(frozen=True, slots=True)
+class DataSpec:
+    type: Any
+    required: bool = True
+
+
+NONE = DataSpec(None)
+
+
+def session_entry_union(m: MessageTypes) -> Any:
+    class MessageEntry(p.SessionTreeEntryBase, tag="message"):
+        message: m.AgentMessage
+
+    return Union[(MessageEntry, *p.OTHER_ENTRIES)]
+
+
+def compaction_result(spec: Spec, m: MessageTypes) -> type:
+    """``compact`` data and ``compaction_end.result``."""
+
+    class CompactionResult(Base):
+        summary: str
+        firstKeptEntryId: str
+        tokensBefore: int
+        details: Opt[Any] = UNSET
+        """Default compactor: ``{"readFiles": [], "modifiedFiles": []}``."""
+        if spec.v084:
+            estimatedTokensAfter: Opt[float] = UNSET
+            usage: Opt[m.Usage] = UNSET
+
+    return CompactionResult
+
+
+def build_response_data(spec: Spec, m: MessageTypes, entry: Any, CompactionResult: type) -> dict[str, DataSpec]:
+    """Map each pi command of the dialect to its success ``data`` type (omp adds its own)."""
+    Level = lit(spec.thinking_levels)
+    ModelT: Any = p.OmpModel if spec.omp else p.Model
+
+    class MessagesData(Base):
+        messages: list[m.AgentMessage]
+
+    class ModelsData(Base):
+        models: list[ModelT]
+
+    class CycleModelData(Base):
+        model: ModelT
+        isScoped: bool
+        if spec.omp:
+            thinkingLevel: Opt[Level] = UNSET
+        else:
+            thinkingLevel: Level
+
+    class LevelData(Base):
+        level: Level
+
+    class ForkMessagesData(Base):
+        messages: list[ForkMessage]
+
+    class CommandsData(Base):
+        commands: list[p.FebSlashCommand] if spec.feb else list[p.SlashCommand]
+
+    class SessionState(Base):
+        """``get_state`` data (pi)."""
+
+        thinkingLevel: Level
+        isStreaming: bool
+        isCompacting: bool
+        steeringMode: p.QueueMode
+        followUpMode: p.QueueMode
+        sessionId: str
+        autoCompactionEnabled: bool
+        messageCount: int
+        pendingMessageCount: int
+        model: Opt[Union[ModelT, None]] if spec.feb else Opt[ModelT] = UNSET
+        sessionFile: Opt[str] = UNSET
+        sessionName: Opt[str] = UNSET
+
+    data: dict[str, DataSpec] = {
+        "prompt": NONE, "steer": NONE, "follow_up": NONE, "abort": NONE,
+        "new_session": DataSpec(p.Cancelled),
+        "get_state": DataSpec(SessionState),
+        "get_messages": DataSpec(MessagesData),
+        "set_model": DataSpec(ModelT),
+        "cycle_model": DataSpec(Union[CycleModelData, None]),
+        "get_available_models": DataSpec(ModelsData),
+        "set_thinking_level": NONE,
+        "cycle_thinking_level": DataSpec(Union[LevelData, None]),
+        "set_steering_mode": NONE, "set_follow_up_mode": NONE,
+        "compact": DataSpec(CompactionResult),
+        "set_auto_compaction": NONE, "set_auto_retry": NONE, "abort_retry": NONE,
+        "bash": DataSpec(p.BashResult), "abort_bash": NONE,
+        "get_session_stats": DataSpec(p.FebSessionStats if spec.feb else p.SessionStats),
+        "export_html": DataSpec(p.ExportResult),
+        "switch_session": DataSpec(p.Cancelled),
+        "fork": DataSpec(p.ForkResult),
+        "get_fork_messages": DataSpec(ForkMessagesData),
+        "get_last_assistant_text": DataSpec(p.LastAssistantText),
+        "set_session_name": NONE,
+        "get_commands": DataSpec(CommandsData),
+    }
+    if not spec.feb:
+        data["clone"] = DataSpec(p.Cancelled)
+    if spec.v084 or spec.omp:
+
+        class LevelsData(Base):
+            levels: list[Level]
+
+        class EntriesData(Base):
+            entries: list[entry]
+            leafId: Union[str, None]
+
+        class TreeData(Base):
+            tree: list[TreeNode[entry]]
+            leafId: Union[str, None]
+
+        data["get_available_thinking_levels"] = DataSpec(LevelsData)
+        data["get_entries"] = DataSpec(EntriesData)
+        data["get_tree"] = DataSpec(TreeData)
+    if spec.v084:
+        data["clear_queue"] = DataSpec(p.QueueContents)
+    if spec.omp:
+        for name in ("fork", "get_fork_messages", "get_commands", "clone"):
+            data.pop(name, None)
+        data["branch"] = DataSpec(p.ForkResult)
+        data["get_branch_messages"] = DataSpec(ForkMessagesData)
+        data["get_state"] = DataSpec(omp_state(Level, ModelT))
+    return data
+
+
+def omp_state(Level: Any, ModelT: Any) -> type:
+    """omp ``get_state`` data: ``queuedMessageCount`` instead of ``pendingMessageCount``, and more."""
+
+    class OmpSessionState(Base):
+        isStreaming: bool
+        isCompacting: bool
+        steeringMode: p.QueueMode
+        followUpMode: p.QueueMode
+        interruptMode: lit(("immediate", "wait"))
+        sessionId: str
+        autoCompactionEnabled: bool
+        messageCount: int
+        queuedMessageCount: int
+        todoPhases: list[p.TodoPhase]
+        fastModeEnabled: Opt[bool] = UNSET
+        fastModeActive: Opt[bool] = UNSET
+        tokensPerSecond: Opt[Union[float, None]] = UNSET
+        thinkingLevel: Opt[Level] = UNSET
+        model: Opt[ModelT] = UNSET
+        sessionFile: Opt[str] = UNSET
+        sessionName: Opt[str] = UNSET
+        hasPendingAsyncWork: Opt[bool] = UNSET
+        isSettled: Opt[bool] = UNSET
+        queuedMessages: Opt[p.QueueContents] = UNSET
+        systemPrompt: Opt[list[str]] = UNSET
+        dumpTools: Opt[list[Any]] = UNSET
+        contextUsage: Opt[p.ContextUsage] = UNSET
+
+    return OmpSessionState
