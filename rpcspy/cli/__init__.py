@@ -16,6 +16,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     # name: (module, one-line help shown by `rpcspy --help` without importing the module)
     "run": ("rpcspy.cli.run_cmd", "Proxy an agent and record the session (the default command)."),
     "demo": ("rpcspy.cli.demo_cmd", "Run the proxy on a bundled fake agent: no pi, no API key."),
+    "show": ("rpcspy.cli.show_cmd", "Show a recording as a readable timeline (or its exact frames with --raw)."),
+    "stats": ("rpcspy.cli.stats_cmd", "Latency, time to first token, tokens/s, bytes by type, findings of a recording."),
+    "export": ("rpcspy.cli.export_cmd", "Export a recording as one self-contained HTML page."),
 }
 
 

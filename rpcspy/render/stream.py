@@ -33,6 +33,8 @@ class AssistantStream:
         self.t0 = t0
         self.kinds: dict[Any, str] = {}
         self.names: dict[Any, Any] = {}
+        self.streamed: set[Any] = set()
+        """Block indexes that got at least one delta (in any segment)."""
         self.updates = 0
         self.first_delta: float | None = None
         self.last_t = t0
@@ -66,6 +68,7 @@ class AssistantStream:
             d = ame.get("delta")
             if isinstance(d, str):
                 block.parts.append(d)
+                self.streamed.add(idx)
                 if self.first_delta is None and kind != "toolcall":
                     self.first_delta = t
         elif phase == "end":
@@ -98,7 +101,7 @@ class AssistantStream:
                     text = f"{self.names.get(idx, '?')} {text}"
                 blocks.append(Block("toolcall", text, title="tool call"))
             else:
-                if not b.parts and isinstance(b.end, str):
+                if idx not in self.streamed and isinstance(b.end, str):
                     text = b.end
                 blocks.append(Block(b.kind, text))  # type: ignore[arg-type]
         parts: list[str] = []

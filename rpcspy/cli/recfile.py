@@ -1,0 +1,127 @@
+"""Shared plumbing of the recording commands (show, stats, export): open, stream, print.
+
+Opening turns :class:`~rpcspy.recording.RecordingError` into a one-line click
+error; streaming shows a transient progress bar on stderr when stderr is a
+terminal and the output goes elsewhere; consoles get colour only on a terminal.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from typing import IO, Any
+
+import click
+
+from rpcspy.events import Event
+
+
+def open_or_fail(path: str) -> Any:
+    """Open a recording or transcript, or exit with its reason."""
+    from rpcspy.recording import RecordingError, open_recording
+
+    try:
+        return open_recording(path)
+    except RecordingError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _isatty(stream: IO[Any]) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def make_console(file: IO[str] | None = None, *, color: str = "auto", width: int | None = None) -> Any:
+    """A rich Console: colour on a terminal (or ``color="always"``), plain in a pipe.
+
+    Width: ``width`` if given, else the terminal's, else ``$COLUMNS`` or 100.
+    """
+    from rich.console import Console
+
+    file = file or sys.stdout
+    tty = _isatty(file)
+    force = {"always": True, "never": False}.get(color, tty)
+    if width is None and not tty:
+        try:
+            width = int(os.environ.get("COLUMNS", "100"))
+        except ValueError:
+            width = 100
+    return Console(file=file, force_terminal=force, no_color=not force, color_system="auto" if force else None,
+                   width=width, highlight=False, emoji=False, soft_wrap=False)
+
+
+def color_option(f: Any) -> Any:
+    return click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto",
+                        show_default=True, help="Colour: on a terminal only (auto), always, or never.")(f)
+
+
+def read_events(rec: Any, *, check: bool = False, progress: bool = False) -> Iterator[Event]:
+    """The recording's entries as events; with ``check``, findings from a fresh checker run."""
+    from rpcspy.render.adapt import CheckerUnavailable, events, with_checker
+
+    stream: Iterator[Event] = events(_with_progress(rec) if progress else rec.entries())
+    if check:
+        try:
+            stream = with_checker(stream)
+            first = next(stream, None)
+        except CheckerUnavailable as exc:
+            raise click.ClickException(str(exc)) from None
+        if first is not None:
+            return _chain(first, stream)
+    return stream
+
+
+def _chain(first: Event, rest: Iterator[Event]) -> Iterator[Event]:
+    yield first
+    yield from rest
+
+
+def want_progress(output: IO[Any] | None = None) -> bool:
+    """Progress on stderr makes sense when stderr is a terminal and the output is not on it."""
+    return _isatty(sys.stderr) and (output is None or not _isatty(output))
+
+
+def _with_progress(rec: Any) -> Iterator[Any]:
+    """Entries, with a transient progress bar on stderr sized by the file."""
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from rpcspy.recording.format import FrameEntry
+
+    total = os.path.getsize(rec.path)
+    if total < (4 << 20):
+        yield from rec.entries()
+        return
+    columns = (TextColumn("reading"), BarColumn(), DownloadColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=Console(file=sys.stderr), transient=True) as bar:
+        task = bar.add_task("read", total=total)
+        done = 0
+        for n, entry in enumerate(rec.entries()):
+            if isinstance(entry, FrameEntry):
+                done += len(entry.json) + len(entry.text or "") + len(entry.b64 or "") + 60
+            else:
+                done += 120
+            if n % 2000 == 0:
+                bar.update(task, completed=min(done, total))
+            yield entry
+
+
+def report_problems(rec: Any) -> None:
+    """Unreadable lines the reader skipped, on stderr."""
+    for problem in rec.problems[:20]:
+        click.echo(f"rpcspy: warning: {problem}", err=True)
+    if len(rec.problems) > 20:
+        click.echo(f"rpcspy: warning: ... and {len(rec.problems) - 20} more unreadable lines", err=True)
+
+
+def quiet_broken_pipe() -> None:
+    """The reader went away (``| head``): stop quietly instead of a traceback."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass
+    raise SystemExit(0)

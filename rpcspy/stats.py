@@ -1,0 +1,258 @@
+"""Numbers about a session: latency, time to first token, throughput, bytes (pure).
+
+``Stats().feed(event)`` for every event, then ``report()``: a JSON-ready dict.
+
+* commands: per command type, how many, how many failed, response latency
+  (p50, p95, max in ms), how many got no response;
+* runs (``agent_start`` .. ``agent_end``): time to first token (the first text or
+  thinking delta), output tokens (``usage.output`` of the assistant messages),
+  characters streamed, tokens/s and chars/s over the time the messages streamed;
+* bytes and counts by frame type per direction, and for ``message_update`` how
+  much is snapshot: pi 0.73's ``assistantMessageEvent.partial`` and ``message``;
+* stderr lines, findings by rule, the exit status.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed
+from rpcspy.render.frameinfo import NOT_JSON, parse, type_of
+from rpcspy.render.pairing import INPUT_NOT_COMMANDS, Pairer
+
+
+class _RawEvent(msgspec.Struct):
+    type: Any = None
+    delta: Any = None
+    partial: msgspec.Raw = msgspec.Raw()
+
+
+class _RawUpdate(msgspec.Struct):
+    assistantMessageEvent: _RawEvent | None = None
+    message: msgspec.Raw = msgspec.Raw()
+
+
+_update_decoder = msgspec.json.Decoder(_RawUpdate)
+_MU_PREFIX = b'{"type":"message_update"'
+
+
+def percentile(values: list[float], p: float) -> float:
+    """Nearest-rank percentile of a non-empty list."""
+    ordered = sorted(values)
+    rank = max(1, math.ceil(p / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+def _ms(v: float) -> float:
+    return round(v * 1000, 3)
+
+
+@dataclass
+class _Run:
+    start: float
+    end: float | None = None
+    first_token: float | None = None
+    tokens: int = 0
+    chars: int = 0
+    stream_time: float = 0.0
+    messages: int = 0
+    stop_reasons: list[str] = field(default_factory=list)
+    msg_first: float | None = None
+    msg_start: float | None = None
+
+
+@dataclass
+class _TypeCount:
+    count: int = 0
+    bytes: int = 0
+
+
+class Stats:
+    """Accumulates one session's numbers, one event at a time."""
+
+    def __init__(self) -> None:
+        self._pairer = Pairer()
+        self._commands: dict[str, dict[str, Any]] = {}
+        self._by_type: dict[str, dict[str, _TypeCount]] = {"c2a": {}, "a2c": {}}
+        self._runs: list[_Run] = []
+        self._run: _Run | None = None
+        self.partial_bytes = 0
+        self.message_bytes = 0
+        self.frames = {"c2a": _TypeCount(), "a2c": _TypeCount(), "err": _TypeCount()}
+        self.findings: dict[str, dict[str, Any]] = {}
+        self.severities: dict[str, int] = {}
+        self.exit: dict[str, Any] | None = None
+        self.notes = 0
+        self.first_t: float | None = None
+        self.last_t = 0.0
+        self.unmatched_responses = 0
+
+    def feed(self, event: Event) -> None:
+        """Count one event."""
+        if self.first_t is None:
+            self.first_t = event.t
+        self.last_t = max(self.last_t, event.t)
+        if isinstance(event, Frame):
+            self._frame(event)
+        elif isinstance(event, Finding):
+            entry = self.findings.setdefault(event.rule, {"count": 0, "severity": event.severity})
+            entry["count"] += 1
+            self.severities[event.severity] = self.severities.get(event.severity, 0) + 1
+        elif isinstance(event, Exit):
+            self.exit = {"code": event.code, "signal": event.signal, "t": event.t}
+        elif isinstance(event, SpawnFailed):
+            self.exit = {"code": event.code, "signal": None, "t": event.t, "spawn_failed": event.error}
+        elif isinstance(event, Note):
+            self.notes += 1
+        elif isinstance(event, Eof):
+            pass
+
+    # -- frames ---------------------------------------------------------------------------
+    def _frame(self, frame: Frame) -> None:
+        tc = self.frames[frame.dir]
+        tc.count += 1
+        tc.bytes += len(frame.data)
+        if frame.dir == "err":
+            return
+        obj = parse(frame.data)
+        t = type_of(obj) or ("invalid" if obj is NOT_JSON else "no type")
+        per = self._by_type[frame.dir].setdefault(t, _TypeCount())
+        per.count += 1
+        per.bytes += len(frame.data)
+        if frame.dir == "c2a":
+            if t not in INPUT_NOT_COMMANDS:
+                self._pairer.command(frame.seq, frame.t, obj)
+                name = t if type_of(obj) else f"({t})"
+                self._cmd(name)["count"] += 1
+            return
+        if t == "response":
+            self._response(obj, frame.t)
+        elif t == "message_update":
+            self._update(frame, obj)
+        elif t == "agent_start":
+            self._run = _Run(frame.t)
+            self._runs.append(self._run)
+        elif t == "agent_end":
+            if self._run is not None:
+                self._run.end = frame.t
+            self._run = None
+        elif t in ("message_start", "message_end"):
+            self._message(obj, t, frame.t)
+
+    def _cmd(self, name: str) -> dict[str, Any]:
+        return self._commands.setdefault(name, {"count": 0, "errors": 0, "latencies": []})
+
+    def _response(self, obj: dict, t: float) -> None:
+        match = self._pairer.response(t, obj)
+        if match is None or match.repeat:
+            self.unmatched_responses += match is None
+            return
+        name = match.command.command or ("(invalid)" if match.command.parse_error else "(no type)")
+        entry = self._cmd(name)
+        entry["latencies"].append(match.latency)
+        if obj.get("success") is not True:
+            entry["errors"] += 1
+
+    def _update(self, frame: Frame, obj: dict) -> None:
+        if frame.data.startswith(_MU_PREFIX):
+            try:
+                raw = _update_decoder.decode(frame.data)
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                raw = None
+            if raw is not None:
+                self.message_bytes += len(raw.message)
+                if raw.assistantMessageEvent is not None:
+                    self.partial_bytes += len(raw.assistantMessageEvent.partial)
+        run = self._run
+        ame = obj.get("assistantMessageEvent")
+        if run is None or not isinstance(ame, dict):
+            return
+        kind = ame.get("type")
+        d = ame.get("delta")
+        if kind in ("text_delta", "thinking_delta", "toolcall_delta") and isinstance(d, str):
+            run.chars += len(d)
+            if run.msg_first is None:
+                run.msg_first = frame.t
+            if run.first_token is None and kind != "toolcall_delta":
+                run.first_token = frame.t
+
+    def _message(self, obj: dict, t: str, when: float) -> None:
+        msg = obj.get("message")
+        run = self._run
+        if run is None or not isinstance(msg, dict) or msg.get("role") != "assistant":
+            return
+        if t == "message_start":
+            run.msg_start, run.msg_first = when, None
+            return
+        run.messages += 1
+        usage = msg.get("usage")
+        if isinstance(usage, dict) and isinstance(usage.get("output"), int):
+            run.tokens += usage["output"]
+        if isinstance(msg.get("stopReason"), str):
+            run.stop_reasons.append(msg["stopReason"])
+        began = run.msg_first if run.msg_first is not None else run.msg_start
+        if began is not None:
+            run.stream_time += max(when - began, 0.0)
+        run.msg_first = run.msg_start = None
+
+    # -- report ---------------------------------------------------------------------------
+    def report(self) -> dict[str, Any]:
+        """Everything, JSON-ready; times in ms, rates per second."""
+        unanswered: dict[str, int] = {}
+        for p in self._pairer.unanswered():
+            name = p.command or ("(invalid)" if p.parse_error else "(no type)")
+            unanswered[name] = unanswered.get(name, 0) + 1
+        commands = {}
+        for name in sorted(self._commands):
+            c = self._commands[name]
+            lat = c["latencies"]
+            commands[name] = {
+                "count": c["count"], "responses": len(lat), "errors": c["errors"],
+                "unanswered": unanswered.get(name, 0),
+                "p50_ms": _ms(percentile(lat, 50)) if lat else None,
+                "p95_ms": _ms(percentile(lat, 95)) if lat else None,
+                "max_ms": _ms(max(lat)) if lat else None,
+            }
+        a2c_bytes = self.frames["a2c"].bytes
+        snapshot = self.partial_bytes + self.message_bytes
+        return {
+            "duration_s": round(self.last_t - (self.first_t or 0.0), 6),
+            "frames": {d: {"count": c.count, "bytes": c.bytes} for d, c in self.frames.items()},
+            "commands": commands,
+            "unmatched_responses": self.unmatched_responses,
+            "runs": [self._run_report(r) for r in self._runs],
+            "types": {d: {t: {"count": c.count, "bytes": c.bytes}
+                          for t, c in sorted(per.items(), key=lambda kv: -kv[1].bytes)}
+                      for d, per in self._by_type.items()},
+            "message_update": {
+                "count": self._by_type["a2c"].get("message_update", _TypeCount()).count,
+                "bytes": self._by_type["a2c"].get("message_update", _TypeCount()).bytes,
+                "partial_bytes": self.partial_bytes,
+                "message_bytes": self.message_bytes,
+                "snapshot_share": round(snapshot / a2c_bytes, 4) if a2c_bytes else 0.0,
+            },
+            "stderr": {"lines": self.frames["err"].count, "bytes": self.frames["err"].bytes},
+            "findings": {"total": sum(self.severities.values()), "by_severity": dict(sorted(self.severities.items())),
+                         "by_rule": {r: self.findings[r] for r in sorted(self.findings)}},
+            "notes": self.notes,
+            "exit": self.exit,
+        }
+
+    @staticmethod
+    def _run_report(r: _Run) -> dict[str, Any]:
+        return {
+            "start_s": round(r.start, 6),
+            "duration_ms": _ms(r.end - r.start) if r.end is not None else None,
+            "ttft_ms": _ms(r.first_token - r.start) if r.first_token is not None else None,
+            "messages": r.messages,
+            "stop_reasons": r.stop_reasons,
+            "output_tokens": r.tokens,
+            "chars": r.chars,
+            "stream_ms": _ms(r.stream_time),
+            "tokens_per_s": round(r.tokens / r.stream_time, 1) if r.tokens and r.stream_time > 0 else None,
+            "chars_per_s": round(r.chars / r.stream_time, 1) if r.chars and r.stream_time > 0 else None,
+        }
