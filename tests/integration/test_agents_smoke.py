@@ -76,3 +76,17 @@ def test_abort_mid_stream(agent, fake_llm: FakeLLM) -> None:
         assert streamed.startswith("tick 0 ") and f"tick {ticks - 1} " not in streamed
         assert ap.finish(timeout=30) == 0
     assert len(fake_llm.chat_requests) == 1
+
+
+def test_transient_error_is_retried(agent, fake_llm: FakeLLM) -> None:
+    """``error:`` fails once with 503; the agent retries (fast, per the home's settings)."""
+    recovered = lambda m: m.get("type") == "agent_end" and "Recovered answer." in json.dumps(m)  # noqa: E731
+    with agent.spawn() as ap:
+        ap.send({"id": "p1", "type": "prompt", "message": "error: then recover"})
+        run = ap.read_until(recovered, timeout=30)
+        if agent.dialect.startswith("pi-"):  # omp retries inside its provider layer, silently
+            (retry,) = of_type(run, "auto_retry_start")
+            assert retry["attempt"] == 1 and retry["delayMs"] == 300
+            assert of_type(run, "auto_retry_end")[0]["success"] is True
+        assert ap.finish(timeout=30) == 0
+    assert len(fake_llm.chat_requests) == 2

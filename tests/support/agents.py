@@ -15,13 +15,14 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 Dialect = Literal["pi-0.73", "pi-0.84", "omp"]
 Runtime = Literal["system-node", "node22", "bun"]
+Log = Callable[[str], None]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 STAMP = ".rpcspy-installed.json"
@@ -104,7 +105,7 @@ def _is_installed(d: AgentDef, prefix: Path) -> bool:
     return stamp is not None and stamp.get("specs") == d.specs and (prefix / "node_modules").is_dir()
 
 
-def _npm_install(d: AgentDef, prefix: Path, log: "callable | None") -> None:
+def _npm_install(d: AgentDef, prefix: Path, log: Log | None) -> None:
     """Install ``d.specs`` into a fresh temporary prefix, then move it to ``prefix``."""
     npm = shutil.which("npm")
     if npm is None:
@@ -183,7 +184,7 @@ def agent_spec(d: AgentDef, prefix: Path) -> AgentSpec:
     )
 
 
-def ensure_agent(name: str, *, log: "callable | None" = None) -> AgentSpec:
+def ensure_agent(name: str, *, log: Log | None = None) -> AgentSpec:
     """Install one agent if missing (under a lock) and return its spec."""
     try:
         d = AGENT_DEFS[name]
@@ -203,7 +204,7 @@ def ensure_agent(name: str, *, log: "callable | None" = None) -> AgentSpec:
 
 
 def ensure_agents(
-    names: Iterable[str] = ALL_AGENTS, *, log: "callable | None" = None
+    names: Iterable[str] = ALL_AGENTS, *, log: Log | None = None
 ) -> dict[str, AgentSpec]:
     """Install the named agents when missing; map each name to its :class:`AgentSpec`."""
     return {name: ensure_agent(name, log=log) for name in names}

@@ -10,10 +10,10 @@ prompt contains  reply
                  command is the text after ``tool:`` or ``echo hello-from-tool``.
                  Once the tool result is in the conversation: ``Tool said: <out>``
 ``think:``       ``reasoning_content`` chunks, then text
-``slow:N``       N (default 100) small text chunks, ``slow_delay`` seconds apart
+``slow:N``       N (default 100, at most 100000) text chunks, ``slow_delay`` s apart
 ``error:``       the first request for that prompt gets HTTP 503, retries succeed
 ``fail:``        HTTP 500 every time
-``big:N``        a text reply of N KiB (default 64) in ~1 KiB chunks
+``big:N``        a text reply of N KiB (default 64, at most 1 GiB) in 1 KiB chunks
 (otherwise)      ``Hello``, `` \\u2028world``, ``!``: a raw U+2028 in the text
 ===============  ==================================================================
 
