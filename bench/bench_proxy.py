@@ -1,0 +1,161 @@
+"""Proxy benchmarks: throughput, round-trip latency, peak memory, start-up time.
+
+Every figure is measured in the same run against baselines: the direct pipe (no
+proxy) and bench/minimal_relay.py (two threads of os.read/os.write that also write
+the raw chunks to a file). Runs are interleaved (A B C A B C ...) so drift on a
+noisy machine hits all variants alike; medians are reported. The client side checks
+that it received byte-identical output and the benchmark fails otherwise.
+
+    python bench/bench_proxy.py                 # ~300 MB stream, 3 rounds
+    python bench/bench_proxy.py --size 50e6 --rounds 1   # quick look
+    python bench/bench_proxy.py --write-docs    # also update docs/performance.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from perfdoc import write_section  # noqa: E402
+from stream_gen import generate  # noqa: E402
+
+PY = sys.executable
+
+
+def variants(tmp: str) -> dict[str, list[str]]:
+    return {
+        "direct": [],
+        "minimal relay": [PY, str(HERE / "minimal_relay.py"), os.path.join(tmp, "minimal.rec")],
+        "rpcspy": [PY, "-m", "rpcspy", "-o", os.path.join(tmp, "rpcspy.rec"), "--"],
+    }
+
+
+def stream_once(prefix: list[str], path: str, expect: str) -> tuple[float, int]:
+    """Pump the file through ``prefix`` (or directly); return (seconds, peak RSS KiB of the proxy)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen([*prefix, "cat", path], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
+    digest = hashlib.sha256()
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    while chunk := os.read(fd, 1 << 20):
+        digest.update(chunk)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0 or digest.hexdigest() != expect:
+        raise SystemExit(f"FAIL: {prefix or 'direct'} did not deliver the stream byte for byte")
+    return elapsed, usage.ru_maxrss
+
+
+def ping_pong(prefix: list[str], n: int) -> list[float]:
+    """Round-trip times (s) of ``n`` small commands, one at a time."""
+    proc = subprocess.Popen([*prefix, PY, str(HERE / "responder.py")], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    rtts = []
+    cmd = b'{"id":"x","type":"get_state"}\n'
+    for _ in range(n):
+        t = time.perf_counter()
+        proc.stdin.write(cmd)
+        proc.stdin.flush()
+        if not proc.stdout.readline().startswith(b'{"id":"x","type":"response"'):
+            raise SystemExit(f"FAIL: {prefix or 'direct'} garbled a response")
+        rtts.append(time.perf_counter() - t)
+    proc.stdin.close()
+    proc.wait()
+    return rtts
+
+
+def pct(values: list[float], p: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(p * len(values)))]
+
+
+def help_time(runs: int) -> tuple[float, float]:
+    def med(cmd: list[str]) -> float:
+        times = []
+        for _ in range(runs):
+            t = time.perf_counter()
+            subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
+            times.append(time.perf_counter() - t)
+        return statistics.median(times)
+
+    return med([PY, "-m", "rpcspy", "--help"]), med([PY, "-c", "pass"])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--size", type=float, default=300e6, help="stream size in bytes (default 300e6)")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--pings", type=int, default=5000)
+    ap.add_argument("--no-long", action="store_true", help="skip the 3x-longer stream memory check")
+    ap.add_argument("--write-docs", action="store_true")
+    args = ap.parse_args()
+    rows: list[tuple[str, str, str]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "stream.jsonl")
+        size = generate(path, int(args.size))
+        expect = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        var = variants(tmp)
+        times: dict[str, list[float]] = {k: [] for k in var}
+        rss: dict[str, list[int]] = {k: [] for k in var}
+        for r in range(args.rounds):
+            for name, prefix in var.items():
+                sec, peak = stream_once(prefix, path, expect)
+                times[name].append(sec)
+                rss[name].append(peak)
+                print(f"round {r + 1}: {name:14s} {size / sec / 1e6:8.1f} MB/s  peak RSS {peak / 1024:6.1f} MiB",
+                      file=sys.stderr)
+        mbps = {k: size / statistics.median(v) / 1e6 for k, v in times.items()}
+        rows.append(("throughput, direct pipe", f"{mbps['direct']:.0f} MB/s", "baseline"))
+        rows.append(("throughput, minimal recording relay", f"{mbps['minimal relay']:.0f} MB/s",
+                     f"{mbps['minimal relay'] / mbps['direct']:.2f}x direct"))
+        rows.append(("throughput, rpcspy (recording on)", f"{mbps['rpcspy']:.0f} MB/s",
+                     f"{mbps['rpcspy'] / mbps['direct']:.2f}x direct, "
+                     f"{mbps['rpcspy'] / mbps['minimal relay']:.2f}x minimal relay (target >= 1, >= 0.5x direct)"))
+        peak = max(rss["rpcspy"]) / 1024
+        rows.append(("rpcspy peak RSS, 1x stream", f"{peak:.1f} MiB", "target < 64 MiB"))
+        if not args.no_long:
+            long_path = os.path.join(tmp, "long.jsonl")
+            os.unlink(os.path.join(tmp, "rpcspy.rec"))
+            generate(long_path, int(args.size * 3))
+            long_expect = hashlib.sha256(Path(long_path).read_bytes()).hexdigest()
+            _, long_peak = stream_once(var["rpcspy"], long_path, long_expect)
+            rows.append(("rpcspy peak RSS, 3x stream", f"{long_peak / 1024:.1f} MiB",
+                         f"{long_peak / 1024 / peak:.2f}x the 1x stream (target within 1.2x)"))
+        lat: dict[str, list[float]] = {k: [] for k in var}
+        per_round = max(1, args.pings // args.rounds)
+        for _ in range(args.rounds):
+            for name, prefix in var.items():
+                lat[name] += ping_pong(prefix, per_round)
+        for p in (0.5, 0.99):
+            base = pct(lat["minimal relay"], p)
+            rows.append((f"round trip p{int(p * 100)}, direct / minimal / rpcspy",
+                         f"{pct(lat['direct'], p) * 1e6:.0f} / {base * 1e6:.0f} / {pct(lat['rpcspy'], p) * 1e6:.0f} us",
+                         f"rpcspy {pct(lat['rpcspy'], p) / base:.2f}x minimal relay (target <= 1.5)"))
+        help_s, python_s = help_time(7)
+        rows.append(("`rpcspy --help`", f"{help_s * 1000:.0f} ms",
+                     f"bare `python -c pass`: {python_s * 1000:.0f} ms (target < 150 ms)"))
+    table = render(rows, size, args)
+    print(table)
+    if args.write_docs:
+        write_section("proxy", table)
+
+
+def render(rows: list[tuple[str, str, str]], size: int, args: argparse.Namespace) -> str:
+    lines = [f"Stream: {size / 1e6:.0f} MB of pi-like `message_update` lines (raw U+2028), medians of "
+             f"{args.rounds} interleaved rounds; {args.pings} round trips. Command: `python bench/bench_proxy.py`.", "",
+             "| measure | value | compared |", "|---|---|---|"]
+    lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()
