@@ -1,0 +1,118 @@
+"""``rpcspy replay REC``: a recording becomes a fake agent (or, with --client, a fake client)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+MATCH_HELP = """How a live command finds its recorded answer.
+exact (default): same payload apart from the id, volatile values normalised; a changed
+command is reported (with the closest recorded one), never fed an answer meant for
+another question, while independent commands may still come in another order.
+type: the next unused recorded command of the same type, whatever its fields.
+sequence: the next recorded command, in recorded order, of the same type.
+Identical commands are served in recorded order."""
+
+
+@click.command(
+    "replay",
+    epilog="""\b
+Examples:
+  rpcspy replay rec.jsonl                         be the agent of rec.jsonl on stdin/stdout
+  my-client --agent 'rpcspy replay --speed 0 rec.jsonl'
+  rpcspy replay --strict --report r.json rec.jsonl
+  rpcspy replay --client rec.jsonl -o new.jsonl -- pi --mode rpc
+  rpcspy replay --client rec.jsonl --diff -- pi --mode rpc    regression test of an agent upgrade
+\b
+Exit status: the recorded agent's (at EOF on stdin, or where the recording exits);
+3 with --strict at the first divergence. With --client: the agent's, or with
+--diff 1 when the new session differs.""",
+)
+@click.argument("recording", type=click.Path(dir_okay=False, exists=True))
+@click.argument("agent", nargs=-1, type=click.UNPROCESSED)
+@click.option("--match", "match", type=click.Choice(["exact", "type", "sequence"]), default="exact",
+              show_default=True, help=MATCH_HELP)
+@click.option("--reuse", is_flag=True, help="Serve a recorded answer again when no unused one matches.")
+@click.option("--speed", type=click.FloatRange(min=0), default=1.0, show_default=True,
+              help="Pace: 1 real time, 2 twice as fast, 0 as fast as possible.")
+@click.option("--strict", is_flag=True, help="Exit (status 3) at the first divergence.")
+@click.option("--report", "report", type=click.Path(dir_okay=False), default=None,
+              help="Write a JSON divergence report here (kept up to date during the run).")
+@click.option("-o", "--record", "record", type=click.Path(dir_okay=False), default=None,
+              help="Record this session (fake agent) or the new session (--client) to FILE.")
+@click.option("--redact", multiple=True, metavar="REGEX",
+              help="Treat matches as redacted when matching (fixtures made with --redact apply theirs).")
+@click.option("--usage", is_flag=True, help="Ignore token usage/cost numbers when matching.")
+@click.option("--no-stderr", is_flag=True, help="Do not replay the recorded agent's stderr lines.")
+@click.option("--client", is_flag=True,
+              help="Be the client instead: send REC's client frames to AGENT (after --), paced as recorded.")
+@click.option("--timeout", type=click.FloatRange(min=0), default=30.0, show_default=True,
+              help="--client: seconds to wait for each recorded response, agent_end or dialog.")
+@click.option("--diff", "diff", is_flag=True, help="--client: diff the new session against REC afterwards.")
+def command(recording: str, agent: tuple[str, ...], match: str, reuse: bool, speed: float, strict: bool,
+            report: str | None, record: str | None, redact: tuple[str, ...], usage: bool, no_stderr: bool,
+            client: bool, timeout: float, diff: bool) -> None:
+    """Replay a recording: be the agent it recorded, answering a live client.
+
+    Each command the client sends is matched to a recorded one (--match); what
+    the agent sent after it is played back with the response id rewritten to
+    the client's, at the recorded pace (--speed). Frames the agent sent before
+    any command (omp's ready) go out at start. Recorded dialogs
+    (extension_ui_request) wait for the client's answer, ids mapped both ways.
+    A command with no match gets a failure response naming the closest recorded
+    command; a report of divergences and unconsumed recorded commands goes to
+    stderr at exit. At EOF on stdin the recorded end is played and the recorded
+    exit status returned.
+    """
+    if client:
+        if not agent:
+            raise click.UsageError("--client needs the agent command after --, e.g. -- pi --mode rpc")
+        from rpcspy.replay.client import run_client_cli
+
+        sys.exit(run_client_cli(recording, list(agent), speed=speed, timeout=timeout, record=record, diff=diff,
+                                usage=usage, redact=redact))
+    if agent:
+        raise click.UsageError(f"unexpected arguments {' '.join(agent)!r} (an agent command needs --client)")
+    sys.exit(_fake_agent(recording, match=match, reuse=reuse, speed=speed, strict=strict, report=report,
+                         record=record, redact=redact, usage=usage, no_stderr=no_stderr))
+
+
+def _fake_agent(recording: str, *, match: str, reuse: bool, speed: float, strict: bool, report: str | None,
+                record: str | None, redact: tuple[str, ...], usage: bool, no_stderr: bool) -> int:
+    import re
+
+    from rpcspy.recording.reader import RecordingError
+    from rpcspy.replay.agent import FakeAgent, ReplayOptions
+    from rpcspy.replay.engine import ReplayEngine
+    from rpcspy.replay.fixture import read_fixture_options
+    from rpcspy.replay.matcher import Matcher
+    from rpcspy.replay.normalise import NormaliseOptions, Normaliser
+    from rpcspy.replay.source import open_source
+
+    try:
+        for p in redact:
+            re.compile(p)
+    except re.error as exc:
+        raise click.BadParameter(f"bad --redact pattern: {exc}") from None
+    try:
+        source = open_source(recording)
+        fixture = read_fixture_options(recording)
+    except RecordingError as exc:
+        raise click.ClickException(str(exc)) from None
+    opts = NormaliseOptions(
+        usage=usage or bool(fixture and fixture.usage),
+        redact=tuple(redact) + (fixture.redact if fixture else ()),
+        compact_partials=bool(fixture and fixture.compact_partials),
+    )
+    matcher = Matcher(match, reuse=reuse, normaliser=Normaliser(opts, stable=False))  # type: ignore[arg-type]
+    engine = ReplayEngine(matcher, recording=recording)
+    recorder = None
+    if record:
+        from rpcspy.recording.writer import RecordingWriter, make_header
+
+        recorder = RecordingWriter(record, make_header(sys.argv, mode="replay", source=recording),
+                                   warn=lambda m: sys.stderr.write(f"rpcspy replay: {m}\n"))
+    agent = FakeAgent(source, engine, ReplayOptions(speed=speed, strict=strict, report_path=report,
+                                                    replay_stderr=not no_stderr, recorder=recorder))
+    return agent.run()

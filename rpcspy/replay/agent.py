@@ -1,0 +1,308 @@
+"""The fake agent's I/O loop: stdin lines in, recorded frames out at recorded pace.
+
+A reader thread frames stdin (LF only) into a queue; the main thread plays
+exchanges in order, each frame due at ``match time + recorded offset / speed``
+(``speed`` 0: as fast as the pipe takes them), and answers each line through the
+pure :class:`~rpcspy.replay.engine.ReplayEngine`.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from rpcspy.events import Eof, Exit, Frame, Note
+from rpcspy.framing import LineFramer, split_cr
+from rpcspy.replay.engine import Outcome, ReplayEngine
+from rpcspy.replay.ids import Served
+from rpcspy.replay.model import PlayItem, Report
+
+STRICT_EXIT = 3
+"""Exit status of ``--strict`` at the first divergence."""
+FLUSH_AT = 1 << 18
+_EOF = object()
+
+
+@dataclass(slots=True)
+class _Playback:
+    items: Iterator[PlayItem]
+    anchor_rec: float | None
+    anchor_live: float
+    served: Served | None = None
+    head: PlayItem | None = None
+
+
+@dataclass
+class ReplayOptions:
+    speed: float = 1.0
+    strict: bool = False
+    report_path: str | None = None
+    stdin_fd: int = 0
+    stdout_fd: int = 1
+    stderr_fd: int = 2
+    replay_stderr: bool = True
+    """Write the recorded agent's stderr lines to our stderr."""
+    recorder: object | None = None
+    """A RecordingWriter for the replay session, or None."""
+    clock: Callable[[], float] = time.monotonic
+    extra: dict = field(default_factory=dict)
+
+
+class _Stop(Exception):
+    def __init__(self, code: int) -> None:
+        self.code = code
+
+
+def _read_stdin(fd: int, q: queue.SimpleQueue, clock: Callable[[], float]) -> None:
+    framer = LineFramer()
+    try:
+        while chunk := os.read(fd, 1 << 20):
+            now = clock()
+            for line in framer.feed(chunk):
+                q.put((now, line, True))
+    except OSError:
+        pass
+    last = framer.finish()
+    if last is not None:
+        q.put((clock(), last, False))
+    q.put(_EOF)
+
+
+class FakeAgent:
+    """One replay run. ``run()`` returns the exit status."""
+
+    def __init__(self, source, engine: ReplayEngine, options: ReplayOptions) -> None:
+        self.source = source
+        self.engine = engine
+        self.opt = options
+        self.clock = options.clock
+        self.inq: queue.SimpleQueue = queue.SimpleQueue()
+        self.playbacks: deque[_Playback] = deque()
+        self.out: list[bytes] = []
+        self.out_size = 0
+        self.last_due = 0.0
+        self.line_no = 0
+        self.seq = 0
+        self.eof = False
+        self.start = 0.0
+        self.rec = options.recorder
+
+    # -- main loop -------------------------------------------------------------------------
+    def run(self) -> int:
+        self.start = self.clock()
+        self._write_report(final=False)
+        threading.Thread(target=_read_stdin, args=(self.opt.stdin_fd, self.inq, self.clock), daemon=True).start()
+        self.playbacks.append(_Playback(self.source.prelude(), None, self.start))
+        old = signal.signal(signal.SIGTERM, self._on_term) if threading.current_thread() is threading.main_thread() else None
+        try:
+            code = self._loop()
+        except _Stop as stop:
+            code = stop.code
+        finally:
+            if old is not None:
+                signal.signal(signal.SIGTERM, old)
+        return self._finish(code)
+
+    def _on_term(self, signum: int, frame: object) -> None:
+        raise _Stop(128 + signum)
+
+    def _loop(self) -> int:
+        speed = self.opt.speed
+        inq = self.inq
+        while True:
+            while not inq.empty():
+                self._on_input(inq.get())
+            now = self.clock()
+            deadline = self.engine.next_deadline()
+            if deadline is not None and deadline <= now:
+                self._expire(now)
+            pb = self._current()
+            if pb is None:
+                if self.eof:
+                    self._flush()
+                    return self._exit_code()
+                self._flush()
+                self._wait(None if deadline is None else deadline - now)
+                continue
+            item = pb.head
+            assert item is not None
+            due = now if speed == 0 or self.eof else self._due(pb, item)
+            if due > now:
+                self._flush()
+                wait = due - now if deadline is None else min(due, deadline) - now
+                self._wait(wait)
+                continue
+            pb.head = None
+            self._emit(item, pb, now)
+
+    def _wait(self, timeout: float | None) -> None:
+        try:
+            ev = self.inq.get(timeout=timeout) if timeout is None or timeout > 0 else self.inq.get_nowait()
+        except queue.Empty:
+            return
+        self._on_input(ev)
+
+    def _current(self) -> _Playback | None:
+        while self.playbacks:
+            pb = self.playbacks[0]
+            if pb.head is None:
+                pb.head = next(pb.items, None)
+                if pb.head is None:
+                    self.playbacks.popleft()
+                    continue
+            return pb
+        return None
+
+    def _due(self, pb: _Playback, item: PlayItem) -> float:
+        if pb.anchor_rec is None:
+            pb.anchor_rec = item.t
+        due = pb.anchor_live + max(0.0, item.t - pb.anchor_rec) / self.opt.speed
+        if due < self.last_due:
+            due = self.last_due
+        self.last_due = due
+        return due
+
+    # -- output ----------------------------------------------------------------------------
+    def _emit(self, item: PlayItem, pb: _Playback, now: float) -> None:
+        if item.dir == "a2c":
+            data = self.engine.agent_frame(item.data, pb.served, now=now, rec_t=item.t)
+            self._record(Frame(0, now - self.start, "a2c", data, item.nl, item.cr))
+            self.out.append(data + (b"\r" if item.cr else b"") + (b"\n" if item.nl else b""))
+            self.out_size += len(data)
+            if self.out_size >= FLUSH_AT:
+                self._flush()
+        elif item.dir == "err":
+            self._record(Frame(0, now - self.start, "err", item.data, item.nl, item.cr))
+            if self.opt.replay_stderr:
+                self._write(self.opt.stderr_fd, item.data + (b"\r" if item.cr else b"") + (b"\n" if item.nl else b""))
+        elif item.dir == "exit":
+            self._flush()
+            raise _Stop(item.code)
+
+    def _flush(self) -> None:
+        if not self.out:
+            return
+        data = b"".join(self.out) if len(self.out) > 1 else self.out[0]
+        self.out.clear()
+        self.out_size = 0
+        if not self._write(self.opt.stdout_fd, data):
+            raise _Stop(self._exit_code())
+        if self.rec is not None:
+            self.rec.flush()
+
+    @staticmethod
+    def _write(fd: int, data: bytes) -> bool:
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(fd, view):]
+        except OSError:
+            return False
+        return True
+
+    def _send_now(self, data: bytes) -> None:
+        self._record(Frame(0, self.clock() - self.start, "a2c", data))
+        self.out.append(data + b"\n")
+        self._flush()
+
+    # -- input -----------------------------------------------------------------------------
+    def _on_input(self, ev: object) -> None:
+        if ev is _EOF:
+            self._on_eof()
+            return
+        t, raw, had_lf = ev  # type: ignore[misc]
+        self.line_no += 1
+        data, cr = split_cr(raw)
+        self._record(Frame(0, t - self.start, "c2a", data, had_lf, cr))
+        while True:
+            out = self.engine.client_line(data, line=self.line_no, t=t - self.start, complete=self.source.complete)
+            if not out.need_more:
+                break
+            self._index_next()
+        self._apply(out, t)
+
+    def _apply(self, out: Outcome, t: float) -> None:
+        if out.match is not None:
+            cmd = out.match.command
+            self.playbacks.append(_Playback(self.source.exchange(cmd), cmd.t, t, out.served))
+        if out.reply is not None:
+            self._send_now(out.reply)
+        if out.divergence is not None:
+            self._record(Note(0, t - self.start, "warning", "replay divergence: " + out.divergence.message, "c2a"))
+            self._write_report(final=False)
+            if self.opt.strict:
+                self._flush()
+                raise _Stop(STRICT_EXIT)
+
+    def _expire(self, now: float) -> None:
+        while True:
+            outs = self.engine.expire(now, complete=self.source.complete, line=self.line_no)
+            if outs is not None:
+                break
+            self._index_next()
+        for out in outs:
+            self._apply(out, now)
+
+    def _index_next(self) -> None:
+        cmd = self.source.index_next()
+        if cmd is not None:
+            self.engine.add_recorded(cmd)
+
+    def _on_eof(self) -> None:
+        self.eof = True
+        self._record(Eof(0, self.clock() - self.start, "c2a"))
+        self.playbacks.append(_Playback(self.source.epilogue(), None, self.clock()))
+
+    # -- end -------------------------------------------------------------------------------
+    def _exit_code(self) -> int:
+        code = self.source.exit_code
+        return 0 if code is None else code
+
+    def _finish(self, code: int) -> int:
+        try:
+            self._flush()
+        except _Stop:
+            pass
+        while not self.source.complete:
+            self._index_next()
+        report = self.engine.finish(code)
+        text = report.text()
+        if text:
+            self._write(self.opt.stderr_fd, text.encode("utf-8", "replace"))
+        self._write_report(final=True)
+        if self.rec is not None:
+            if text:
+                self._record(Note(0, self.clock() - self.start, "info", text.rstrip("\n")))
+            self._record(Exit(0, self.clock() - self.start, code))
+            self.rec.close()
+        self.source.close()
+        return code
+
+    def _record(self, event: object) -> None:
+        if self.rec is None:
+            return
+        self.seq += 1
+        event.seq = self.seq  # type: ignore[attr-defined]
+        self.rec.write_event(event)  # type: ignore[attr-defined]
+
+    def _write_report(self, *, final: bool) -> None:
+        path = self.opt.report_path
+        if not path:
+            return
+        import msgspec
+
+        report: Report = self.engine.report
+        report.final = final
+        tmp = f"{path}.{os.getpid()}.tmp"
+        try:
+            with open(tmp, "wb") as f:
+                f.write(msgspec.json.encode(report.to_json()))
+            os.replace(tmp, path)
+        except OSError:
+            pass

@@ -1,0 +1,109 @@
+"""Turning a recording into a stable regression fixture (pure transform of entries).
+
+The fixture is an ordinary recording: same header (with ``source`` set and the
+volatile header fields reset), every frame, note and finding normalised with one
+stable :class:`~rpcspy.replay.normalise.Normaliser` (so correlations survive), and
+a first note entry that records the options, which ``replay`` reads back to apply
+the same normalisation (including ``--redact`` patterns) to live frames.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+import msgspec
+
+from rpcspy.events import Frame
+from rpcspy.recording.format import (
+    FindingEntry,
+    FrameEntry,
+    Header,
+    NoteEntry,
+    StartEntry,
+    encode_entry,
+    encode_frame,
+)
+from rpcspy.replay.normalise import Normaliser, NormaliseOptions
+
+NOTE_PREFIX = "rpcspy fixture: "
+
+
+class FixtureSettings(msgspec.Struct, kw_only=True):
+    """What ``fixture`` did, stored in the fixture's first note."""
+
+    usage: bool = False
+    redact: list[str] = []
+    compact_partials: bool = False
+
+
+def settings_note(options: NormaliseOptions) -> NoteEntry:
+    settings = FixtureSettings(usage=options.usage, redact=list(options.redact),
+                               compact_partials=options.compact_partials)
+    return NoteEntry(seq=0, t=0.0, level="info", text=NOTE_PREFIX + msgspec.json.encode(settings).decode())
+
+
+def parse_settings(text: str) -> NormaliseOptions | None:
+    """Options from a fixture note's text, or None when it is not one."""
+    if not text.startswith(NOTE_PREFIX):
+        return None
+    try:
+        s = msgspec.json.decode(text[len(NOTE_PREFIX):], type=FixtureSettings)
+    except msgspec.DecodeError:
+        return None
+    return NormaliseOptions(usage=s.usage, redact=tuple(s.redact), compact_partials=s.compact_partials)
+
+
+def fixture_header(header: Header, norm: Normaliser, source: str) -> Header:
+    return Header(
+        format=header.format, version=header.version, rpcspy=header.rpcspy,
+        argv=[norm.text(a) for a in header.argv], cwd=norm.text(header.cwd),
+        started="2000-01-01T00:00:00.000000Z", started_unix=946684800.0, pid=0,
+        mode=header.mode, source=source,
+    )
+
+
+def fixture_lines(header: Header, entries: Iterable[msgspec.Struct], options: NormaliseOptions,
+                  *, source: str) -> Iterator[bytes]:
+    """The fixture's lines (with LF): header, settings note, then each entry normalised."""
+    norm = Normaliser(options, stable=True)
+    yield encode_entry(fixture_header(header, norm, source))
+    yield encode_entry(settings_note(options))
+    for entry in entries:
+        if isinstance(entry, FrameEntry):
+            frame = entry.to_frame()
+            data = norm.frame(frame.data)
+            yield encode_frame(Frame(frame.seq, frame.t, frame.dir, data, frame.nl, frame.cr, frame.injected))
+        elif isinstance(entry, NoteEntry):
+            if entry.text.startswith(NOTE_PREFIX):
+                continue  # re-fixturing: the new settings note replaces the old
+            yield encode_entry(NoteEntry(seq=entry.seq, t=entry.t, level=entry.level, text=norm.text(entry.text),
+                                         dir=entry.dir, dropped_bytes=entry.dropped_bytes))
+        elif isinstance(entry, FindingEntry):
+            yield encode_entry(FindingEntry(
+                seq=entry.seq, t=entry.t, rule=entry.rule, severity=entry.severity, group=entry.group,
+                message=norm.text(entry.message), frame=entry.frame, dir=entry.dir, path=entry.path,
+                related=entry.related, extra=norm.value(entry.extra),
+            ))
+        elif isinstance(entry, StartEntry):
+            yield encode_entry(StartEntry(seq=entry.seq, t=entry.t, pid=0, argv=[norm.text(a) for a in entry.argv]))
+        elif isinstance(entry, msgspec.Struct) and hasattr(entry, "__struct_config__") \
+                and entry.__struct_config__.tag is not None:
+            yield encode_entry(entry)
+        # UnknownEntry (a newer format's kinds) is dropped: a fixture only holds what this version understands
+
+
+def read_fixture_options(path: str, *, look: int = 5) -> NormaliseOptions | None:
+    """The settings a fixture was made with (from its first entries), or None."""
+    from rpcspy.recording.reader import open_recording
+
+    rec = open_recording(path)
+    if rec.kind != "rpcspy":
+        return None
+    for i, entry in enumerate(rec.entries()):
+        if isinstance(entry, NoteEntry):
+            got = parse_settings(entry.text)
+            if got is not None:
+                return got
+        if i >= look:
+            break
+    return None

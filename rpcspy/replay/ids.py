@@ -1,0 +1,181 @@
+"""Id rewriting between a recording and a live client. Pure (fresh ids come from a callable).
+
+* Command ids: a recorded response (or ``bash_execution_update``/``prompt_result``)
+  carrying the id of a recorded command gets the live client's id for that command,
+  or loses its ``id`` when the live command had none (pi echoes only ids it got).
+* Agent request ids (``extension_ui_request``, ``host_tool_call``, ...): sent as
+  recorded the first time, with a fresh id when a recorded request is sent again;
+  the live answer's id is mapped back to the recorded one before matching, and
+  ``targetId`` of cancel frames follows the same map.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from rpcspy.replay.model import MISSING, ClientFrame
+
+_dec = msgspec.json.decode
+_enc = msgspec.json.encode
+
+ECHO_TYPES = frozenset({"response", "bash_execution_update", "prompt_result"})
+"""Agent frames whose ``id`` is a client command's id."""
+REQUEST_TYPES = frozenset({"extension_ui_request", "host_tool_call", "host_uri_request"})
+"""Agent frames whose ``id`` is the agent's own, echoed back by the client's answer."""
+CANCEL_TYPES = frozenset({"host_tool_cancel", "host_uri_cancel"})
+_INTERESTING = ECHO_TYPES | REQUEST_TYPES | CANCEL_TYPES
+_TYPE_PREFIX = b'{"type":"'
+
+
+class _Envelope(msgspec.Struct):
+    type: Any = None
+    id: msgspec.Raw = msgspec.Raw(b"")
+    command: Any = None
+    method: Any = None
+    targetId: msgspec.Raw = msgspec.Raw(b"")
+    timeout: Any = None
+
+
+_env_decoder = msgspec.json.Decoder(_Envelope)
+
+
+def canon(raw: bytes) -> bytes:
+    """The JSON bytes ``JSON.stringify`` would write for this value (as pi echoes ids)."""
+    try:
+        return _enc(_dec(raw))
+    except msgspec.DecodeError:
+        return raw
+
+
+@dataclass(slots=True)
+class Served:
+    """One recorded command being answered for one live command."""
+
+    recorded: ClientFrame
+    live: ClientFrame
+    idless_pending: bool = False
+    """The recorded command had no id but the live one has: the next id-less response
+    to this command type in its exchange gets the live id."""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentRequest:
+    """An agent request just sent: its recorded and live id (JSON bytes), method and timeout."""
+
+    type: str
+    recorded: bytes
+    live: bytes
+    method: Any
+    timeout: Any
+
+
+def _fresh_uuid() -> str:
+    import uuid
+
+    return str(uuid.uuid4())
+
+
+class IdMapper:
+    """Both directions of id translation for one replay run."""
+
+    def __init__(self, new_id: Callable[[], str] = _fresh_uuid) -> None:
+        self._new_id = new_id
+        self._cmd: dict[bytes, bytes | None] = {}
+        self._live_to_rec: dict[bytes, bytes] = {}
+        self._rec_to_live: dict[bytes, bytes] = {}
+        self.last_request: AgentRequest | None = None
+        """Set by :meth:`agent_frame` when the frame it rewrote was an agent request."""
+
+    # -- client -> agent ------------------------------------------------------------------
+    def command_served(self, recorded: ClientFrame, live: ClientFrame) -> Served:
+        """Remember that ``live`` is answered by ``recorded``'s exchange."""
+        live_raw = None if live.id_raw is None else canon(live.id_raw)
+        if recorded.id_raw is not None:
+            self._cmd[canon(recorded.id_raw)] = live_raw
+        return Served(recorded, live, idless_pending=recorded.id_raw is None and live_raw is not None)
+
+    def answer_id(self, live: ClientFrame) -> Any:
+        """The recorded id a live answer refers to (the live id itself when unknown)."""
+        if live.id_raw is None:
+            return MISSING
+        rec = self._live_to_rec.get(canon(live.id_raw))
+        return live.id if rec is None else _dec(rec)
+
+    # -- agent -> client ------------------------------------------------------------------
+    def agent_frame(self, data: bytes, served: Served | None = None) -> bytes:
+        """The bytes to send for a recorded agent frame."""
+        self.last_request = None
+        if data.startswith(_TYPE_PREFIX):
+            end = data.find(b'"', 9)
+            if end > 0 and data[9:end].decode("utf-8", "replace") not in _INTERESTING:
+                return data
+        try:
+            env = _env_decoder.decode(data)
+        except (msgspec.DecodeError, UnicodeDecodeError):
+            return data
+        typ = env.type
+        if not isinstance(typ, str):
+            return data
+        rec_id = bytes(env.id)
+        if typ in ECHO_TYPES:
+            if rec_id:
+                key = canon(rec_id)
+                if key in self._cmd:
+                    live = self._cmd[key]
+                    if live != key:
+                        return _set_id(data, rec_id, live)
+            elif typ == "response" and served is not None and served.idless_pending \
+                    and env.command == served.recorded.type:
+                served.idless_pending = False
+                return _set_id(data, None, canon(served.live.id_raw or b"null"))
+            return data
+        if typ in REQUEST_TYPES and rec_id:
+            if typ == "extension_ui_request" and env.method == "cancel" and len(env.targetId):
+                data = self._retarget(data, bytes(env.targetId))
+            key = canon(rec_id)
+            if key in self._rec_to_live:  # sent before (--reuse): a fresh id keeps ids unique
+                live = _enc(self._new_id())
+            else:
+                live = key
+            self._rec_to_live[key] = live
+            self._live_to_rec[live] = key
+            self.last_request = AgentRequest(typ, key, live, env.method, env.timeout)
+            return data if live == key else _set_id(data, rec_id, live)
+        if typ in CANCEL_TYPES and len(env.targetId):
+            return self._retarget(data, bytes(env.targetId))
+        return data
+
+    def _retarget(self, data: bytes, target: bytes) -> bytes:
+        live = self._rec_to_live.get(canon(target))
+        if live is None or live == canon(target):
+            return data
+        obj = _dec(data)
+        obj["targetId"] = _dec(live)
+        return _enc(obj)
+
+
+def _set_id(data: bytes, old: bytes | None, new: bytes | None) -> bytes:
+    """``data`` with its top-level ``id`` replaced by ``new`` (removed when None, added when ``old`` is None)."""
+    if old is not None:
+        head = b'{"id":' + old
+        if data.startswith(head) and data[len(head):len(head) + 1] in (b",", b"}"):
+            rest = data[len(head):]
+            if new is None:
+                return b"{" + (rest[1:] if rest.startswith(b",") else rest)
+            return b'{"id":' + new + rest
+    elif new is not None and data.startswith(b"{") and not data.startswith(b"{}"):
+        return b'{"id":' + new + b"," + data[1:]
+    obj = _dec(data)
+    if not isinstance(obj, dict):
+        return data
+    if new is None:
+        obj.pop("id", None)
+    elif "id" in obj:
+        obj["id"] = _dec(new)
+    else:
+        obj = {"id": _dec(new), **obj}
+    return _enc(obj)

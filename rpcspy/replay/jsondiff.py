@@ -1,0 +1,91 @@
+"""Structural differences between two decoded JSON values, as JSON paths. Pure."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+_IDENT = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
+
+
+class _Absent:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<absent>"
+
+
+ABSENT: Any = _Absent()
+"""Stands for a missing object key or list element on one side."""
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One differing leaf: ``a`` and ``b`` may be :data:`ABSENT`."""
+
+    path: str
+    a: Any
+    b: Any
+
+
+def child(path: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    if _IDENT.match(key):
+        return f"{path}.{key}"
+    return f"{path}[{_quote(key)}]"
+
+
+def _quote(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _same(a: Any, b: Any) -> bool:
+    # JSON: true is not 1, 1 is 1.0
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    return a == b
+
+
+def changes(a: Any, b: Any, path: str = "$") -> Iterator[Change]:
+    """Every differing leaf, depth first, objects in ``a``'s key order then ``b``'s extra keys."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k, va in a.items():
+            if k in b:
+                yield from changes(va, b[k], child(path, k))
+            else:
+                yield Change(child(path, k), va, ABSENT)
+        for k, vb in b.items():
+            if k not in a:
+                yield Change(child(path, k), ABSENT, vb)
+        return
+    if isinstance(a, list) and isinstance(b, list):
+        for i in range(max(len(a), len(b))):
+            va = a[i] if i < len(a) else ABSENT
+            vb = b[i] if i < len(b) else ABSENT
+            if va is ABSENT or vb is ABSENT:
+                yield Change(child(path, i), va, vb)
+            else:
+                yield from changes(va, vb, child(path, i))
+        return
+    if not _same(a, b):
+        yield Change(path, a, b)
+
+
+def first_difference(a: Any, b: Any) -> str | None:
+    """The path of the first difference, or None when equal."""
+    for c in changes(a, b):
+        return c.path
+    return None
+
+
+def distance(a: Any, b: Any, limit: int = 1000) -> int:
+    """How many leaves differ (capped at ``limit``): a cheap similarity for "closest"."""
+    n = 0
+    for _ in changes(a, b):
+        n += 1
+        if n >= limit:
+            break
+    return n

@@ -1,0 +1,297 @@
+"""Normalising volatile values, shared by ``fixture``, replay matching and ``diff``.
+
+One set of detection rules, two ways of replacing what they find:
+
+* ``stable=True`` (fixtures): each distinct value becomes a numbered placeholder of
+  the same type and shape (a UUID stays a valid UUID, a millisecond timestamp stays
+  an integer in the same range, an ISO time keeps its separators), numbered by first
+  appearance, so correlations inside a recording survive and re-normalising a
+  fixture changes nothing.
+* ``stable=False`` (matching, diffing): each value becomes a class token
+  (``<uuid>``, ``<time>``, ...), so a live frame and a fixture frame compare equal
+  whatever the values were. Fixture placeholders are detected by the same rules,
+  so they turn into the same tokens.
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+REDACTED = "<redacted>"
+
+_UUID = r"(?<![0-9a-fA-F-])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9a-fA-F-])"
+_ISO = r"(?<!\d)\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}(?:[.,-]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?"
+_TMP = r"(?<![\w./-])(?:/private)?(?:/tmp|/var/tmp|/dev/shm|/var/folders/[\w.-]+/[\w.-]+/T)(?:/[^\s\"'<>|:;,()\[\]{}]+)?"
+_LOOPBACK = r"(?<=//)(?:127\.0\.0\.1|localhost|\[::1\]):\d{2,5}\b"
+_SECRETS = (
+    r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}",
+    r"\bAIza[0-9A-Za-z_-]{35}",
+    r"\bgh[pousr]_[A-Za-z0-9]{30,}",
+    r"\bgithub_pat_[A-Za-z0-9_]{22,}",
+    r"\bxox[abprs]-[A-Za-z0-9-]{10,}",
+    r"\bAKIA[0-9A-Z]{16}\b",
+    r"(?i:\bbearer)\s+[A-Za-z0-9._~+/=-]{16,}",
+)
+_SCAN = re.compile(
+    "|".join([f"(?P<secret>{'|'.join(_SECRETS)})", f"(?P<uuid>{_UUID})", f"(?P<iso>{_ISO})", f"(?P<tmp>{_TMP})", f"(?P<port>{_LOOPBACK})"])
+)
+_QUICK = re.compile(r"\d|localhost|sk-|AIza|gh[pousr]_|github_pat|xox|AKIA|(?i:bearer)|/tmp|/var/|/dev/shm|/private")
+
+TIME_KEYS = frozenset({
+    "timestamp", "createdAt", "updatedAt", "startedAt", "completedAt", "endedAt", "finishedAt", "modifiedAt",
+    "lastModified", "mtime", "ctime", "atime", "time", "ts", "date", "started_unix",
+})
+DURATION_KEYS = frozenset({
+    "durationMs", "duration", "wallTimeMs", "elapsedMs", "elapsed", "latencyMs", "ttftMs", "tookMs",
+})
+ID_KEYS = frozenset({
+    "sessionId", "responseId", "toolCallId", "messageId", "entryId", "leafId", "parentId", "chunkId", "targetId",
+})
+USAGE_KEYS = frozenset({"usage", "tokens", "contextUsage", "tokensPerSecond"})
+SECRET_KEYS = frozenset({
+    "apikey", "api_key", "x-api-key", "authorization", "password", "secret", "token", "accesstoken",
+    "refreshtoken", "access_token", "refresh_token", "clientsecret", "client_secret",
+})
+AGENT_REQUEST_TYPES = frozenset({"extension_ui_request", "host_tool_call", "host_uri_request",
+                                 "host_tool_cancel", "host_uri_cancel"})
+CLIENT_ANSWER_TYPES = frozenset({"extension_ui_response", "host_tool_result", "host_tool_update", "host_uri_result"})
+_ID_PARENT_TYPES = frozenset({"toolCall"}) | AGENT_REQUEST_TYPES | CLIENT_ANSWER_TYPES
+
+_MS_RANGE = (946_684_800_000, 4_102_444_800_000)  # 2000..2100 in milliseconds
+_S_RANGE = (946_684_800, 4_102_444_800)
+_BASE = _dt.datetime(2000, 1, 1, tzinfo=_dt.timezone.utc)
+_ID_PREFIX = re.compile(r"^[A-Za-z]+[-_]")
+
+_encode = msgspec.json.encode
+_decode = msgspec.json.decode
+
+
+@dataclass(frozen=True, slots=True)
+class NormaliseOptions:
+    """What counts as volatile. The same options must be used on both sides of a comparison."""
+
+    usage: bool = False
+    """Also zero token usage/cost numbers (``usage``, ``tokens``, ``contextUsage``, ``tokensPerSecond``)."""
+    redact: tuple[str, ...] = ()
+    """Extra regular expressions whose matches become ``<redacted>``."""
+    ignore: tuple[str, ...] = ()
+    """Object keys dropped wherever they appear (``diff --ignore``)."""
+    compact_partials: bool = False
+    """Drop pi 0.73's redundant ``assistantMessageEvent.partial`` copy from ``message_update``."""
+
+
+class Normaliser:
+    """Replace volatile values in JSON values, strings and frame bytes."""
+
+    def __init__(self, options: NormaliseOptions | None = None, *, stable: bool) -> None:
+        self.options = options or NormaliseOptions()
+        self.stable = stable
+        self._redact = [re.compile(p) for p in self.options.redact]
+        self._ignore = frozenset(self.options.ignore)
+        self._seen: dict[str, dict[Any, Any]] = {}
+        self.changed = False
+
+    # -- public ------------------------------------------------------------------------
+    def value(self, value: Any) -> Any:
+        """A normalised copy of a decoded JSON value."""
+        return self._walk(value, None, None)
+
+    def text(self, s: str) -> str:
+        """Normalise the volatile substrings of one string."""
+        for rx in self._redact:
+            s2 = rx.sub(REDACTED, s)
+            if s2 != s:
+                self.changed = True
+                s = s2
+        if not _QUICK.search(s):
+            return s
+        out = _SCAN.sub(self._sub, s)
+        if out != s:
+            self.changed = True
+        return out
+
+    def frame(self, data: bytes) -> bytes:
+        """Normalise one frame's bytes: JSON is walked, anything else treated as text.
+
+        Returns ``data`` itself (same object) when nothing changed, so untouched
+        frames keep their exact bytes.
+        """
+        self.changed = False
+        try:
+            obj = _decode(data)
+        except (msgspec.DecodeError, UnicodeDecodeError):
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                return data
+            out = self.text(text)
+            return out.encode("utf-8", "surrogatepass") if self.changed else data
+        compacted = False
+        if isinstance(obj, dict) and self.options.compact_partials:
+            slim = compact_partial(obj)
+            compacted = slim is not obj
+            obj = slim
+        new = self.value(obj)
+        self.changed = self.changed or compacted
+        return _encode(new) if self.changed else data
+
+    def key(self, value: Any) -> bytes:
+        """A canonical byte key for equality after normalisation (sorted keys)."""
+        return _encode(self.value(value), order="sorted")
+
+    # -- internals -----------------------------------------------------------------------
+    def _placeholder(self, cls: str, original: Any, make) -> Any:
+        self.changed = True
+        if not self.stable:
+            return f"<{cls}>"
+        table = self._seen.setdefault(cls, {})
+        got = table.get(original)
+        if got is None:
+            got = table[original] = make(len(table) + 1)
+        return got
+
+    def _walk(self, v: Any, key: str | None, parent: dict | None) -> Any:
+        if isinstance(v, str):
+            if key is not None:
+                k = key.lower()
+                if k in SECRET_KEYS and v:
+                    if v != REDACTED:
+                        self.changed = True
+                    return REDACTED
+                if key in ID_KEYS or (key == "id" and parent is not None and parent.get("type") in _ID_PARENT_TYPES):
+                    if _UUID_FULL.fullmatch(v):
+                        return self.text(v)
+                    return self._placeholder("id", v, lambda n: _id_like(v, n))
+            return self.text(v)
+        if isinstance(v, dict):
+            return self._dict(v)
+        if isinstance(v, list):
+            return [self._walk(x, None, None) for x in v]
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and key is not None:
+            return self._number(v, key)
+        return v
+
+    def _dict(self, d: dict) -> dict:
+        out: dict = {}
+        ignore = self._ignore
+        usage = self.options.usage
+        for k, x in d.items():
+            if k in ignore:
+                self.changed = True
+                continue
+            if usage and k in USAGE_KEYS:
+                out[k] = self._zero_numbers(x)
+                continue
+            out[k] = self._walk(x, k, d)
+        return out
+
+    def _number(self, v: int | float, key: str) -> Any:
+        if key in TIME_KEYS:
+            lo, hi = _MS_RANGE
+            if lo <= v < hi:
+                return self._placeholder("time", v, lambda n: type(v)(1_700_000_000_000 + n))
+            lo, hi = _S_RANGE
+            if lo <= v < hi:
+                return self._placeholder("time", v, lambda n: type(v)(1_700_000_000 + n))
+        elif key in DURATION_KEYS:
+            if not self.stable:
+                return self._token("n")
+            if v != 0:
+                self.changed = True
+            return type(v)(0)
+        return v
+
+    def _token(self, cls: str) -> str:
+        self.changed = True
+        return f"<{cls}>"
+
+    def _zero_numbers(self, v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: self._zero_numbers(x) for k, x in v.items() if k not in self._ignore}
+        if isinstance(v, list):
+            return [self._zero_numbers(x) for x in v]
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            if self.stable:
+                if v != 0:
+                    self.changed = True
+                return type(v)(0)
+            return self._token("n")
+        return self._walk(v, None, None)
+
+    def _sub(self, m: re.Match) -> str:
+        cls = m.lastgroup
+        s = m.group()
+        if cls == "secret":
+            return REDACTED
+        if cls == "uuid":
+            return self._placeholder("uuid", s.lower(), lambda n: f"00000000-0000-4000-8000-{n:012d}")
+        if cls == "iso":
+            return self._placeholder("iso", s, lambda n: _iso_like(s, n))
+        if cls == "port":
+            host, _, port = s.rpartition(":")
+            return f"{host}:{self._placeholder('port', port, lambda n: str(40000 + n))}"
+        return self._tmp(s)
+
+    def _tmp(self, path: str) -> str:
+        parts = path.split("/")
+        # parts[0] is "" (leading slash); find where the temp root ends
+        root = 2
+        if parts[1] == "private":
+            root += 1
+        if parts[root - 1] == "var" and len(parts) > root and parts[root] in ("tmp", "folders"):
+            root += 1 if parts[root] == "tmp" else 4
+        elif parts[root - 1] == "dev":
+            root += 1
+        changed = False
+        for i in range(root, min(root + 3, len(parts))):
+            seg = parts[i]
+            if any(c.isdigit() for c in seg):
+                parts[i] = self._placeholder("tmp", seg, lambda n: f"tmp{n}")
+                changed = True
+        if not changed:
+            return path
+        if not self.stable:
+            return "<tmp>"
+        return "/".join(parts)
+
+
+_UUID_FULL = re.compile(_UUID)
+
+
+def _id_like(original: str, n: int) -> str:
+    m = _ID_PREFIX.match(original)
+    return f"{m.group() if m else 'id-'}{n}"
+
+
+def _iso_like(original: str, n: int) -> str:
+    """Placeholder time ``2000-01-01T00:00:00`` + n seconds, written in the original's layout."""
+    digits = (_BASE + _dt.timedelta(seconds=n)).strftime("%Y%m%d%H%M%S")
+    it = iter(digits)
+    return "".join(next(it, "0") if c.isdigit() else c for c in original)
+
+
+def compact_partial(obj: dict) -> dict | None:
+    """``obj`` without ``assistantMessageEvent.partial`` (pi 0.73); ``obj`` itself when there is none."""
+    if obj.get("type") != "message_update":
+        return obj
+    ev = obj.get("assistantMessageEvent")
+    if not isinstance(ev, dict) or "partial" not in ev:
+        return obj
+    return {**obj, "assistantMessageEvent": {k: v for k, v in ev.items() if k != "partial"}}
+
+
+def options_from(usage: bool = False, redact: Iterable[str] = (), ignore: Iterable[str] = (),
+                 compact_partials: bool = False) -> NormaliseOptions:
+    """Build options from CLI-ish values, validating the regular expressions."""
+    redact = tuple(redact)
+    for p in redact:
+        re.compile(p)
+    return NormaliseOptions(usage=usage, redact=redact, ignore=tuple(ignore), compact_partials=compact_partials)
