@@ -9,7 +9,7 @@ from typing import Any, Generic, TypeVar, Union
 
 from msgspec import UNSET
 
-from rpcspy.protocol.base import Base, Checked, Getter, Opt, Problem, Spec, lit
+from rpcspy.protocol.base import Base, Opt, Spec, lit
 from rpcspy.protocol.messages import ForkMessage, MessageTypes
 from rpcspy.protocol import payloads as p
 
@@ -25,12 +25,13 @@ class TreeNode(Base, Generic[E]):
     labelTimestamp: Opt[str] = UNSET
 
 
-class Response(Checked, tag_field="type", tag="response"):
+class Response(Base, tag_field="type", tag="response"):
     """``{id?, type:"response", command, success, data?|error}``.
 
     ``id`` echoes whatever JSON value the command carried (checked on the command side);
-    ``command`` is absent for non-object or type-less input. ``data`` is checked per
-    command by :func:`rpcspy.protocol.validate_response_data`.
+    ``command`` is absent for non-object or type-less input. ``error`` is required when
+    ``success`` is false, and ``data`` is checked per command; both checks live in
+    :func:`rpcspy.protocol.validate` (a JSON Schema cannot tie them to ``success``).
     """
 
     success: bool
@@ -38,12 +39,6 @@ class Response(Checked, tag_field="type", tag="response"):
     command: Opt[str] = UNSET
     data: Opt[Any] = UNSET
     error: Opt[str] = UNSET
-
-    @staticmethod
-    def __rpcspy_check__(get: Getter) -> list[Problem]:
-        if get("success") is False and get("error") is UNSET:
-            return [("missing_field", "$.error", "missing required field 'error' (string) in a failed response")]
-        return []
 
 
 class OmpResponse(Response, tag="response"):

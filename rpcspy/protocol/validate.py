@@ -2,33 +2,88 @@
 
 Fast path: one ``msgspec.convert`` of the frame into its Struct type (strict: unknown
 fields fail too). Only when that fails does :mod:`rpcspy.protocol.walk` walk the frame
-to report every issue with its path. So a clean frame costs one C-level conversion.
+to report every issue with its path, so a clean frame costs one C-level conversion.
+Types that are not Struct classes (unions, ``list[...]``) are wrapped in a one-field
+Struct, because msgspec caches conversion plans on Struct classes only.
 """
 
-from typing import Any
+from typing import Any, Callable, Union
 
 import msgspec
 from msgspec import UNSET
 
-from rpcspy.protocol.dialects import DIALECTS, SPECS, Protocol, get_protocol
+from rpcspy.protocol.dialects import DIALECTS, Protocol, get_protocol
 from rpcspy.protocol.issues import SchemaIssue, from_msgspec_error, json_type
+from rpcspy.protocol.responses import DataSpec, Response
 from rpcspy.protocol.walk import walk
 
 _convert = msgspec.convert
 _ValidationError = msgspec.ValidationError
+_Struct = msgspec.Struct
+_wrappers: dict[Any, type] = {}
 
 
-def _check(obj: Any, tp: Any, path: str = "$", name: str = "frame") -> list[SchemaIssue]:
-    try:
-        _convert(obj, tp)
-        return []
-    except _ValidationError as exc:
-        issues = walk(obj, tp, path, name)
-        return issues or [from_msgspec_error(str(exc), path)]
+def _wrapper(tp: Any) -> type:
+    """A Struct with one field ``v: tp`` (cached)."""
+    w = _wrappers.get(tp)
+    if w is None:
+        w = _wrappers[tp] = msgspec.defstruct("Wrapped", [("v", tp)])
+    return w
+
+
+def _is_struct(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, _Struct)
+
+
+def _checker(tp: Any) -> Callable[[Any, str, str], list[SchemaIssue]]:
+    """A function validating a decoded value against ``tp`` (fast path, then the walker)."""
+    if tp is Any:
+        return lambda value, path, name: []
+    if _is_struct(tp):
+
+        def check(value: Any, path: str, name: str) -> list[SchemaIssue]:
+            try:
+                _convert(value, tp)
+                return []
+            except _ValidationError as exc:
+                return walk(value, tp, path, name) or [from_msgspec_error(str(exc), path)]
+    else:
+        wrap = _wrapper(tp)
+
+        def check(value: Any, path: str, name: str) -> list[SchemaIssue]:
+            try:
+                _convert({"v": value}, wrap)
+                return []
+            except _ValidationError as exc:
+                return walk(value, tp, path, name) or [
+                    from_msgspec_error(str(exc).replace("$.v", "$", 1), path)]
+    return check
+
+
+_tables: dict[tuple[str, str], dict[str, tuple[Any, bool, Callable[..., list[SchemaIssue]]]]] = {}
+
+
+def _table(direction: str, dialect: str) -> dict[str, tuple[Any, bool, Callable[..., list[SchemaIssue]]]]:
+    """Frame type -> (convert target, wrapped?, full checker) for one dialect and direction."""
+    proto = get_protocol(dialect)
+    table = {}
+    for t, tp in proto.frames(direction).items():
+        wrapped = not _is_struct(tp)
+        table[t] = (_wrapper(tp) if wrapped else tp, wrapped, _checker(tp))
+    _tables[direction, dialect] = table
+    return table
+
+
+def _data_checker(proto: Protocol, command: str, spec: DataSpec) -> Callable[[Any, str, str], list[SchemaIssue]]:
+    key = f"data:{command}"
+    fn = proto.cache.get(key)
+    if fn is None:
+        fn = proto.cache[key] = _checker(spec.type)
+    return fn
 
 
 def _elsewhere(type_: str, direction: str, dialect: str) -> str:
-    """" (known in pi-0.84, omp)" when other dialects know the type, else ""."""
+    """' (known in pi-0.84, omp)' when other dialects know the type, else ''."""
     others = [d for d in DIALECTS if d != dialect and type_ in get_protocol(d).frames(direction)]
     return f" (known in {', '.join(others)})" if others else ""
 
@@ -40,54 +95,126 @@ def validate(obj: Any, direction: str, dialect: str) -> list[SchemaIssue]:
     is a hard issue. A response's ``data`` is checked against the type of its ``command``
     (paths under ``$.data``). ``direction`` is ``"c2a"`` (client -> agent) or ``"a2c"``.
     """
-    proto = get_protocol(dialect)
-    frames = proto.frames(direction)
-    if not isinstance(obj, dict):
+    table = _tables.get((direction, dialect)) or _table(direction, dialect)
+    if type(obj) is not dict:
         return [SchemaIssue("invalid", "$", f"frame is a JSON {json_type(obj)}, not an object")]
     type_ = obj.get("type", UNSET)
-    if type_ is UNSET:
-        return [SchemaIssue("missing_field", "$.type", "frame has no 'type'")]
-    if not isinstance(type_, str):
-        return [SchemaIssue("wrong_type", "$.type", f"expected string for type, got {json_type(type_)}")]
-    tp = frames.get(type_)
-    if tp is None:
-        what = "command type" if direction == "c2a" else "frame type"
-        return [SchemaIssue("unknown_type", "$.type", f"unknown {what} {type_!r} in {dialect}"
-                            f"{_elsewhere(type_, direction, dialect)}")]
-    issues = _check(obj, tp)
-    if type_ == "response" and direction == "a2c" and obj.get("success") is True:
-        issues += _response_data(obj, proto)
+    entry = table.get(type_) if type(type_) is str else None
+    if entry is None:
+        return [_type_issue(type_, direction, dialect)]
+    target, wrapped, check = entry
+    try:
+        _convert({"v": obj} if wrapped else obj, target)
+        issues = []
+    except _ValidationError:
+        issues = check(obj, "$", "frame")
+    if type_ == "response" and direction == "a2c":
+        success = obj.get("success")
+        if success is True:
+            issues += _response_data(obj, get_protocol(dialect))
+        elif success is False and "error" not in obj:
+            issues.append(SchemaIssue("missing_field", "$.error", "missing required field 'error' (string) "
+                                      "in a failed response"))
     return issues
+
+
+def _type_issue(type_: Any, direction: str, dialect: str) -> SchemaIssue:
+    if type_ is UNSET:
+        return SchemaIssue("missing_field", "$.type", "frame has no 'type'")
+    if not isinstance(type_, str):
+        return SchemaIssue("wrong_type", "$.type", f"expected string for type, got {json_type(type_)}")
+    what = "command type" if direction == "c2a" else "frame type"
+    return SchemaIssue("unknown_type", "$.type",
+                       f"unknown {what} {type_!r} in {dialect}{_elsewhere(type_, direction, dialect)}")
 
 
 def _response_data(obj: dict, proto: Protocol) -> list[SchemaIssue]:
     command = obj.get("command", UNSET)
-    if not isinstance(command, str):
+    if type(command) is not str:
         return []  # the envelope check already reported a missing or mistyped command
     if command not in proto.data:
         return [SchemaIssue("unknown_type", "$.command", f"success response to unknown command {command!r} "
                             f"in {proto.dialect}{_elsewhere(command, 'c2a', proto.dialect)}")]
-    return [i.under("$.data") for i in validate_response_data(command, obj.get("data", UNSET), proto.dialect)]
+    return _data_issues(proto, command, obj.get("data", UNSET), "$.data")
+
+
+def _data_issues(proto: Protocol, command: str, data: Any, path: str) -> list[SchemaIssue]:
+    spec = proto.data[command]
+    if data is UNSET:
+        if spec.type is not None and spec.required:
+            return [SchemaIssue("missing_field", path, f"success response to {command!r} has no 'data'")]
+        return []
+    if spec.type is None:
+        return [SchemaIssue("unknown_field", path, f"{command!r} responses carry no 'data'")]
+    return _data_checker(proto, command, spec)(data, path, "data")
 
 
 def validate_response_data(command: str, data: object, dialect: str) -> list[SchemaIssue]:
     """Validate the ``data`` of a *successful* response to ``command``.
 
-    Paths are rooted at the data (``$.steeringMode``); :func:`validate` moves them under
-    ``$.data``. Pass ``msgspec.UNSET`` when the response had no ``data`` key.
+    Paths are rooted at the data (``$.steeringMode``); :func:`validate` reports the same
+    issues under ``$.data``. Pass ``msgspec.UNSET`` when the response had no ``data`` key.
     """
     proto = get_protocol(dialect)
-    spec = proto.data.get(command)
-    if spec is None:
-        return [SchemaIssue("unknown_type", "$", f"no command {command!r} in {dialect}")]
-    if data is UNSET:
-        if spec.type is not None and spec.required:
-            return [SchemaIssue("missing_field", "$", f"success response to {command!r} has no 'data'")]
-        return []
-    if spec.type is None:
-        return [SchemaIssue("unknown_field", "$", f"{command!r} responses carry no 'data'")]
-    return _check(data, spec.type, "$", "data")
+    if command not in proto.data:
+        return [SchemaIssue("unknown_type", "$", f"no command {command!r} in {dialect}"
+                            f"{_elsewhere(command, 'c2a', dialect)}")]
+    return _data_issues(proto, command, data, "$")
 
 
-def known_dialect(dialect: str) -> bool:
-    return dialect in SPECS
+class _UIEnvelope(msgspec.Struct, tag_field="type", tag="extension_ui_request"):
+    """Stands in for ``extension_ui_request`` (a union on ``method``) in the bytes decoder."""
+
+
+_decoders: dict[tuple[str, str], tuple[msgspec.json.Decoder, msgspec.json.Decoder | None]] = {}
+
+
+def _decoder(direction: str, dialect: str) -> tuple[msgspec.json.Decoder, msgspec.json.Decoder | None]:
+    frames = get_protocol(dialect).frames(direction)
+    members = [tp for t, tp in frames.items() if t != "extension_ui_request"]
+    ui = frames.get("extension_ui_request")
+    if ui is not None:
+        members.append(_UIEnvelope)
+    pair = (msgspec.json.Decoder(Union[tuple(members)]), msgspec.json.Decoder(ui) if ui is not None else None)
+    _decoders[direction, dialect] = pair
+    return pair
+
+
+def validate_bytes(data: bytes, direction: str, dialect: str) -> tuple[object | None, list[SchemaIssue]]:
+    """Decode one raw frame (without its LF) straight into Structs and validate it.
+
+    Returns ``(value, issues)``. When the frame is clean, ``value`` is the msgspec Struct
+    (field names are the wire keys; the ``type`` tag is ``frame_type(value)``) and
+    ``issues`` is ``[]``. Otherwise ``value`` is the plain decoded JSON (as from
+    ``msgspec.json.decode``) with the same issues :func:`validate` reports, or ``None``
+    (and one ``invalid`` issue) when the bytes are not JSON.
+    """
+    dec, ui_dec = _decoders.get((direction, dialect)) or _decoder(direction, dialect)
+    try:
+        value = dec.decode(data)
+        if type(value) is _UIEnvelope:
+            value = ui_dec.decode(data)  # type: ignore[union-attr]
+        elif isinstance(value, Response):
+            if value.success is False and value.error is UNSET:
+                raise _ValidationError
+            if value.success is True and type(value.command) is str:
+                proto = get_protocol(dialect)
+                if value.command not in proto.data or _data_issues(proto, value.command, value.data, "$.data"):
+                    raise _ValidationError
+        return value, []
+    except _ValidationError:
+        pass
+    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+        return None, [SchemaIssue("invalid", "$", f"not valid JSON: {exc}")]
+    obj = msgspec.json.decode(data)
+    return obj, validate(obj, direction, dialect)
+
+
+def frame_type(value: Any) -> Any:
+    """The ``type`` of a frame, whether a decoded dict or a Struct from :func:`validate_bytes`."""
+    if isinstance(value, dict):
+        return value.get("type")
+    if isinstance(value, _Struct):
+        cfg = value.__struct_config__
+        return cfg.tag if cfg.tag_field == "type" else getattr(value, "type", None)
+    return None
