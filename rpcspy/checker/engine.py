@@ -50,6 +50,7 @@ class Checker:
         self._misuse = MisuseTracker(sink)
         self._unanswered_after = unanswered_after
         self._finished = False
+        self._once: set[tuple[str, str]] = set()
 
     @property
     def dialect(self) -> str:
@@ -75,7 +76,7 @@ class Checker:
         if direction == "err":
             return
         t, seq = frame.t, frame.seq
-        obj = decode_frame(frame, self._sink)
+        obj = decode_frame(frame, self._sink, self._once)
         if direction == "c2a":
             if isinstance(obj, Unparsed):
                 if not (obj.blank and self._schema.traits.omp):
@@ -144,7 +145,7 @@ class Checker:
         self._misuse.answered(t, seq, p, obj, again)
         if not again and isinstance(p.type, str) and p.type in TEARDOWN:
             closes = self._schema.traits.closes_runs or self._life.settles
-            self._life.teardown_answered(t, seq, p.type, closes)
+            self._life.teardown_answered(t, p.seq, p.type, closes)
 
     # ---- end of session --------------------------------------------------------------------
     def finish(self, t: float, *, exit_code: int | None = None) -> list[Finding]:

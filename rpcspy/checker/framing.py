@@ -34,11 +34,16 @@ def _snippet(data: bytes, n: int = 60) -> str:
     return repr(text) + ("…" if len(data) > n else "")
 
 
-def decode_frame(frame: Frame, sink: Sink) -> Any:
+ONCE = " (reported once per direction)"
+
+
+def decode_frame(frame: Frame, sink: Sink, once: set[tuple[str, str]]) -> Any:
     """Run the byte-level rules on ``frame`` and return its decoded JSON value, or :class:`Unparsed`.
 
     Invalid UTF-8 is reported and then decoded with U+FFFD replacement, as pi does,
-    so the command it carries is still tracked.
+    so the command it carries is still tracked. The two ``info`` rules that would
+    fire on every frame of a long pi 0.73 reply (raw U+2028, > 64 KiB) are reported
+    for the first frame of each direction only; ``once`` remembers which fired.
     """
     data = frame.data
     t, seq, d = frame.t, frame.seq, frame.dir
@@ -51,16 +56,18 @@ def decode_frame(frame: Frame, sink: Sink) -> Any:
     if size > MIB:
         sink.emit("framing.over_1m", t, seq, d, f"{who(d)} frame of {size:,} bytes (> 1 MiB)",
                   extra={"bytes": size})
-    elif size > KIB64:
-        sink.emit("framing.over_64k", t, seq, d, f"{who(d)} frame of {size:,} bytes (> 64 KiB)",
+    elif size > KIB64 and ("over_64k", d) not in once:
+        once.add(("over_64k", d))
+        sink.emit("framing.over_64k", t, seq, d, f"{who(d)} frame of {size:,} bytes (> 64 KiB){ONCE}",
                   extra={"bytes": size})
     try:
         obj = _decode(data)
     except (msgspec.DecodeError, UnicodeDecodeError) as exc:  # msgspec raises the latter for bad UTF-8
         return _undecodable(frame, sink, str(exc))
-    if (_LS in data or _PS in data):
+    if ("ls", d) not in once and (_LS in data or _PS in data):
+        once.add(("ls", d))
         sink.emit("framing.line_separator", t, seq, d,
-                  f"{who(d)} frame contains a raw U+2028/U+2029; split lines on LF only")
+                  f"{who(d)} frame contains a raw U+2028/U+2029; split lines on LF only{ONCE}")
     return obj
 
 

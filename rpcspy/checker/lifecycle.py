@@ -283,15 +283,18 @@ class Lifecycle:
         self.teardowns += 1
 
     def teardown_answered(self, t: float, seq: int, command: str, closes_runs: bool) -> None:
-        """A session command finished. Agents that do not close runs first (pi 0.73) orphan them."""
+        """The session command sent as frame ``seq`` was answered.
+
+        Agents that do not close runs first (pi 0.73) orphan the open run.
+        """
         self.teardowns = max(0, self.teardowns - 1)
         if closes_runs:
             return
         self.lenient = True
         if self.run is not None:
-            self._emit("lifecycle.run_abandoned", t, seq,
-                       f"`{command}` ended the run started at frame {self.run} without its closing events",
-                       self.run)
+            self.sink.emit("lifecycle.run_abandoned", t, seq, "c2a",
+                           f"`{command}` ended the run started at frame {self.run} without its closing events",
+                           related=self.run)
             self._close_run()
             self.busy = False
 

@@ -39,7 +39,11 @@ def traits_of(dialect: str) -> Traits:
 
 
 def known_dialects() -> tuple[str, ...]:
-    from rpcspy.protocol import DIALECTS
+    """The dialect names the protocol package defines."""
+    try:
+        from rpcspy.protocol import DIALECTS
+    except ImportError:  # TEMPORARY until rpcspy.protocol exports its API
+        from rpcspy.protocol.dialects import DIALECTS
 
     return tuple(DIALECTS)
 
@@ -48,21 +52,19 @@ class SchemaChecker:
     """Validates decoded objects and reports ``schema.*`` findings with their JSON path."""
 
     def __init__(self, sink: Sink, dialect: str = AUTO) -> None:
-        try:  # TEMPORARY until rpcspy.protocol exports its API
+        try:
             from rpcspy.protocol import DialectDetector, validate
-        except ImportError:
-            DialectDetector, validate = None, lambda *a: []  # type: ignore[assignment,misc]
+        except ImportError:  # TEMPORARY until rpcspy.protocol/__init__ exports its API
+            from rpcspy.protocol.detect import DialectDetector
+            from rpcspy.protocol.validate import validate
 
         self.sink = sink
         self._validate = validate
         self.requested = dialect
-        try:
-            self.dialects = known_dialects()
-        except ImportError:
-            self.dialects = ("pi-0.73",)
+        self.dialects = known_dialects()
         if dialect != AUTO and dialect not in self.dialects:
             raise ValueError(f"unknown dialect {dialect!r} (expected auto or one of {', '.join(self.dialects)})")
-        self._detector = DialectDetector() if dialect == AUTO and DialectDetector else None
+        self._detector = DialectDetector() if dialect == AUTO else None
         self.dialect: str | None = None if dialect == AUTO else dialect
         self.reason = "chosen with --dialect" if dialect != AUTO else "not detected yet"
         self.traits = traits_of(self.dialect) if self.dialect else Traits()

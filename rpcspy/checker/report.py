@@ -1,0 +1,120 @@
+"""Rendering check results as text, JSON lines or JUnit XML (pure: writes to a given stream)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import IO
+from xml.etree import ElementTree as ET
+
+from rpcspy.checker.rules import SEVERITY_RANK
+from rpcspy.events import ARROWS, Finding
+
+FIELDS = ("seq", "t", "rule", "severity", "group", "message", "frame", "dir", "path", "related", "extra")
+
+
+@dataclass
+class Result:
+    """The findings of one recording."""
+
+    path: str
+    dialect: str
+    reason: str
+    frames: int
+    findings: list[Finding] = field(default_factory=list)
+
+    def counts(self) -> Counter[str]:
+        return Counter(f.severity for f in self.findings)
+
+
+def finding_dict(path: str, f: Finding) -> dict:
+    """One finding as a JSON object: the Finding fields plus ``file``."""
+    out: dict = {"file": path}
+    for name in FIELDS:
+        out[name] = getattr(f, name)
+    out["t"] = round(f.t, 6)
+    return out
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 or word == "info" else "s")
+
+
+def summary(result: Result) -> str:
+    c = result.counts()
+    parts = ", ".join(_plural(c[s], s) for s in ("error", "warning", "info"))
+    return f"{result.path}: {parts} in {_plural(result.frames, 'frame')} (dialect {result.dialect})"
+
+
+def text_line(path: str, f: Finding) -> str:
+    where = f"{path}:{f.frame}" if f.frame is not None else path
+    arrow = ARROWS.get(f.dir or "", " ")
+    line = f"{where} {arrow} {f.severity:<7} {f.rule}: {f.message}"
+    if f.path:
+        line += f" [{f.path}]"
+    if f.related is not None:
+        line += f" (see frame {f.related})"
+    return line
+
+
+def write(fmt: str, result: Result, out: IO[str]) -> None:
+    """Write one recording's findings in ``fmt`` ("text" or "json")."""
+    if fmt == "json":
+        for f in result.findings:
+            out.write(json.dumps(finding_dict(result.path, f), ensure_ascii=False) + "\n")
+        return
+    for f in result.findings:
+        out.write(text_line(result.path, f) + "\n")
+    out.write(summary(result) + "\n")
+
+
+def write_total(results: list[Result], out: IO[str]) -> None:
+    c: Counter[str] = Counter()
+    for r in results:
+        c.update(r.counts())
+    parts = ", ".join(_plural(c[s], s) for s in ("error", "warning", "info"))
+    out.write(f"total: {parts} in {_plural(len(results), 'recording')}\n")
+
+
+def junit(results: list[Result], threshold: int) -> str:
+    """JUnit XML: one testsuite per recording, one testcase per finding.
+
+    Findings at or above ``threshold`` (a :data:`SEVERITY_RANK`) are failures; a
+    recording without failures also gets one passing ``protocol`` testcase.
+    """
+    root = ET.Element("testsuites", name="rpcspy check")
+    total_tests = total_failures = 0
+    for r in results:
+        suite = ET.SubElement(root, "testsuite", name=r.path)
+        props = ET.SubElement(suite, "properties")
+        ET.SubElement(props, "property", name="dialect", value=r.dialect)
+        ET.SubElement(props, "property", name="frames", value=str(r.frames))
+        failures = 0
+        for f in r.findings:
+            where = f"frame {f.frame}" if f.frame is not None else "session"
+            case = ET.SubElement(suite, "testcase", classname=f"rpcspy.{f.group}", name=f"{f.rule} @ {where}",
+                                 file=r.path)
+            detail = text_line(r.path, f)
+            if SEVERITY_RANK[f.severity] >= threshold:
+                failures += 1
+                fail = ET.SubElement(case, "failure", type=f.severity, message=f.message)
+                fail.text = detail
+            else:
+                ET.SubElement(case, "system-out").text = detail
+        if not failures:
+            ET.SubElement(suite, "testcase", classname="rpcspy", name="protocol", file=r.path)
+        tests = len(r.findings) + (0 if failures else 1)
+        suite.set("tests", str(tests))
+        suite.set("failures", str(failures))
+        suite.set("errors", "0")
+        total_tests += tests
+        total_failures += failures
+    root.set("tests", str(total_tests))
+    root.set("failures", str(total_failures))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def write_junit(results: list[Result], threshold: int, out: IO[str]) -> None:
+    out.write(junit(results, threshold))

@@ -1,0 +1,129 @@
+"""`rpcspy check REC...`: run the protocol checker over recordings (or pi transcripts)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+EXIT_OK, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
+
+
+def _dialects() -> list[str]:
+    from rpcspy.checker.schema import known_dialects
+
+    return ["auto", *known_dialects()]
+
+
+@click.command(
+    "check",
+    epilog="""\b
+Examples:
+  rpcspy check recordings/*.jsonl
+  rpcspy check --fail-on warning --format junit s.jsonl > report.xml
+  rpcspy check --ignore framing.crlf --dialect pi-0.73 s.jsonl
+\b
+Exit status: 0 clean, 1 when a finding reaches --fail-on, 2 for an
+unreadable recording or a usage error.""",
+)
+@click.argument("recordings", nargs=-1, required=True, metavar="REC...")
+@click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default="error", show_default=True,
+              help="Exit 1 when a finding of this severity or worse is reported.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "junit"]), default="text", show_default=True,
+              help="text for people, json (one finding per line) for tools, junit for CI.")
+@click.option("--dialect", default="auto", show_default=True, metavar="DIALECT",
+              help="Protocol dialect: auto (detect from the traffic), pi-0.73, pi-0.84, pi-feb2026 or omp.")
+@click.option("--ignore", "ignore", multiple=True, metavar="RULE", help="Do not report RULE (repeatable).")
+@click.option("--strict-fields", is_flag=True, help="Report unknown fields as warnings instead of info.")
+@click.option("--unanswered-after", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="Also report commands still unanswered SECONDS after they were sent.")
+def command(recordings: tuple[str, ...], fail_on: str, fmt: str, dialect: str, ignore: tuple[str, ...],
+            strict_fields: bool, unanswered_after: float | None) -> None:
+    """Check recordings for protocol violations: who broke the protocol, where.
+
+    Each recording is checked on its own, frame by frame, with the rules that
+    `rpcspy rules` lists. Findings recorded live are ignored: the check runs
+    afresh. The dialect chosen, and why, is printed on stderr.
+    """
+    from rpcspy.checker.rules import RULES, SEVERITY_RANK
+    from rpcspy.checker import report
+
+    if dialect not in _dialects():
+        raise click.BadParameter(f"{dialect!r} is not one of {', '.join(_dialects())}", param_hint="--dialect")
+    unknown = [r for r in ignore if r not in RULES]
+    if unknown:
+        raise click.BadParameter(f"no rule {', '.join(unknown)} (`rpcspy rules` lists them)", param_hint="--ignore")
+    results = []
+    unreadable = False
+    for path in recordings:
+        result = _check_one(path, dialect, frozenset(ignore), strict_fields, unanswered_after)
+        if result is None:
+            unreadable = True
+            continue
+        results.append(result)
+        if fmt != "junit":
+            report.write(fmt, result, sys.stdout)
+    if fmt == "junit":
+        report.write_junit(results, SEVERITY_RANK[fail_on], sys.stdout)
+    if fmt == "text" and len(results) > 1:
+        report.write_total(results, sys.stdout)
+    sys.stdout.flush()
+    if unreadable:
+        sys.exit(EXIT_UNREADABLE)
+    threshold = SEVERITY_RANK[fail_on]
+    if any(SEVERITY_RANK[f.severity] >= threshold for r in results for f in r.findings):
+        sys.exit(EXIT_FINDINGS)
+
+
+def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, after: float | None) -> Any:
+    from rpcspy.checker import Checker
+    from rpcspy.checker.report import Result
+    from rpcspy.cli.recfile import read_events
+    from rpcspy.events import Exit, Frame, Note
+    from rpcspy.recording import RecordingError, open_recording
+
+    try:
+        rec = open_recording(path)
+    except RecordingError as exc:
+        click.echo(f"rpcspy: error: {exc}", err=True)
+        return None
+    checker = Checker(dialect=dialect, strict_fields=strict, ignore=ignore, unanswered_after=after)
+    findings = []
+    frames = 0
+    last_t = 0.0
+    exit_code: int | None = None
+    try:
+        for event in read_events(rec, progress=_stderr_is_tty()):
+            if isinstance(event, Frame):
+                frames += 1
+                last_t = event.t
+                findings += checker.feed(event)
+            elif isinstance(event, Exit):
+                exit_code = event.code
+            elif isinstance(event, Note) and event.text.startswith("exit code: "):
+                exit_code = _transcript_exit(event.text)
+    except OSError as exc:
+        click.echo(f"rpcspy: error: {path}: cannot read: {exc.strerror or exc}", err=True)
+        return None
+    findings += checker.finish(last_t, exit_code=exit_code)
+    for n, finding in enumerate(findings, start=1):
+        finding.seq = n
+    for problem in rec.problems[:20]:
+        click.echo(f"rpcspy: warning: {problem}", err=True)
+    click.echo(f"rpcspy: {path}: dialect {checker.dialect} ({checker.dialect_reason})", err=True)
+    return Result(path, checker.dialect, checker.dialect_reason, frames, findings)
+
+
+def _transcript_exit(text: str) -> int | None:
+    try:
+        return int(text.split(":", 1)[1].split()[0])
+    except (IndexError, ValueError):
+        return None
+
+
+def _stderr_is_tty() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False

@@ -1,0 +1,82 @@
+"""Schema rules: mapping validator issues to findings, dialect choice and auto-detection."""
+
+from __future__ import annotations
+
+import pytest
+
+from rpcspy.checker import Checker
+from rpcspy.checker.findings import Sink
+from rpcspy.checker.schema import SchemaChecker, known_dialects, traits_of
+from rpcspy.protocol.issues import SchemaIssue
+from tests.checker.helpers import A, C, check, cmd, ev, hits, ok, to_frames
+
+
+@pytest.mark.parametrize("kind", ["unknown_type", "missing_field", "wrong_type", "bad_enum", "unknown_field",
+                                  "invalid", "some_future_kind"])
+def test_issue_kinds_map_to_rules(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    sink = Sink()
+    schema = SchemaChecker(sink, "pi-0.73")
+    monkeypatch.setattr(schema, "_validate", lambda obj, d, dialect: [SchemaIssue(kind, "$.x", "msg")])
+    schema.feed(1.5, 7, "c2a", {"type": "get_state"})
+    [finding] = sink.take()
+    expected = kind if kind != "some_future_kind" else "invalid"
+    assert (finding.rule, finding.frame, finding.dir, finding.path, finding.t) == \
+        (f"schema.{expected}", 7, "c2a", "$.x", 1.5)
+
+
+def test_findings_carry_the_json_path() -> None:
+    findings = check(C(cmd("set_steering_mode", "a", mode="bogus")), dialect="pi-0.73")
+    [f] = [f for f in findings if f.rule == "schema.bad_enum"]
+    assert f.path == "$.mode" and "bogus" in f.message
+
+
+def test_unknown_field_is_info_unless_strict() -> None:
+    frames = [C(cmd("get_state", "a", bogus=1))]
+    [loose] = [f for f in check(*frames) if f.rule == "schema.unknown_field"]
+    [strict] = [f for f in check(*frames, strict_fields=True) if f.rule == "schema.unknown_field"]
+    assert (loose.severity, strict.severity) == ("info", "warning")
+
+
+def test_fixed_dialect_is_used_from_the_first_frame() -> None:
+    c = Checker(dialect="pi-0.84")
+    assert (c.dialect, c.dialect_reason) == ("pi-0.84", "chosen with --dialect")
+    [frame] = to_frames([C(cmd("set_thinking_level", "a", level="max"))])
+    assert c.feed(frame) == []  # "max" exists in pi >= 0.84
+    c73 = Checker(dialect="pi-0.73")
+    assert [f.rule for f in c73.feed(frame)] == ["schema.bad_enum"]
+
+
+def test_unknown_dialect_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown dialect"):
+        Checker(dialect="pi-9")
+
+
+def test_auto_detects_and_says_why() -> None:
+    c = Checker()
+    assert c.dialect == "auto" and "not detected" in c.dialect_reason
+    for frame in to_frames([A(ev("agent_start")), A(ev("agent_settled"))]):
+        c.feed(frame)
+    assert c.dialect == "pi-0.84" and "agent_settled" in c.dialect_reason
+
+
+def test_undecided_auto_reports_only_what_every_dialect_agrees_on() -> None:
+    # "max" is valid in pi-0.84 and omp, invalid in pi-0.73: not reported before detection.
+    assert hits(check(C(cmd("set_thinking_level", "a", level="max"))), "schema.bad_enum") == []
+    # "bogus" is invalid everywhere.
+    assert hits(check(C(cmd("set_thinking_level", "a", level="bogus"))), "schema.bad_enum") == [1]
+    # After omp's ready frame, omp's schema decides alone.
+    ready = A(ev("ready", protocolVersion=1, supportedProtocolVersions=[1], maxFrameBytes=1,
+                 maxReassembledFrameBytes=1))
+    assert hits(check(ready, C(cmd("branch", "b"))), "schema.missing_field") == [2]
+
+
+def test_response_data_is_validated() -> None:
+    findings = check(C(cmd("set_steering_mode", "a", mode="all")),
+                     A(ok("get_state", "s", {"steeringMode": "bogus"})), dialect="pi-0.73")
+    assert any(f.rule == "schema.bad_enum" and f.frame == 2 and f.path == "$.data.steeringMode" for f in findings)
+
+
+def test_traits() -> None:
+    assert set(known_dialects()) >= {"pi-0.73", "pi-0.84", "omp"}
+    assert traits_of("omp").omp and not traits_of("omp").closes_runs
+    assert traits_of("pi-0.84").closes_runs and not traits_of("pi-0.73").closes_runs
