@@ -1,0 +1,138 @@
+"""Guess the dialect of a session from its traffic (``--dialect auto``).
+
+Only agent frames decide: omp announces itself with ``ready``; pi >= 0.84 sends
+delta-only ``message_update``, ``agent_settled`` and system messages; pi 0.73 sends the
+full ``message`` and ``partial`` in ``message_update``; only the Feb-2026 doc uses
+``auto_compaction_*`` without omp's ``ready``.
+"""
+
+from typing import Any
+
+DEFAULT = "pi-0.73"
+
+_DECISIVE: dict[str, tuple[str, str]] = {
+    "ready": ("omp", "omp `ready` frame"),
+    "prompt_result": ("omp", "omp `prompt_result` frame"),
+    "session_settled": ("omp", "omp `session_settled` frame"),
+    "available_commands_update": ("omp", "omp `available_commands_update` frame"),
+    "host_tool_call": ("omp", "omp `host_tool_call` frame"),
+    "host_uri_request": ("omp", "omp `host_uri_request` frame"),
+    "rpc_chunk": ("omp", "omp `rpc_chunk` frame"),
+    "agent_settled": ("pi-0.84", "`agent_settled` event: pi >= 0.84"),
+    "bash_execution_update": ("pi-0.84", "`bash_execution_update` event: pi >= 0.84"),
+    "entry_appended": ("pi-0.84", "`entry_appended` event: pi >= 0.84"),
+    "auto_compaction_start": ("pi-feb2026", "`auto_compaction_start` without an omp `ready` frame: "
+                              "the Feb-2026 doc's event names"),
+    "auto_compaction_end": ("pi-feb2026", "`auto_compaction_end` without an omp `ready` frame: "
+                            "the Feb-2026 doc's event names"),
+}
+_PI084_COMMANDS = frozenset({"clear_queue", "get_available_thinking_levels", "get_entries", "get_tree"})
+"""Commands pi >= 0.84 answers with success and pi 0.73 does not know (omp is caught by `ready`)."""
+_MESSAGE_EVENTS = frozenset({"message_start", "message_end", "turn_end"})
+
+
+class DialectDetector:
+    """Feed decoded frames; guesses the dialect from the traffic.
+
+    ``feed()`` returns the dialect on the frame that makes it sure, else ``None``
+    (also on every frame after that). ``dialect`` is the best guess so far and
+    ``reason`` says why.
+    """
+
+    __slots__ = ("_dialect", "_reason", "_sure", "frames_seen")
+
+    def __init__(self) -> None:
+        self._dialect = DEFAULT
+        self._reason = "no distinguishing agent frame seen yet; assuming pi 0.73"
+        self._sure = False
+        self.frames_seen = 0
+
+    @property
+    def dialect(self) -> str:
+        """Best guess so far (default ``"pi-0.73"``)."""
+        return self._dialect
+
+    @property
+    def reason(self) -> str:
+        """Why, e.g. "message_update without `message` (delta-only): pi >= 0.84"."""
+        return self._reason
+
+    @property
+    def sure(self) -> bool:
+        return self._sure
+
+    def feed(self, obj: Any, direction: str) -> str | None:
+        """Look at one decoded frame; return the dialect once it becomes sure, else None."""
+        if self._sure or direction != "a2c" or type(obj) is not dict:
+            return None
+        self.frames_seen += 1
+        found = self._classify(obj)
+        if found is None:
+            return None
+        self._dialect, self._reason = found
+        self._sure = True
+        return self._dialect
+
+    def _classify(self, obj: dict) -> tuple[str, str] | None:
+        type_ = obj.get("type")
+        if type(type_) is not str:
+            return None
+        hit = _DECISIVE.get(type_)
+        if hit is not None:
+            return hit
+        if type_ == "message_update":
+            return _message_update(obj)
+        if type_ in _MESSAGE_EVENTS:
+            return _message(obj.get("message"), obj)
+        if type_ == "agent_end":
+            if "willRetry" in obj:
+                return "pi-0.84", "`agent_end.willRetry`: pi >= 0.84"
+            if "isTerminal" in obj:
+                return "omp", "`agent_end.isTerminal`: omp"
+            for message in obj.get("messages") or ():
+                if (found := _message(message, obj)) is not None:
+                    return found
+        if type_ == "response":
+            return _response(obj)
+        return None
+
+
+def _response(obj: dict) -> tuple[str, str] | None:
+    command = obj.get("command")
+    if obj.get("success") is True:
+        if command in _PI084_COMMANDS:
+            return "pi-0.84", f"success response to `{command}`: pi >= 0.84"
+        data = obj.get("data")
+        if command == "get_state" and isinstance(data, dict) and "queuedMessageCount" in data:
+            return "omp", "`get_state` data with `queuedMessageCount`: omp"
+    elif "id" in obj and str(obj.get("error", "")).startswith("Unknown command:"):
+        return "pi-0.84", "unknown-command error that echoes the request id: pi >= 0.79.7"
+    return None
+
+
+def _message_update(obj: dict) -> tuple[str, str] | None:
+    if "message" not in obj:
+        return "pi-0.84", "message_update without `message` (delta-only): pi >= 0.84"
+    if "messageId" in obj:
+        return "omp", "message_update with `messageId`: omp"
+    event = obj.get("assistantMessageEvent")
+    if isinstance(event, dict) and "partial" not in event:
+        return "omp", "message_update with `message` but no `partial` (omp delta projection)"
+    return "pi-0.73", "message_update carries the full `message` and `partial`: pi 0.73"
+
+
+def _message(message: Any, event: dict) -> tuple[str, str] | None:
+    if "messageId" in event:
+        return "omp", f"{event.get('type')} with `messageId`: omp"
+    if type(message) is not dict:
+        return None
+    role = message.get("role")
+    if role == "system":
+        return "pi-0.84", "system-role message: pi >= 0.86"
+    if role == "assistant" and message.get("stopReason") == "pending":
+        return "pi-0.84", "assistant message with stopReason 'pending': pi >= 0.84"
+    if role == "user" and "attribution" in message:
+        return "omp", "user message with `attribution`: omp"
+    if role == "assistant" and ("ttft" in message or "duration" in message):
+        return "omp", "assistant message with `ttft`/`duration`: omp"
+    return None
