@@ -90,34 +90,15 @@ def _progress(output: Any) -> bool:
 def _timeline(rec: Any, frame_filter: Any, *, frames: bool, full: bool, check: bool, width: int | None,
               color: str) -> None:
     from rpcspy.cli.recfile import make_console, read_events
-    from rpcspy.render.text import ItemView, TextOptions
+    from rpcspy.render.text import TextOptions, print_timeline
     from rpcspy.render.timeline import Timeline
 
     console = make_console(color=color, width=width)
     opts = TextOptions(full=full)
     timeline = Timeline(coalesce=not frames, select=frame_filter if frame_filter.active else None)
     console.print(header(rec, frame_filter), style="bold", highlight=False)
-    shown = hidden = findings = 0
-    stream = read_events(rec, check=check, progress=_progress(sys.stdout))
-
-    def emit(items: list) -> None:
-        nonlocal shown, hidden, findings
-        for item in items:
-            if item.selected:
-                console.print(ItemView(item, opts))
-                shown += 1
-                findings += len(item.findings) + (item.finding is not None)
-            else:
-                hidden += 1
-
-    for event in stream:
-        emit(timeline.feed(event))
-    emit(timeline.finish())
-    parts = [f"{shown} items"]
-    if hidden:
-        parts.append(f"{hidden} hidden by the filter")
-    parts.append(f"{findings} finding{'s' if findings != 1 else ''}")
-    console.print("── " + " · ".join(parts), style="dim", highlight=False)
+    counts = print_timeline(console, read_events(rec, check=check, progress=_progress(sys.stdout)), timeline, opts)
+    console.print(counts.line(), style="dim", highlight=False)
 
 
 def header(rec: Any, frame_filter: Any) -> str:

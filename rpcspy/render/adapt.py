@@ -63,11 +63,14 @@ def with_checker(stream: Iterable[Event], dialect: str = "auto") -> Iterator[Eve
         raise CheckerUnavailable(f"the checker is not available: {exc}") from None
     checker = Checker(dialect=dialect)
     last_t = 0.0
+    exit_code: int | None = None
     for event in stream:
         if isinstance(event, Finding):
             continue
         last_t = event.t
+        if isinstance(event, Exit):
+            exit_code = event.code
         yield event
         if isinstance(event, Frame):
             yield from checker.feed(event)
-    yield from checker.finish(last_t)
+    yield from checker.finish(last_t, exit_code=exit_code)

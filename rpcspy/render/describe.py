@@ -120,9 +120,11 @@ def tool_end(item: Item, obj: dict) -> Item:
     item.ref = ref(obj["toolCallId"]) if "toolCallId" in obj else None
     item.status = "error" if failed else "ok"
     text = result_text(obj.get("result"))
-    item.summary = first_line(text)
     if "\n" in text.strip():
+        item.summary = f"{text.strip().count(chr(10)) + 1} lines"
         item.blocks.append(Block("output", text, clip=True))
+    else:
+        item.summary = first_line(text)
     return item
 
 
@@ -142,9 +144,13 @@ def ui_request(item: Item, obj: dict) -> Item:
     return item
 
 
+def _count(items: list, noun: str) -> str:
+    return f"{len(items)} {noun}{'' if len(items) == 1 else 's'}"
+
+
 _EVENT_SUMMARY = {
     "agent_end": lambda o: " ".join(
-        [f"{len(o['messages'])} messages" if isinstance(o.get("messages"), list) else ""]
+        [_count(o["messages"], "message") if isinstance(o.get("messages"), list) else ""]
         + (["willRetry"] if o.get("willRetry") is True else [])
     ).strip(),
     "turn_end": lambda o: (
@@ -152,7 +158,7 @@ _EVENT_SUMMARY = {
     ) + (f" toolResults={len(o['toolResults'])}" if isinstance(o.get("toolResults"), list) and o["toolResults"] else ""),
     "entry_appended": lambda o: fields(o["entry"], ("id", "parentId", "timestamp"), 60)
     if isinstance(o.get("entry"), dict) else compact(o.get("entry")),
-    "available_commands_update": lambda o: f"{len(o['commands'])} commands"
+    "available_commands_update": lambda o: _count(o["commands"], "command")
     if isinstance(o.get("commands"), list) else fields(o),
 }
 

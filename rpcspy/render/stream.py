@@ -87,8 +87,12 @@ class AssistantStream:
                         key = "toolCall" if kind == "toolcall" else kind
                         self._blocks[i] = _Block(kind, end=c if kind == "toolcall" else c.get(key))
 
-    def fill(self, item: Item) -> None:
-        """Write this segment's blocks and the message's summary into ``item``."""
+    def fill(self, item: Item, *, interrupted: bool = False) -> None:
+        """Write this segment's blocks and the message's summary into ``item``.
+
+        ``interrupted``: other frames (or the end of the recording) cut the segment
+        short; otherwise a message without its message_end is still streaming.
+        """
         blocks: list[Block] = []
         for idx in sorted(self._blocks, key=lambda k: (not isinstance(k, int), k if isinstance(k, int) else 0)):
             b = self._blocks[idx]
@@ -115,7 +119,7 @@ class AssistantStream:
         parts.append(f"{self.updates} update{'s' if self.updates != 1 else ''}")
         parts.append(ms(self.last_t - self.t0))
         if not self.ended:
-            parts.append("no message_end yet")
+            parts.append("interrupted" if interrupted else "streaming")
         item.summary = " · ".join(parts)
         err = msg.get("errorMessage")
         if err:

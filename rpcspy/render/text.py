@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
-from rpcspy.events import ARROWS, Finding
+from rpcspy.events import ARROWS, Event, Finding
 from rpcspy.render.items import Block, Item
 from rpcspy.render.summarize import clean, cut, ms
+from rpcspy.render.timeline import Timeline
 
 SEVERITY_ICONS = {"error": "✖", "warning": "⚠", "info": "ℹ"}
 SEVERITY_STYLES = {"error": "bold red", "warning": "yellow", "info": "blue"}
@@ -46,8 +47,10 @@ class TextOptions:
 
     max_lines: int = 12
     """Lines kept of a clippable block (tool output, stderr) unless ``full``."""
-    max_chars: int = 4000
+    max_chars: int = 2000
     """Characters kept of a clippable block unless ``full``."""
+    max_line: int = 300
+    """Characters kept of each line of a clippable block (minified code on stderr) unless ``full``."""
     full: bool = False
     """Never clip blocks; headlines still fit the width."""
 
@@ -100,7 +103,10 @@ def block_text(block: Block, opts: TextOptions) -> Text:
         lines = body.split("\n")
         if len(lines) > opts.max_lines:
             note = f"… {len(lines) - opts.max_lines} more lines"
-            body = "\n".join(lines[: opts.max_lines])
+            lines = lines[: opts.max_lines]
+        lines = [ln if len(ln) <= opts.max_line else ln[: opts.max_line] + f" … ({len(ln) - opts.max_line:,} more)"
+                 for ln in lines]
+        body = "\n".join(lines)
         if len(body) > opts.max_chars:
             note = f"… {len(block.text) - opts.max_chars} more characters"
             body = body[: opts.max_chars]
@@ -153,11 +159,41 @@ def indented(console: Console, text: Text, width: int) -> Iterable[Text]:
         yield Text(pad) + line
 
 
-def print_items(console: Console, items: Iterable[Item], opts: TextOptions = TextOptions()) -> int:
-    """Print the selected items; return how many were printed."""
-    n = 0
+@dataclass(slots=True)
+class Counts:
+    """What :func:`print_timeline` printed."""
+
+    shown: int = 0
+    hidden: int = 0
+    findings: int = 0
+
+    def line(self) -> str:
+        parts = [f"{self.shown} items"]
+        if self.hidden:
+            parts.append(f"{self.hidden} hidden by the filter")
+        parts.append(f"{self.findings} finding{'s' if self.findings != 1 else ''}")
+        return "── " + " · ".join(parts)
+
+
+def print_items(console: Console, items: Iterable[Item], opts: TextOptions = TextOptions(),
+                counts: Counts | None = None) -> Counts:
+    """Print the selected items; count what was shown and hidden."""
+    counts = counts if counts is not None else Counts()
     for item in items:
         if item.selected:
             console.print(ItemView(item, opts))
-            n += 1
-    return n
+            counts.shown += 1
+            counts.findings += len(item.findings) + (item.finding is not None)
+        else:
+            counts.hidden += 1
+    return counts
+
+
+def print_timeline(console: Console, events: Iterable[Event], timeline: Timeline,
+                   opts: TextOptions = TextOptions()) -> Counts:
+    """Feed every event to ``timeline`` and print the items as they become final."""
+    counts = Counts()
+    for event in events:
+        print_items(console, timeline.feed(event), opts, counts)
+    print_items(console, timeline.finish(), opts, counts)
+    return counts

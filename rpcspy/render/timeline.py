@@ -140,8 +140,10 @@ class Timeline:
         if g is not None:
             self._group = None
             if g.stream is not None:
-                g.stream.fill(g.item)
+                g.stream.fill(g.item, interrupted=True)
             g.item.incomplete = g.key[0] in ("assistant", "message")
+            if g.key[0] == "message":
+                g.item.summary = (g.item.summary + "  (no message_end)").lstrip()
             self._emit(g.item, out)
         self._release_tail(out)
 
