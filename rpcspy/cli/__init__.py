@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("rpcspy.cli.check_cmd", "Check recordings for protocol violations (exit 1 when --fail-on is met)."),
     "rules": ("rpcspy.cli.rules_cmd", "List the checker's rules, or explain one: rpcspy rules ID."),
     "replay": ("rpcspy.cli.replay_cmd", "Be the recorded agent for a live client (or, with --client, the client)."),
+    "schema": ("rpcspy.cli.schema_cmd", "Print the JSON Schema of the protocol (per dialect) for client authors."),
 }
 
 

@@ -1,0 +1,52 @@
+"""`rpcspy schema`: print the JSON Schema of the protocol, for client authors in other languages."""
+
+from __future__ import annotations
+
+import click
+
+# Kept in sync with rpcspy.protocol.DIALECTS (a test checks it) so `--help` imports nothing heavy.
+DIALECT_CHOICES = ("pi-0.73", "pi-0.84", "pi-feb2026", "omp")
+
+
+@click.command(
+    "schema",
+    epilog="""\b
+Examples:
+  rpcspy schema                           pi >= 0.84, both directions
+  rpcspy schema --dialect omp -o omp.json
+  rpcspy schema --direction c2a           only what a client may send
+  rpcspy schema --list                    the dialects and how they differ""",
+)
+@click.option("--dialect", "dialect", type=click.Choice(DIALECT_CHOICES), default="pi-0.84", show_default=True,
+              help="Protocol dialect.")
+@click.option("--direction", type=click.Choice(["c2a", "a2c"]), default=None,
+              help="c2a: client -> agent frames; a2c: agent -> client frames. Default: both.")
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write to FILE instead of stdout.")
+@click.option("--indent", type=click.IntRange(0, 8), default=2, show_default=True,
+              help="Indentation (0: one line).")
+@click.option("--list", "list_", is_flag=True, help="List the dialects and exit.")
+def command(dialect: str, direction: str | None, output: str | None, indent: int, list_: bool) -> None:
+    """Print the JSON Schema (draft 2020-12) of the RPC frames of DIALECT.
+
+    The top level is `oneOf` ClientFrame / AgentFrame; every frame type, command,
+    response (one per command) and event is a named definition under `$defs`.
+    Client frames forbid unknown keys; agent frames allow them, since agents add
+    fields over time.
+    """
+    import json
+
+    from rpcspy.protocol import DESCRIPTIONS, json_schema
+
+    if list_:
+        for name, text in DESCRIPTIONS.items():
+            click.echo(f"{name:<11} {text}")
+        return
+    doc = json_schema(dialect, direction)
+    text = json.dumps(doc, indent=indent or None, ensure_ascii=False) + "\n"
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    with open(output, "w", encoding="utf-8") as f:
+        f.write(text)
+    click.echo(f"rpcspy: wrote the {dialect} schema ({len(doc['$defs'])} definitions) to {output}", err=True)
