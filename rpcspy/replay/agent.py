@@ -220,6 +220,7 @@ class FakeAgent:
         self.line_no += 1
         data, cr = split_cr(raw)
         self._record(Frame(0, t - self.start, "c2a", data, had_lf, cr))
+        self._sync()
         while True:
             out = self.engine.client_line(data, line=self.line_no, t=t - self.start, complete=self.source.complete)
             if not out.need_more:
@@ -231,14 +232,14 @@ class FakeAgent:
         if out.match is not None:
             cmd = out.match.command
             self.playbacks.append(_Playback(self.source.exchange(cmd), cmd.t, t, out.served))
-        if out.reply is not None:
-            self._send_now(out.reply)
-        if out.divergence is not None:
+        if out.divergence is not None:  # the report first: whoever reads it after the reply sees it
             self._record(Note(0, t - self.start, "warning", "replay divergence: " + out.divergence.message, "c2a"))
             self._write_report(final=False)
-            if self.opt.strict:
-                self._flush()
-                raise _Stop(STRICT_EXIT)
+        if out.reply is not None:
+            self._send_now(out.reply)
+        if out.divergence is not None and self.opt.strict:
+            self._flush()
+            raise _Stop(STRICT_EXIT)
 
     def _expire(self, now: float) -> None:
         while True:
@@ -249,10 +250,19 @@ class FakeAgent:
         for out in outs:
             self._apply(out, now)
 
+    def _sync(self) -> bool:
+        """Hand the engine the client frames the source found (playing also finds them)."""
+        known = self.engine.matcher.commands
+        found = self.source.commands
+        added = len(found) > len(known)
+        while len(known) < len(found):
+            self.engine.add_recorded(found[len(known)])
+        return added
+
     def _index_next(self) -> None:
-        cmd = self.source.index_next()
-        if cmd is not None:
-            self.engine.add_recorded(cmd)
+        if not self._sync():
+            self.source.index_next()
+            self._sync()
 
     def _on_eof(self) -> None:
         self.eof = True

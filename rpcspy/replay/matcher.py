@@ -191,7 +191,8 @@ class Matcher:
         live_norm = self._norm(live)
         unused = [i for i in same if not self.used[i]]
         pool = unused or same
-        best = min(pool, key=lambda i: (distance(self._norm(self.commands[i].frame), live_norm), i))
+        # among unused: the earliest of the most similar; all used: the latest (what --reuse would serve)
+        best = min(pool, key=lambda i: (distance(self._norm(self.commands[i].frame), live_norm), i if unused else -i))
         closest = self.commands[best]
         path = first_difference(self._norm(closest.frame), live_norm)
         if self.mode == "type" or path is None:

@@ -27,7 +27,7 @@ import msgspec
 
 REDACTED = "<redacted>"
 
-_UUID = r"(?<![0-9a-fA-F-])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9a-fA-F-])"
+_UUID = r"(?<![0-9a-fA-F])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9a-fA-F])"
 _ISO = r"(?<!\d)\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}(?:[.,-]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?"
 _TMP = r"(?<![\w./-])(?:/private)?(?:/tmp|/var/tmp|/dev/shm|/var/folders/[\w.-]+/[\w.-]+/T)(?:/[^\s\"'<>|:;,()\[\]{}]+)?"
 _LOOPBACK = r"(?<=//)(?:127\.0\.0\.1|localhost|\[::1\]):\d{2,5}\b"

@@ -1,0 +1,145 @@
+"""Normaliser: detection rules, stable placeholders, class tokens, idempotence."""
+
+from __future__ import annotations
+
+import msgspec
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rpcspy.replay.normalise import REDACTED, Normaliser, NormaliseOptions, compact_partial
+
+UUID_A = "01a20213-d398-77e8-928f-7e42015cc8a7"
+UUID_B = "89bf6fa8-af91-410d-90cb-29e458611070"
+
+
+def stable(**kw) -> Normaliser:
+    return Normaliser(NormaliseOptions(**kw), stable=True)
+
+
+def tokens(**kw) -> Normaliser:
+    return Normaliser(NormaliseOptions(**kw), stable=False)
+
+
+def test_uuids_numbered_by_first_appearance_and_consistent():
+    n = stable()
+    out = n.value({"sessionId": UUID_A, "x": [UUID_B, f"file-{UUID_A}.jsonl"]})
+    assert out == {
+        "sessionId": "00000000-0000-4000-8000-000000000001",
+        "x": ["00000000-0000-4000-8000-000000000002", "file-00000000-0000-4000-8000-000000000001.jsonl"],
+    }
+
+
+def test_timestamps_keep_type_and_order():
+    n = stable()
+    out = n.value({"timestamp": 1795331184161, "m": {"timestamp": 1795331184076}, "other": 1795331184161})
+    assert out == {"timestamp": 1700000000001, "m": {"timestamp": 1700000000002}, "other": 1795331184161}
+    assert tokens().value({"timestamp": 1795331184161}) == {"timestamp": "<time>"}
+    # small numbers under a time key are not timestamps
+    assert stable().value({"time": 12}) == {"time": 12}
+
+
+def test_iso_times_keep_their_layout():
+    n = stable()
+    assert n.text("at 2026-05-07T10:11:12.345Z and 2026-05-07T10-11-12-345Z_x") == \
+        "at 2000-01-01T00:00:01.000Z and 2000-01-01T00-00-02-000Z_x"
+
+
+def test_temp_paths_replace_only_varying_segments():
+    n = stable()
+    s = n.text("out in /tmp/pi-bash-9f3a1c.log and /tmp/pytest-of-root/pytest-12/t0/a.txt, not /home/u/tmp/x1")
+    assert s == "out in /tmp/tmp1 and /tmp/pytest-of-root/tmp2/tmp3/a.txt, not /home/u/tmp/x1"
+    assert tokens().text("see /tmp/pi-bash-9f3a1c.log") == "see <tmp>"
+    assert stable().text("/tmp/plain/file") == "/tmp/plain/file"
+
+
+def test_secrets_redacted_by_pattern_key_and_regex():
+    n = stable(redact=(r"hunter\d",))
+    out = n.value({"apiKey": "whatever", "text": "key sk-abcdefghijklmnopqrstu and hunter2 here", "n": "sk-short"})
+    assert out == {"apiKey": REDACTED, "text": f"key {REDACTED} and {REDACTED} here", "n": "sk-short"}
+
+
+def test_loopback_ports_are_volatile():
+    assert stable().text("http://127.0.0.1:18931/v1") == "http://127.0.0.1:40001/v1"
+    assert tokens().text("http://localhost:5555/v1") == "http://localhost:<port>/v1"
+
+
+def test_ids_by_key_keep_their_prefix():
+    n = stable()
+    frame = {"type": "toolCall", "id": "call_8xZq", "x": {"toolCallId": "call_8xZq", "responseId": "chatcmpl-77"}}
+    assert n.value(frame) == {"type": "toolCall", "id": "call_1", "x": {"toolCallId": "call_1", "responseId": "chatcmpl-2"}}
+    # command ids are not volatile: the client chose them
+    assert stable().value({"id": "p1", "type": "prompt"}) == {"id": "p1", "type": "prompt"}
+
+
+def test_usage_only_when_asked():
+    frame = {"usage": {"input": 12, "output": 7, "cost": {"total": 0.5}}, "contextWindow": 128000}
+    assert stable().value(frame) == frame
+    assert stable(usage=True).value(frame) == {"usage": {"input": 0, "output": 0, "cost": {"total": 0.0}},
+                                               "contextWindow": 128000}
+    assert tokens(usage=True).value({"usage": {"input": 3}}) == {"usage": {"input": "<n>"}}
+
+
+def test_durations_zeroed():
+    assert stable().value({"details": {"wallTimeMs": 1234}}) == {"details": {"wallTimeMs": 0}}
+
+
+def test_frame_keeps_bytes_when_nothing_changes():
+    data = b'{"type":"agent_start"}'
+    assert stable().frame(data) is data
+    raw = '{"type":"x","t":"a\u2028b"}'.encode()
+    assert stable().frame(raw) is raw
+    n = stable()
+    out = n.frame(b'{"sessionId":"%s"}' % UUID_A.encode())
+    assert out == b'{"sessionId":"00000000-0000-4000-8000-000000000001"}'
+
+
+def test_frame_text_and_invalid_utf8():
+    assert stable().frame(b"not json " + UUID_A.encode()) == b"not json 00000000-0000-4000-8000-000000000001"
+    bad = b"\xff\xfe not utf8"
+    assert stable().frame(bad) is bad
+
+
+def test_compact_partials():
+    msg = {"type": "message_update", "assistantMessageEvent": {"type": "text_delta", "delta": "a", "partial": {"x": 1}},
+           "message": {"x": 1}}
+    assert compact_partial(msg) == {"type": "message_update", "assistantMessageEvent": {"type": "text_delta", "delta": "a"},
+                                    "message": {"x": 1}}
+    other = {"type": "agent_start"}
+    assert compact_partial(other) is other
+    out = stable(compact_partials=True).frame(msgspec.json.encode(msg))
+    assert b"partial" not in out
+
+
+def test_placeholders_normalise_to_the_same_tokens_as_originals():
+    frame = {"sessionId": UUID_A, "timestamp": 1795331184161, "p": "/tmp/x9/y", "t": "2026-01-01T00:00:00Z"}
+    fixture = stable().value(frame)
+    assert tokens().value(fixture) == tokens().value(frame)
+
+
+json_leaf = st.one_of(
+    st.none(), st.booleans(), st.integers(-10**15, 10**15), st.text(max_size=20),
+    st.sampled_from([UUID_A, UUID_B, "2026-05-07T10:11:12.345Z", "/tmp/abc123/f", "sk-abcdefghijklmnopqrstuvwx",
+                     "http://127.0.0.1:1234/v1", 1795331184161]),
+)
+json_values = st.recursive(
+    json_leaf,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.sampled_from(["timestamp", "sessionId", "id", "type", "text", "usage", "toolCallId",
+                                         "durationMs", "apiKey", "x"]), inner, max_size=4),
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(json_values)
+def test_stable_normalisation_is_idempotent(value):
+    once = stable(usage=True).value(value)
+    assert stable(usage=True).value(once) == once
+
+
+@settings(max_examples=120, deadline=None)
+@given(json_values)
+def test_tokens_equal_for_fixture_and_original(value):
+    assert tokens(usage=True).value(stable(usage=True).value(value)) == tokens(usage=True).value(value)
