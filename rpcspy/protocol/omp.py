@@ -146,7 +146,7 @@ def omp_events(spec: Spec, CompactionResult: type) -> list[Any]:
         skipped: Opt[bool] = UNSET
 
     class ThinkingLevelChanged(Event, tag="thinking_level_changed"):
-        thinkingLevel: Opt[lit(spec.thinking_levels)] = UNSET
+        thinkingLevel: lit(spec.thinking_levels)
         configured: Opt[Any] = UNSET
         resolved: Opt[Any] = UNSET
 

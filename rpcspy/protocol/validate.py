@@ -205,9 +205,16 @@ def validate_bytes(data: bytes, direction: str, dialect: str) -> tuple[object | 
     except _ValidationError:
         pass
     except (msgspec.DecodeError, UnicodeDecodeError) as exc:
-        return None, [SchemaIssue("invalid", "$", f"not valid JSON: {exc}")]
-    obj = msgspec.json.decode(data)
+        return None, [_not_json(exc)]
+    try:
+        obj = msgspec.json.decode(data)
+    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+        return None, [_not_json(exc)]
     return obj, validate(obj, direction, dialect)
+
+
+def _not_json(exc: Exception) -> SchemaIssue:
+    return SchemaIssue("invalid", "$", f"not valid JSON: {exc}")
 
 
 def frame_type(value: Any) -> Any:

@@ -192,6 +192,7 @@ class Walker:
             self.add("bad_enum", _key_path(path, info.tag_field),
                      f"invalid value {fmt_value(v[info.tag_field])} for {info.tag_field} "
                      f"(expected {fmt_value(info.tag)})")
+            return  # another kind of object: its fields say nothing more
         fields = info.fields
         for k, x in v.items():
             ft = fields.get(k, UNSET)
