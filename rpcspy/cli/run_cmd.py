@@ -48,7 +48,7 @@ def command(output: str | None, directory: str, no_record: bool, agent: tuple[st
     if not argv:
         raise click.UsageError("no agent command given: rpcspy [OPTIONS] -- AGENT_CMD [ARGS...]")
     path = None if no_record else (output or default_path(directory, argv))
-    config = ProxyConfig(argv=argv, record_path=path)
+    config = ProxyConfig(argv=argv, record_path=path, observer_process=True, control=True)
     code = run_proxy(config)
     sys.stdout.flush()
     os._exit(code)  # relay threads may still block in read(stdin); nothing is left to flush

@@ -1,11 +1,13 @@
-"""The observer hub: frames chunks off the forwarding path and feeds observers.
+"""Feeding observers: frame chunks off the forwarding path, number events, isolate failures.
 
-Relay threads hand each chunk over with :meth:`Hub.publish` *after* forwarding it.
-One hub thread frames the chunks (LF only), numbers every event, and calls each
-observer in turn. An observer that raises is dropped with one warning; the relay
-never sees it. The queue is bounded in bytes: when observers fall behind, a relay
-waits up to ``stall_timeout`` seconds (backpressure, so nothing is lost), then
-drops the chunk and the recording gets a ``note`` saying how many bytes are missing.
+:class:`Dispatcher` does the work in one thread: it frames chunks (LF only),
+numbers every event, and calls each observer in turn; an observer that raises is
+dropped with one warning. Two feeders sit in front of it:
+
+* :class:`Hub` (this module): a thread in the proxy's own process, with a queue
+  bounded in bytes (used by the REPL and tests);
+* the observer process (``observer_process.py``), the proxy's default, so observers
+  never share a GIL with the relays and survive a crash of the proxy.
 """
 
 from __future__ import annotations
@@ -36,8 +38,88 @@ class Observer(Protocol):
         """End of session."""
 
 
+class Sink(Protocol):
+    """Where relays hand over what they forwarded."""
+
+    def publish(self, direction: Direction, t: float, chunk: bytes, injected: bool = False) -> None: ...
+    def publish_eof(self, direction: Direction, t: float) -> None: ...
+    def publish_event(self, event: Event) -> None: ...
+
+
+class Dispatcher:
+    """Single-threaded: turns chunks and events into numbered events for observers."""
+
+    def __init__(self, observers: Iterable[Observer], *, warn: Callable[[str], None]) -> None:
+        self.observers: list[Observer] = list(observers)
+        self._warn = warn
+        self._framers = {d: LineFramer() for d in DIRECTIONS}
+        self._seq = 0
+        self.counts: dict[str, int] = {d: 0 for d in DIRECTIONS}
+        self.frames: dict[str, int] = {d: 0 for d in DIRECTIONS}
+
+    def data(self, direction: Direction, t: float, chunk: bytes, injected: bool = False) -> None:
+        self.counts[direction] += len(chunk)
+        for line in self._framers[direction].feed(chunk):
+            data, cr = split_cr(line)
+            self.frames[direction] += 1
+            self.dispatch(Frame(self._next(), t, direction, data, True, cr, injected))
+
+    def eof(self, direction: Direction, t: float) -> None:
+        last = self._framers[direction].finish()
+        if last is not None:
+            data, cr = split_cr(last)
+            self.frames[direction] += 1
+            self.dispatch(Frame(self._next(), t, direction, data, False, cr))
+        self.dispatch(Eof(self._next(), t, direction))
+
+    def dropped(self, direction: Direction, t: float, n: int) -> None:
+        self._framers[direction].finish()  # what was pending is cut off by the gap
+        self.dispatch(Note(self._next(), t, "warning",
+                           f"observers fell behind; {n} bytes of {direction} were forwarded but not recorded",
+                           dir=direction, dropped_bytes=n))
+
+    def event(self, event: Event) -> None:
+        event.seq = self._next()
+        self.dispatch(event)
+
+    def _next(self) -> int:
+        self._seq += 1
+        return self._seq
+
+    def dispatch(self, event: Event) -> None:
+        derived: list[Event] = []
+        for obs in list(self.observers):
+            try:
+                obs.handle(event, derived.append)
+            except Exception as exc:  # an observer must never take the session down
+                self._drop(obs, exc)
+        for extra in derived:
+            extra.seq = self._next()
+            self.dispatch(extra)
+
+    def add_observer(self, observer: Observer) -> None:
+        self.observers.append(observer)
+
+    def each(self, method: str) -> None:
+        for obs in list(self.observers):
+            try:
+                getattr(obs, method)()
+            except Exception as exc:
+                self._drop(obs, exc)
+
+    def _drop(self, obs: Observer, exc: BaseException) -> None:
+        if obs in self.observers:
+            self.observers.remove(obs)
+            self._warn(f"observer {obs.name} failed and was turned off: {type(exc).__name__}: {exc}")
+
+
 class Hub:
-    """Serialises events from the relay threads into one numbered stream."""
+    """A :class:`Sink` that feeds a :class:`Dispatcher` in a thread of this process.
+
+    The queue is bounded in bytes: when observers fall behind, a relay waits up to
+    ``stall_timeout`` seconds (backpressure, nothing lost), then drops the chunk and
+    the recording gets a ``note`` saying how many bytes are missing.
+    """
 
     def __init__(
         self,
@@ -47,21 +129,20 @@ class Hub:
         max_pending: int = 8 << 20,
         stall_timeout: float = 5.0,
     ) -> None:
-        self.observers: list[Observer] = list(observers)
-        self._warn = warn
+        self.dispatcher = Dispatcher(observers, warn=warn)
         self._max_pending = max_pending
         self._stall_timeout = stall_timeout
         self._queue: deque[tuple] = deque()
         self._pending = 0
         self._cond = threading.Condition()
         self._closed = False
-        self._framers = {d: LineFramer() for d in DIRECTIONS}
-        self._seq = 0
         self._dropped: dict[str, int] = {}
-        self.counts: dict[str, int] = {d: 0 for d in DIRECTIONS}
         self._thread = threading.Thread(target=self._run, name="rpcspy-hub", daemon=True)
 
-    # --- called from relay threads -------------------------------------------------
+    @property
+    def observers(self) -> list[Observer]:
+        return self.dispatcher.observers
+
     def publish(self, direction: Direction, t: float, chunk: bytes, injected: bool = False) -> None:
         """Hand over a chunk that has already been forwarded."""
         n = len(chunk)
@@ -82,20 +163,18 @@ class Hub:
         self._put(("eof", direction, t))
 
     def publish_event(self, event: Event) -> None:
-        """Queue a ready-made event (start, exit, note); its seq is assigned here."""
+        """Queue a ready-made event (start, exit, note); its seq is assigned by the dispatcher."""
         self._put(("event", event))
+
+    def add_observer(self, observer: Observer) -> None:
+        """Attach an observer mid-session."""
+        self._put(("observer", observer))
 
     def _put(self, item: tuple) -> None:
         with self._cond:
             self._queue.append(item)
             self._cond.notify()
 
-    def add_observer(self, observer: Observer) -> None:
-        """Attach an observer mid-session; it sees events from the next batch on."""
-        with self._cond:
-            self.observers.append(observer)
-
-    # --- lifecycle -------------------------------------------------------------------
     def start(self) -> None:
         self._thread.start()
 
@@ -106,8 +185,8 @@ class Hub:
             self._cond.notify_all()
         self._thread.join(timeout)
 
-    # --- hub thread ------------------------------------------------------------------
     def _run(self) -> None:
+        d = self.dispatcher
         while True:
             with self._cond:
                 self._cond.wait_for(lambda: self._queue or self._closed)
@@ -116,66 +195,24 @@ class Hub:
                 closing = self._closed and not batch
                 freed = sum(len(item[3]) for item in batch if item[0] == "data")
             for item in batch:
-                self._process(item)
+                kind = item[0]
+                if kind == "data":
+                    d.data(*item[1:])
+                elif kind == "eof":
+                    d.eof(*item[1:])
+                elif kind == "drop":
+                    d.dropped(*item[1:])
+                elif kind == "observer":
+                    d.add_observer(item[1])
+                else:
+                    d.event(item[1])
             with self._cond:
                 self._pending -= freed
                 self._cond.notify_all()
-            self._each("flush")
+            d.each("flush")
             if closing:
                 break
-        self._each("close")
-
-    def _process(self, item: tuple) -> None:
-        kind = item[0]
-        if kind == "data":
-            _, direction, t, chunk, injected = item
-            self.counts[direction] += len(chunk)
-            for line in self._framers[direction].feed(chunk):
-                data, cr = split_cr(line)
-                self._dispatch(Frame(self._next(), t, direction, data, True, cr, injected))
-        elif kind == "eof":
-            _, direction, t = item
-            last = self._framers[direction].finish()
-            if last is not None:
-                data, cr = split_cr(last)
-                self._dispatch(Frame(self._next(), t, direction, data, False, cr))
-            self._dispatch(Eof(self._next(), t, direction))
-        elif kind == "drop":
-            _, direction, t, n = item
-            self._dispatch(Note(self._next(), t, "warning",
-                                f"observers fell behind; {n} bytes of {direction} were forwarded but not recorded",
-                                dir=direction, dropped_bytes=n))
-        else:
-            event = item[1]
-            event.seq = self._next()
-            self._dispatch(event)
-
-    def _next(self) -> int:
-        self._seq += 1
-        return self._seq
-
-    def _dispatch(self, event: Event) -> None:
-        derived: list[Event] = []
-        for obs in list(self.observers):
-            try:
-                obs.handle(event, derived.append)
-            except Exception as exc:  # an observer must never take the session down
-                self._drop(obs, exc)
-        for extra in derived:
-            extra.seq = self._next()
-            self._dispatch(extra)
-
-    def _each(self, method: str) -> None:
-        for obs in list(self.observers):
-            try:
-                getattr(obs, method)()
-            except Exception as exc:
-                self._drop(obs, exc)
-
-    def _drop(self, obs: Observer, exc: BaseException) -> None:
-        if obs in self.observers:
-            self.observers.remove(obs)
-            self._warn(f"observer {obs.name} failed and was turned off: {type(exc).__name__}: {exc}")
+        d.each("close")
 
     @property
     def dropped(self) -> dict[str, int]:

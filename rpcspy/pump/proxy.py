@@ -4,23 +4,23 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from rpcspy.events import Direction, Exit, Note, SpawnFailed, Start
-from rpcspy.pump.hub import Hub, Observer
+from rpcspy.pump.hub import Hub, Observer, Sink
 from rpcspy.pump.recorder import Recorder
 from rpcspy.pump.relay import Relay, monotonic_clock
-from rpcspy.pump.splice import AgentRelay, ClientRelay
 from rpcspy.pump.spawn import SpawnError, enlarge_pipes, exit_status, spawn_agent
+from rpcspy.pump.splice import AgentRelay, ClientRelay
 from rpcspy.recording.writer import RecordingWriter, make_header
 
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-SWITCH_INTERVAL = 0.001
-"""GIL switch interval while relaying: a relay thread waiting for the GIL behind the
-hub thread waits at most this long (Python's default, 5 ms, throttles the relay)."""
+
+ObserverFactory = Callable[[Any], list[Observer]]
+"""Builds extra observers; gets the session object observers may act on (inject, divert_ids)."""
 
 
 @dataclass
@@ -30,14 +30,19 @@ class ProxyConfig:
     argv: Sequence[str]
     record_path: str | None
     env: dict[str, str] | None = None
-    observers: list[Observer] = field(default_factory=list)
+    observers: list[ObserverFactory] = field(default_factory=list)
     stdin: int = 0
     stdout: int = 1
     stderr: int = 2
+    observer_process: bool = False
+    """Run observers in a forked child (the CLI's default). Needs a single-threaded caller."""
     control: bool = False
     """Offer a control socket (rpcspy inject / watch / sessions) for this session."""
     drain_timeout: float = 5.0
     """After the agent exits, how long to wait for its pipes to reach EOF (grandchildren may hold them)."""
+    observer_timeout: float = 60.0
+    """At exit, how long to wait for the observer process to finish the recording."""
+    mode: str = "proxy"
 
 
 class StderrWriter:
@@ -63,78 +68,102 @@ class ProxySession:
         self.config = config
         self.warn = warn or StderrWriter(config.stderr)
         self.clock = monotonic_clock()
-        self.writer: RecordingWriter | None = None
-        observers = list(config.observers)
-        if config.record_path is not None:
-            self.writer = RecordingWriter(config.record_path, make_header(config.argv), warn=self.warn)
-            observers.insert(0, Recorder(self.writer))
-        self.hub = Hub(observers, warn=self.warn)
-        self.proc = None
+        self.header = make_header(config.argv, mode=config.mode)
+        self.proc: Any = None
+        self.sink: Sink | None = None
         self.client_relay: ClientRelay | None = None
         self.agent_relay: AgentRelay | None = None
+        self._observer_process: Any = None
         self._signals_seen = 0
 
-    def run(self) -> int:
-        previous_interval = sys.getswitchinterval()
-        sys.setswitchinterval(SWITCH_INTERVAL)
-        try:
-            return self._run()
-        finally:
-            sys.setswitchinterval(previous_interval)
+    # --- observers ---------------------------------------------------------------------
+    def _make_observers(self, session: Any) -> list[Observer]:
+        cfg = self.config
+        observers: list[Observer] = []
+        if cfg.record_path is not None:
+            observers.append(Recorder(RecordingWriter(cfg.record_path, self.header, warn=self.warn)))
+        for factory in cfg.observers:
+            observers += factory(session)
+        if cfg.control:
+            try:
+                from rpcspy.pump.control import start_control
+            except ImportError:
+                pass
+            else:
+                try:
+                    observers.append(start_control(session))
+                except Exception as exc:
+                    self.warn(f"control socket unavailable: {exc}")
+        return observers
 
-    def _run(self) -> int:
-        cfg, hub = self.config, self.hub
+    def _start_observers(self) -> int | None:
+        """Start the sink; return the fd on which observers send requests (process mode)."""
+        cfg = self.config
+        if cfg.observer_process:
+            from rpcspy.pump.observer_process import ChildSession, fork_observers
+
+            child = ChildSession(-1, list(cfg.argv), cfg.record_path, os.getpid())
+            self._observer_process = fork_observers(self._make_observers, child, warn=self.warn)
+            self.sink = self._observer_process.sink
+            return self._observer_process.command_fd
+        hub = Hub(self._make_observers(self), warn=self.warn)
         hub.start()
+        self.sink = hub
+        return None
+
+    def _stop_observers(self) -> None:
+        if self._observer_process is not None:
+            self._observer_process.sink.close()
+            self._observer_process.wait(self.config.observer_timeout, self.warn)
+            os.close(self._observer_process.command_fd)
+        elif isinstance(self.sink, Hub):
+            self.sink.close()
+
+    # --- the session -------------------------------------------------------------------
+    def run(self) -> int:
+        cfg = self.config
+        commands = self._start_observers()
+        sink = self.sink
+        assert sink is not None
         try:
             proc = spawn_agent(cfg.argv, cfg.env)
         except SpawnError as exc:
             self.warn(str(exc))
-            hub.publish_event(SpawnFailed(0, self.clock(), str(exc), exc.code))
-            hub.close()
+            sink.publish_event(SpawnFailed(0, self.clock(), str(exc), exc.code))
+            self._stop_observers()
             return exc.code
         self.proc = proc
         enlarge_pipes(proc)
-        hub.publish_event(Start(0, self.clock(), proc.pid, list(cfg.argv)))
-        relays = self._start_relays(proc)
-        if cfg.control:
-            self._start_control()
+        sink.publish_event(Start(0, self.clock(), proc.pid, list(cfg.argv)))
+        relays = self._start_relays(proc, commands)
         previous = self._install_signals()
         try:
             returncode = proc.wait()
             for relay in relays[1:]:
                 relay.join(cfg.drain_timeout)
                 if relay.is_alive():
-                    hub.publish_event(Note(0, self.clock(), "warning",
-                                           f"{relay.direction} still open {cfg.drain_timeout}s after the agent exited "
-                                           "(a child process holds the pipe); stopped waiting", dir=relay.direction))
+                    sink.publish_event(Note(0, self.clock(), "warning",
+                                            f"{relay.direction} still open {cfg.drain_timeout}s after the agent "
+                                            "exited (a child process holds the pipe); stopped waiting",
+                                            dir=relay.direction))
         finally:
             self._restore_signals(previous)
         code, signum = exit_status(returncode)
-        hub.publish_event(Exit(0, self.clock(), code, signum))
-        hub.close()
+        sink.publish_event(Exit(0, self.clock(), code, signum))
+        self._stop_observers()
         return code
 
-    def _start_control(self) -> None:
-        """Open the control socket; failing to is a warning, never fatal."""
-        try:
-            from rpcspy.pump.control import start_control
-        except ImportError:
-            return
-        try:
-            self.hub.add_observer(start_control(self))
-        except Exception as exc:
-            self.warn(f"control socket unavailable: {exc}")
-
-    def _start_relays(self, proc) -> list[Relay]:  # type: ignore[no-untyped-def]
-        cfg, hub = self.config, self.hub
-        self.client_relay = ClientRelay("c2a", cfg.stdin, proc.stdin.fileno(), hub, self.clock,
-                                        close_dst=proc.stdin.close, on_dst_closed=self._dst_closed)
-        self.agent_relay = AgentRelay("a2c", proc.stdout.fileno(), cfg.stdout, hub, self.clock,
+    def _start_relays(self, proc: Any, commands: int | None) -> list[Relay]:
+        cfg, sink = self.config, self.sink
+        self.agent_relay = AgentRelay("a2c", proc.stdout.fileno(), cfg.stdout, sink, self.clock,
                                       on_dst_closed=self._dst_closed)
-        relays = [
+        self.client_relay = ClientRelay("c2a", cfg.stdin, proc.stdin.fileno(), sink, self.clock,
+                                        close_dst=proc.stdin.close, on_dst_closed=self._dst_closed,
+                                        commands=commands, on_divert=self.agent_relay.divert_ids)
+        relays: list[Relay] = [
             self.client_relay,
             self.agent_relay,
-            Relay("err", proc.stderr.fileno(), cfg.stderr, hub, self.clock,
+            Relay("err", proc.stderr.fileno(), cfg.stderr, sink, self.clock,
                   on_dst_closed=self._dst_closed, dst_lock=self.warn.lock),
         ]
         for relay in relays:
@@ -156,25 +185,29 @@ class ProxySession:
     def _dst_closed(self, direction: Direction, exc: OSError) -> None:
         where = {"c2a": "agent stdin", "a2c": "client stdout", "err": "rpcspy stderr"}[direction]
         text = f"{where} closed ({exc.strerror or exc}); {direction} frames are still recorded but no longer delivered"
-        self.hub.publish_event(Note(0, self.clock(), "warning", text, dir=direction))
+        if self.sink is not None:
+            self.sink.publish_event(Note(0, self.clock(), "warning", text, dir=direction))
 
-    def _install_signals(self) -> dict[int, object]:
-        previous: dict[int, object] = {}
+    # --- signals -----------------------------------------------------------------------
+    def _install_signals(self) -> dict[int, Any]:
+        previous: dict[int, Any] = {}
         if threading.current_thread() is not threading.main_thread():
             return previous
         for signum in FORWARDED_SIGNALS:
             previous[signum] = signal.signal(signum, self._forward_signal)
         return previous
 
-    def _restore_signals(self, previous: dict[int, object]) -> None:
+    def _restore_signals(self, previous: dict[int, Any]) -> None:
         for signum, handler in previous.items():
-            signal.signal(signum, handler)  # type: ignore[arg-type]
+            signal.signal(signum, handler)
 
     def _forward_signal(self, signum: int, _frame: object) -> None:
         """Pass the signal on; the third one in a row kills the agent (a stuck agent must not trap the user)."""
         self._signals_seen += 1
         target = signal.SIGKILL if self._signals_seen >= 3 else signum
-        self.hub.publish_event(Note(0, self.clock(), "info", f"forwarded {signal.Signals(target).name} to the agent"))
+        if self.sink is not None:  # not from the handler itself: the sink's lock may be held right here
+            note = Note(0, self.clock(), "info", f"forwarded {signal.Signals(target).name} to the agent")
+            threading.Thread(target=self.sink.publish_event, args=(note,), daemon=True).start()
         if self.proc is not None:
             try:
                 os.kill(self.proc.pid, target)
@@ -185,5 +218,3 @@ class ProxySession:
 def run_proxy(config: ProxyConfig) -> int:
     """Run one proxied session to the end and return rpcspy's exit status."""
     return ProxySession(config).run()
-
-

@@ -12,8 +12,10 @@ import os
 import select
 import threading
 from collections import deque
+from collections.abc import Callable
 
 from rpcspy.events import Note
+from rpcspy.pump import wire
 from rpcspy.pump.relay import CHUNK, Relay
 
 DIVERT_WINDOW = 4096
@@ -23,8 +25,12 @@ DIVERT_WINDOW = 4096
 class ClientRelay(Relay):
     """client stdin -> agent stdin, accepting injected lines from other threads."""
 
-    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *args, commands: int | None = None,  # type: ignore[no-untyped-def]
+                 on_divert: Callable[[bytes], None] | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        self._commands = commands
+        self._decoder = wire.WireDecoder()
+        self._on_divert = on_divert
         self._pending: deque[bytes] = deque()
         self._lock = threading.Lock()
         self._wake_r, self._wake_w = os.pipe()
@@ -60,9 +66,12 @@ class ClientRelay(Relay):
         while True:
             if self.at_boundary and self._pending:
                 self._flush_injections()
-            ready, _, _ = select.select([self.src, self._wake_r], [], [])
+            fds = [self.src, self._wake_r] if self._commands is None else [self.src, self._wake_r, self._commands]
+            ready, _, _ = select.select(fds, [], [])
             if self._wake_r in ready:
                 os.read(self._wake_r, 4096)
+            if self._commands is not None and self._commands in ready:
+                self._take_commands()
             if self.src in ready:
                 try:
                     return os.read(self.src, CHUNK)
@@ -71,6 +80,19 @@ class ClientRelay(Relay):
                 except OSError as exc:
                     self.read_error = exc
                     return b""
+
+    def _take_commands(self) -> None:
+        """Requests from the observer process: inject a line, divert an id prefix."""
+        data = os.read(self._commands, 1 << 16)  # type: ignore[arg-type]
+        if not data:
+            self._commands = None  # the observer process is gone
+            return
+        for msg in self._decoder.feed(data):
+            if msg.kind == wire.INJECT:
+                with self._lock:
+                    self._pending.append(msg.payload)
+            elif msg.kind == wire.DIVERT and self._on_divert is not None:
+                self._on_divert(msg.payload)
 
     def _pass(self, chunk: bytes, t: float) -> None:
         if self._pending and not self.at_boundary:
