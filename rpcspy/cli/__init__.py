@@ -22,6 +22,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("rpcspy.cli.check_cmd", "Check recordings for protocol violations (exit 1 when --fail-on is met)."),
     "rules": ("rpcspy.cli.rules_cmd", "List the checker's rules, or explain one: rpcspy rules ID."),
     "replay": ("rpcspy.cli.replay_cmd", "Be the recorded agent for a live client (or, with --client, the client)."),
+    "fixture": ("rpcspy.cli.fixture_cmd", "Turn a recording into a stable regression fixture (volatile values normalised)."),
+    "diff": ("rpcspy.cli.diff_cmd", "Compare two recordings semantically, frame by frame (exit 1 on a difference)."),
     "schema": ("rpcspy.cli.schema_cmd", "Print the JSON Schema of the protocol (per dialect) for client authors."),
 }
 

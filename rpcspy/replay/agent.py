@@ -268,6 +268,7 @@ class FakeAgent:
         self.eof = True
         self._record(Eof(0, self.clock() - self.start, "c2a"))
         self.playbacks.append(_Playback(self.source.epilogue(), None, self.clock()))
+        self._sync()
 
     # -- end -------------------------------------------------------------------------------
     def _exit_code(self) -> int:
@@ -281,6 +282,7 @@ class FakeAgent:
             pass
         while not self.source.complete:
             self._index_next()
+        self._sync()
         report = self.engine.finish(code)
         text = report.text()
         if text:

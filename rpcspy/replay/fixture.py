@@ -15,6 +15,8 @@ import msgspec
 
 from rpcspy.events import Frame
 from rpcspy.recording.format import (
+    EofEntry,
+    ExitEntry,
     FindingEntry,
     FrameEntry,
     Header,
@@ -63,12 +65,23 @@ def fixture_header(header: Header, norm: Normaliser, source: str) -> Header:
 
 
 def fixture_lines(header: Header, entries: Iterable[msgspec.Struct], options: NormaliseOptions,
-                  *, source: str) -> Iterator[bytes]:
-    """The fixture's lines (with LF): header, settings note, then each entry normalised."""
+                  *, source: str, transcript: bool = False) -> Iterator[bytes]:
+    """The fixture's lines (with LF): header, settings note, then each entry normalised.
+
+    ``transcript``: the entries come from a shared pi transcript, whose harness notes
+    "closing stdin (EOF)" and "exit code: N" become real eof and exit entries.
+    """
     norm = Normaliser(options, stable=True)
     yield encode_entry(fixture_header(header, norm, source))
     yield encode_entry(settings_note(options))
     for entry in entries:
+        if transcript and isinstance(entry, NoteEntry):
+            if entry.text.startswith("closing stdin (EOF)"):
+                yield encode_entry(EofEntry(seq=entry.seq, t=entry.t, dir="c2a"))
+                continue
+            if entry.text.startswith("exit code: ") and entry.text[11:].strip().lstrip("-").isdigit():
+                yield encode_entry(ExitEntry(seq=entry.seq, t=entry.t, code=int(entry.text[11:].strip())))
+                continue
         if isinstance(entry, FrameEntry):
             frame = entry.to_frame()
             data = norm.frame(frame.data)

@@ -43,6 +43,7 @@ _SECRETS = (
 _SCAN = re.compile(
     "|".join([f"(?P<secret>{'|'.join(_SECRETS)})", f"(?P<uuid>{_UUID})", f"(?P<iso>{_ISO})", f"(?P<tmp>{_TMP})", f"(?P<port>{_LOOPBACK})"])
 )
+_INNER = re.compile(f"(?P<uuid>{_UUID})|(?P<iso>{_ISO})")
 _QUICK = re.compile(r"\d|localhost|sk-|AIza|gh[pousr]_|github_pat|xox|AKIA|(?i:bearer)|/tmp|/var/|/dev/shm|/private")
 
 TIME_KEYS = frozenset({
@@ -251,14 +252,14 @@ class Normaliser:
         elif parts[root - 1] == "dev":
             root += 1
         changed = False
-        for i in range(root, min(root + 3, len(parts))):
+        for i in range(root, len(parts)):
             seg = parts[i]
-            if any(c.isdigit() for c in seg):
+            if _INNER.search(seg):  # uuids and times inside a segment keep their own placeholders
+                parts[i] = _INNER.sub(self._sub, seg)
+            elif i < root + 3 and any(c.isdigit() for c in seg):
                 parts[i] = self._placeholder("tmp", seg, lambda n: f"tmp{n}")
                 changed = True
-        if not changed:
-            return path
-        if not self.stable:
+        if changed and not self.stable:
             return "<tmp>"
         return "/".join(parts)
 

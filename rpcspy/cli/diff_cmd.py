@@ -1,0 +1,82 @@
+"""``rpcspy diff A B``: compare two recordings semantically (exit 1 when they differ)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from rpcspy.cli.recfile import color_option
+
+
+@click.command(
+    "diff",
+    epilog="""\b
+Examples:
+  rpcspy diff old.jsonl new.jsonl                  what changed, readable
+  rpcspy diff --format json a.jsonl b.jsonl | jq .directions.a2c.changed
+  rpcspy diff --ignore partial --usage a.jsonl b.jsonl
+  rpcspy replay --client rec.jsonl -o new.jsonl -- pi --mode rpc && rpcspy diff rec.jsonl new.jsonl
+\b
+Exit status: 0 same, 1 different, 2 usage or file error.""",
+)
+@click.argument("a", type=click.Path(dir_okay=False))
+@click.argument("b", type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--stderr", "stderr", is_flag=True,
+              help="Also compare the agents' stderr lines (off by default: runtime warnings vary by machine).")
+@click.option("--dir", "dirs", multiple=True, type=click.Choice(["c2a", "a2c", "err"]),
+              help="Directions to compare (default: c2a and a2c).")
+@click.option("--ignore", multiple=True, metavar="KEY", help="Drop this object key wherever it appears (repeatable).")
+@click.option("--usage", is_flag=True, help="Ignore token usage/cost numbers too.")
+@click.option("--redact", multiple=True, metavar="REGEX", help="Treat matches as redacted on both sides.")
+@click.option("--max", "max_items", type=click.IntRange(min=1), default=50, show_default=True,
+              help="Differences shown in text format.")
+@click.option("--width", type=click.IntRange(40, 10000), default=None, help="Line width (text format).")
+@color_option
+def command(a: str, b: str, fmt: str, stderr: bool, dirs: tuple[str, ...], ignore: tuple[str, ...], usage: bool,
+            redact: tuple[str, ...], max_items: int, width: int | None, color: str) -> None:
+    """Compare recordings A and B frame by frame, per direction.
+
+    Frames are compared as JSON values after normalisation: timestamps, UUIDs
+    and session ids, temp paths, loopback ports, durations, tool-call and
+    response ids and secrets never count as differences (--usage: token
+    counts neither). Both frame sequences are aligned, so an inserted or
+    missing frame shows as such instead of shifting everything after it;
+    frames of the same kind are compared field by field, by JSON path.
+    """
+    import re
+
+    from rpcspy.cli.recfile import make_console, open_or_fail
+    from rpcspy.replay.differ import diff_recordings
+    from rpcspy.replay.normalise import NormaliseOptions, Normaliser
+
+    for path in (a, b):
+        open_or_fail(path)
+    try:
+        for p in redact:
+            re.compile(p)
+    except re.error as exc:
+        raise click.BadParameter(f"bad --redact pattern: {exc}") from None
+    chosen = dirs or (("c2a", "a2c", "err") if stderr else ("c2a", "a2c"))
+    from rpcspy.replay.fixture import read_fixture_options
+
+    for path in (a, b):  # a fixture's own settings apply, so a fixture compares equal to its source
+        fx = read_fixture_options(path)
+        if fx is not None:
+            usage = usage or fx.usage
+            redact = redact + fx.redact
+            if fx.compact_partials:
+                ignore = ignore + ("partial",)
+    norm = Normaliser(NormaliseOptions(usage=usage, redact=redact, ignore=ignore), stable=False)
+    result = diff_recordings(a, b, norm, dirs=chosen)
+    if fmt == "json":
+        import msgspec
+
+        sys.stdout.buffer.write(msgspec.json.encode(result.to_json()) + b"\n")
+        sys.stdout.flush()
+    else:
+        from rpcspy.replay.diff_render import render_diff
+
+        render_diff(result, make_console(color=color, width=width), max_items=max_items)
+    sys.exit(0 if result.equal else 1)

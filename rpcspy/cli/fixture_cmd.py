@@ -1,0 +1,79 @@
+"""``rpcspy fixture REC -o FILE``: a recording turned into a stable regression fixture."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+
+@click.command(
+    "fixture",
+    epilog="""\b
+Examples:
+  rpcspy fixture rec.jsonl -o tests/fixtures/basic.jsonl
+  rpcspy fixture rec.jsonl -o f.jsonl --usage --compact-partials --redact 'acct-[0-9]+'
+  rpcspy replay --speed 0 tests/fixtures/basic.jsonl      still answers the live client""",
+)
+@click.argument("recording", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The fixture file to write.")
+@click.option("--usage", is_flag=True, help="Also zero token usage/cost numbers.")
+@click.option("--redact", multiple=True, metavar="REGEX",
+              help="Replace matches with <redacted> (repeatable); replay applies the same to live frames.")
+@click.option("--compact-partials", is_flag=True,
+              help="Drop pi 0.73's redundant assistantMessageEvent.partial copy from message_update frames.")
+@click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
+def command(recording: str, output: str, usage: bool, redact: tuple[str, ...], compact_partials: bool,
+            force: bool) -> None:
+    """Write a normalised copy of RECORDING: a stable fixture for tests.
+
+    Volatile values become numbered placeholders of the same shape (UUIDs and
+    session ids stay UUIDs, millisecond timestamps stay integers, ISO times
+    keep their layout, temp paths and loopback ports get stable names),
+    consistently, so the same value always gets the same placeholder.
+    API-key-like strings and values of keys such as apiKey or authorization
+    become <redacted>. Timing is kept, so replay paces the fixture as recorded.
+    The fixture is an ordinary recording (header source set to RECORDING).
+    """
+    import re
+
+    from rpcspy.cli.recfile import open_or_fail
+    from rpcspy.replay.fixture import fixture_lines
+    from rpcspy.replay.normalise import NormaliseOptions
+
+    try:
+        for p in redact:
+            re.compile(p)
+    except re.error as exc:
+        raise click.BadParameter(f"bad --redact pattern: {exc}") from None
+    rec = open_or_fail(recording)
+    if os.path.exists(output):
+        if os.path.samefile(output, recording):
+            raise click.BadParameter("OUTPUT must not be the recording itself", param_hint="-o")
+        if not force:
+            raise click.BadParameter(f"{output} exists (--force overwrites it)", param_hint="-o")
+    options = NormaliseOptions(usage=usage, redact=redact, compact_partials=compact_partials)
+    tmp = f"{output}.{os.getpid()}.tmp"
+    lines = 0
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            buf: list[bytes] = []
+            for line in fixture_lines(rec.header, rec.entries(), options, source=os.path.abspath(recording),
+                                      transcript=rec.kind != "rpcspy"):
+                buf.append(line)
+                lines += 1
+                if len(buf) >= 512:
+                    f.write(b"".join(buf))
+                    buf.clear()
+            f.write(b"".join(buf))
+        os.replace(tmp, output)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}") from None
+    for problem in rec.problems:
+        click.echo(f"rpcspy fixture: skipped {problem}", err=True)
+    click.echo(f"rpcspy fixture: wrote {output} ({lines} lines)", err=True)

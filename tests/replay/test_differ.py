@@ -1,0 +1,91 @@
+"""Differ: alignment, pairing by kind, volatile values ignored, JSON form, rendered golden."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import msgspec
+from rich.console import Console
+
+from rpcspy.events import Frame
+from rpcspy.replay.diff_render import render_diff
+from rpcspy.replay.differ import diff_direction, diff_recordings, label_of, normalise_frames
+from rpcspy.replay.normalise import Normaliser, NormaliseOptions
+from tests.replay.helpers import Rec
+
+GOLDEN = Path(__file__).parent / "golden"
+N87 = "/work/shared/transcripts087/structured"
+N73 = "/work/shared/transcripts/structured"
+
+
+def frames(*objs) -> list[Frame]:
+    return [Frame(i + 1, 0.0, "a2c", msgspec.json.encode(o) if not isinstance(o, bytes) else o)
+            for i, o in enumerate(objs)]
+
+
+def norm(**kw) -> Normaliser:
+    return Normaliser(NormaliseOptions(**kw), stable=False)
+
+
+def test_equal_modulo_volatile_values_and_key_order():
+    a = frames({"type": "x", "sessionId": "01a20213-d398-77e8-928f-7e42015cc8a7", "v": 1},
+               {"type": "message_start", "message": {"timestamp": 1795331184161}})
+    b = frames({"v": 1.0, "sessionId": "89bf6fa8-af91-410d-90cb-29e458611070", "type": "x"},
+               {"type": "message_start", "message": {"timestamp": 1895331184161}})
+    d = diff_direction("a2c", normalise_frames(a, norm()), normalise_frames(b, norm()))
+    assert d.equal
+
+
+def test_insertion_does_not_shift_everything():
+    a = frames({"type": "agent_start"}, {"type": "turn_end", "n": 1}, {"type": "agent_end"})
+    b = frames({"type": "agent_start"}, {"type": "turn_end", "n": 2}, {"type": "agent_end"}, {"type": "agent_settled"})
+    d = diff_direction("a2c", normalise_frames(a, norm()), normalise_frames(b, norm()))
+    assert [(i.op, i.label) for i in d.items] == [("changed", "turn_end"), ("added", "agent_settled")]
+    assert d.items[0].changes[0].path == "$.n"
+    assert d.counts() == {"changed": 1, "added": 1, "removed": 0}
+
+
+def test_labels():
+    assert label_of({"type": "response", "command": "get_state"}) == "response/get_state"
+    assert label_of({"type": "message_update", "assistantMessageEvent": {"type": "text_delta"}}) == \
+        "message_update/text_delta"
+    assert label_of({"type": "message_end", "message": {"role": "user"}}) == "message_end/user"
+    assert label_of("text") == "<text>" and label_of([1]) == "<non-object>"
+
+
+def test_ignore_key():
+    a = frames({"type": "m", "partial": {"x": 1}, "k": 1})
+    b = frames({"type": "m", "k": 1})
+    assert not diff_direction("a2c", normalise_frames(a, norm()), normalise_frames(b, norm())).equal
+    assert diff_direction("a2c", normalise_frames(a, norm(ignore=("partial",))),
+                          normalise_frames(b, norm(ignore=("partial",)))).equal
+
+
+def test_recordings_and_exit_codes(tmp_path):
+    ra = Rec().at(1).c({"id": "p", "type": "prompt"}).a({"id": "p", "type": "response", "success": True}).exit(0)
+    rb = Rec().at(1).c({"id": "p", "type": "prompt"}).a({"id": "p", "type": "response", "success": False}).exit(1)
+    a, b = ra.write(tmp_path / "a.jsonl"), rb.write(tmp_path / "b.jsonl")
+    res = diff_recordings(str(a), str(b), norm())
+    js = res.to_json()
+    assert not res.equal and js["exit"] == {"a": 0, "b": 1, "equal": False}
+    assert js["directions"]["c2a"]["equal"] is True
+    assert js["directions"]["a2c"]["items"][0]["changes"] == [{"path": "$.success", "a": True, "b": False}]
+    assert diff_recordings(str(a), str(a), norm()).equal
+
+
+def render(result, width=100) -> str:
+    buf = io.StringIO()
+    render_diff(result, Console(file=buf, width=width, color_system=None, force_terminal=False), max_items=12)
+    return buf.getvalue()
+
+
+def test_render_golden_pi_073_vs_087():
+    res = diff_recordings(f"{N73}/01_basic_text_prompt.jsonl", f"{N87}/01_basic_text_prompt.jsonl",
+                          norm(ignore=("partial",)))
+    text = render(res).replace("/work/shared/", "SHARED/")
+    golden = GOLDEN / "diff_01_073_vs_087.txt"
+    if os.environ.get("RPCSPY_UPDATE_GOLDEN") == "1" or not golden.exists():
+        golden.write_text(text)
+    assert text == golden.read_text()

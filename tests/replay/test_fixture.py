@@ -1,0 +1,93 @@
+"""Fixtures: normalised, stable, idempotent, and still replayable against a live client."""
+
+from __future__ import annotations
+
+import msgspec
+
+from rpcspy.recording.format import EofEntry, ExitEntry, NoteEntry
+from rpcspy.recording.reader import open_recording
+from rpcspy.replay.fixture import fixture_lines, parse_settings, read_fixture_options, settings_note
+from rpcspy.replay.normalise import NormaliseOptions
+from tests.replay.driver import LiveReplay
+from tests.replay.helpers import Rec
+
+T = "/work/shared/transcripts/structured"
+SID = "01a20213-d398-77e8-928f-7e42015cc8a7"
+
+
+def make_fixture(src, dst, **opts):
+    rec = open_recording(src)
+    with open(dst, "wb") as f:
+        for line in fixture_lines(rec.header, rec.entries(), NormaliseOptions(**opts), source=str(src),
+                                  transcript=rec.kind != "rpcspy"):
+            f.write(line)
+    return dst
+
+
+def session() -> Rec:
+    r = Rec()
+    r.at(1.0).c({"id": "a", "type": "switch_session", "sessionPath": f"/tmp/pytest-7/{SID}.jsonl"})
+    r.a({"id": "a", "type": "response", "command": "switch_session", "success": True,
+         "data": {"sessionId": SID, "key": "sk-abcdefghijklmnopqrstuv", "acct": "acct-12345"}})
+    r.at(2.0).c({"id": "b", "type": "prompt", "message": "my account acct-12345"})
+    r.a({"id": "b", "type": "response", "command": "prompt", "success": True})
+    r.a({"type": "message_update", "assistantMessageEvent": {"type": "text_delta", "delta": "x", "partial": {"a": 1}},
+         "message": {"a": 1, "timestamp": 1795331184161}})
+    r.eof().exit(0)
+    return r
+
+
+def test_fixture_normalises_and_records_settings(tmp_path):
+    src = session().write(tmp_path / "r.jsonl")
+    fx = make_fixture(src, tmp_path / "f.jsonl", redact=(r"acct-\d+",), compact_partials=True)
+    rec = open_recording(fx)
+    assert rec.header.source == str(src) and rec.header.pid == 0 and rec.header.started.startswith("2000-01-01")
+    frames = [f.data for f in rec.frames()]
+    text = b"\n".join(frames)
+    assert SID.encode() not in text and b"00000000-0000-4000-8000-000000000001" in text
+    assert b"sk-abc" not in text and b"acct-12345" not in text and text.count(b"<redacted>") == 3
+    assert b"partial" not in text and b"1700000000001" in text
+    assert read_fixture_options(str(fx)) == NormaliseOptions(redact=(r"acct-\d+",), compact_partials=True)
+    # same value, same placeholder: the session path and the sessionId agree
+    assert b"/tmp/tmp1/00000000-0000-4000-8000-000000000001.jsonl" in frames[0]
+
+
+def test_fixture_is_idempotent(tmp_path):
+    src = session().write(tmp_path / "r.jsonl")
+    f1 = make_fixture(src, tmp_path / "f1.jsonl", usage=True)
+    f2 = make_fixture(f1, tmp_path / "f2.jsonl", usage=True)
+    lines1 = f1.read_bytes().split(b"\n")[1:]
+    lines2 = f2.read_bytes().split(b"\n")[1:]
+    assert lines1 == lines2
+
+
+def test_fixture_replays_against_live_values(tmp_path):
+    """Live frames get the same placeholders when matching: fresh uuids, tmp paths, secrets still match."""
+    src = session().write(tmp_path / "r.jsonl")
+    fx = make_fixture(src, tmp_path / "f.jsonl", redact=(r"acct-\d+",))
+    opts = read_fixture_options(str(fx))
+    live = LiveReplay(fx, options=opts)
+    other = "7e57c0de-0000-4000-8000-123456789abc"
+    live.send({"id": "L1", "type": "switch_session", "sessionPath": f"/tmp/pytest-99/{other}.jsonl"})
+    assert live.read_json()["id"] == "L1"
+    live.send({"id": "L2", "type": "prompt", "message": "my account acct-999"})
+    assert live.read_json() == {"id": "L2", "type": "response", "command": "prompt", "success": True}
+    code, rest, err = live.finish()
+    assert code == 0 and b"diverg" not in err and b"not consumed" not in err
+
+
+def test_transcript_fixture_gets_eof_and_exit_entries(tmp_path):
+    fx = make_fixture(f"{T}/05_null_frame_crash.jsonl", tmp_path / "f.jsonl")
+    entries = list(open_recording(fx).entries())
+    assert any(isinstance(e, ExitEntry) and e.code == 1 for e in entries)
+    assert not any(isinstance(e, NoteEntry) and e.text.startswith("exit code") for e in entries)
+    fx2 = make_fixture(f"{T}/01_basic_text_prompt.jsonl", tmp_path / "f2.jsonl")
+    assert any(isinstance(e, EofEntry) and e.dir == "c2a" for e in open_recording(fx2).entries())
+
+
+def test_settings_note_round_trip():
+    opts = NormaliseOptions(usage=True, redact=("a+",), compact_partials=True)
+    assert parse_settings(settings_note(opts).text) == opts
+    assert parse_settings("something else") is None
+    assert parse_settings("rpcspy fixture: {broken") is None
+    assert msgspec.json.decode(settings_note(opts).text.split(": ", 1)[1])["usage"] is True
