@@ -49,8 +49,10 @@ def make_console(file: IO[str] | None = None, *, color: str = "auto", width: int
             width = int(os.environ.get("COLUMNS", "100"))
         except ValueError:
             width = 100
-    return Console(file=file, force_terminal=force, no_color=not force, color_system="auto" if force else None,
-                   width=width, highlight=False, emoji=False, soft_wrap=False)
+    console = Console(file=file, force_terminal=force, no_color=not force, color_system="auto" if force else None,
+                      width=width, highlight=False, emoji=False, soft_wrap=False)
+    console.on_broken_pipe = quiet_broken_pipe  # type: ignore[method-assign]  # rich would exit 1
+    return console
 
 
 def color_option(f: Any) -> Any:

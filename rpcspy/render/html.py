@@ -15,7 +15,7 @@ from html import escape
 
 from rpcspy.events import ARROWS, Finding, Frame
 from rpcspy.render.items import Item
-from rpcspy.render.summarize import cut, ms
+from rpcspy.render.summarize import clean, cut, ms
 
 MAX_FRAME_CHARS = 200_000
 """Frames longer than this are cut in the page (the recording keeps them whole)."""
@@ -34,8 +34,9 @@ button{font:inherit;padding:2px 8px;cursor:pointer}
 main{padding:6px 16px 40px}.item{border-left:3px solid transparent;padding:1px 6px;border-bottom:1px solid #f3f4f6}
 .item>details>summary,.item>.line{list-style:none;cursor:pointer;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .item>.line{cursor:default}.item>details>summary::-webkit-details-marker{display:none}
-.item>details>summary::before,.item>.line::before{content:"▸";color:var(--dim);display:inline-block;width:1.2em}
-.item>details[open]>summary::before{content:"▾"}.item>.line::before{content:""}
+.item>details>summary,.item>.line{padding-left:1.3em;position:relative}
+.item>details>summary::before{content:"▸";color:var(--dim);position:absolute;left:0}
+.item>details[open]>summary::before{content:"▾"}
 .t,.seq{color:var(--dim);display:inline-block;text-align:right}.t{width:6.5em}.seq{width:4.5em;margin-right:.6em}
 .arrow{display:inline-block;width:1.4em;font-weight:bold}.d-c2a .arrow{color:var(--c2a)}.d-a2c .arrow{color:var(--a2c)}
 .d-err .arrow{color:var(--err)}.label{font-weight:bold}.ref{color:var(--dim)}.lat{margin-left:.4em}
@@ -137,7 +138,7 @@ def item_html(item: Item) -> str:
         out.append('<div class="blocks">')
         for b in blocks:
             title = f"{escape(b.title)}: " if b.title else ""
-            out.append(f'<pre class="b-{b.kind}">{title}{escape(b.text)}</pre>')
+            out.append(f'<pre class="b-{b.kind}">{title}{escape(clean(b.text))}</pre>')
         out.append("</div>")
     if item.findings:
         out.append('<ul class="findings">' + "".join(_finding_li(f) for f in item.findings) + "</ul>")

@@ -91,7 +91,7 @@ def headline(item: Item) -> Text:
     if item.latency is not None:
         text.append(f" ({ms(item.latency)})", "bold" if item.latency >= 1 else "")
     if item.summary:
-        text.append("  " + cut(item.summary, 2000), "dim" if item.kind in ("assistant", "stderr") else "")
+        text.append("  " + clean(cut(item.summary, 2000)).replace("\n", "\\n"), "dim" if item.kind in ("assistant", "stderr") else "")
     return text
 
 

@@ -1,0 +1,43 @@
+"""``rpcspy export --format html``."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from rpcspy.cli import main
+from tests.render.sample import write_sample
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_sample(tmp_path_factory.mktemp("export") / "sample.jsonl")
+
+
+def test_writes_a_page(sample: Path, tmp_path: Path) -> None:
+    out = tmp_path / "page.html"
+    res = CliRunner().invoke(main, ["export", str(sample), "--format", "html", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    html = out.read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") and html.count(" has-finding sev-") == 3
+    assert not (tmp_path / "page.html.part").exists()
+    assert f"wrote {out}" in res.output
+
+
+def test_default_name_and_stdout(sample: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    with runner.isolated_filesystem(temp_dir=tmp_path):
+        res = runner.invoke(main, ["export", str(sample)])
+        assert res.exit_code == 0, res.output
+        assert os.path.exists("sample.html")
+    res = runner.invoke(main, ["export", str(sample), "-o", "-", "--type", "prompt"])
+    assert res.exit_code == 0 and "</html>" in res.output
+    assert res.output.count('<div class="item') == 2
+
+
+def test_unwritable_output(sample: Path, tmp_path: Path) -> None:
+    res = CliRunner().invoke(main, ["export", str(sample), "-o", str(tmp_path / "no" / "dir" / "x.html")])
+    assert res.exit_code == 1 and "cannot write" in res.output
