@@ -1,0 +1,62 @@
+"""The pytest plugin, run in an inner pytest: argv factory, strict marker, unconsumed option."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from rpcspy.pytest_plugin import ReplayFactory
+
+REC = "/work/shared/transcripts/structured/01_basic_text_prompt.jsonl"
+
+INNER = f'''
+import subprocess
+import pytest
+
+REC = {REC!r}
+
+def run(argv, line):
+    return subprocess.run(argv, input=line, capture_output=True, timeout=60)
+
+@pytest.mark.rpcspy_strict
+def test_matching_passes(rpcspy_replay):
+    p = run(rpcspy_replay(REC), b'{{"id":"s","type":"get_state"}}\\n')
+    assert b'"id":"s","type":"response","command":"get_state","success":true' in p.stdout
+
+@pytest.mark.rpcspy_strict
+def test_divergence_fails(rpcspy_replay):
+    p = run(rpcspy_replay(REC), b'{{"id":"s","type":"bogus"}}\\n')
+    assert b'"success":false' in p.stdout  # the test body passes: the marker fails it
+
+def test_divergence_without_marker_passes(rpcspy_replay):
+    p = run(rpcspy_replay(REC, match="type"), b'{{"id":"s","type":"bogus"}}\\n')
+    assert p.returncode == 0
+
+@pytest.mark.rpcspy_strict(unconsumed=True)
+def test_unconsumed_fails(rpcspy_replay):
+    run(rpcspy_replay(REC), b'{{"id":"s","type":"get_state"}}\\n')
+'''
+
+
+def test_plugin_in_inner_pytest(tmp_path: Path):
+    (tmp_path / "test_inner.py").write_text(INNER)
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rf", "-p", "no:cacheprovider", "test_inner.py"],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    out = p.stdout
+    assert "2 failed, 2 passed" in out, out
+    assert "FAILED test_inner.py::test_divergence_fails" in out
+    assert "FAILED test_inner.py::test_unconsumed_fails" in out
+    assert "rpcspy replay diverged from the recording" in out
+    assert "no recorded match" not in out or "the recording has no bogus frame" in out
+    assert "was never requested" in out
+
+
+def test_factory_argv(tmp_path: Path):
+    f = ReplayFactory(tmp_path)
+    argv = f("rec.jsonl", match="type", speed=2, strict=True, reuse=True, redact=["a+"], usage=True,
+             record=tmp_path / "o.jsonl", no_stderr=True, python="py")
+    assert argv == ["py", "-m", "rpcspy", "replay", "--speed", "2.0", "--report", str(tmp_path / "replay-1.json"),
+                    "--match", "type", "--strict", "--reuse", "--usage", "--no-stderr", "--redact", "a+",
+                    "-o", str(tmp_path / "o.jsonl"), "rec.jsonl"]
+    assert f.problems() == []  # no report written yet: nothing to complain about
