@@ -32,13 +32,14 @@ class SchemaIssue:
 
 
 def fmt_value(v: Any) -> str:
-    """A value as it appears in messages: strings in single quotes, the rest as JSON."""
+    """A value as it appears in messages: strings in single quotes, the rest as JSON (max 60 chars)."""
     if isinstance(v, str):
-        return repr(v) if "'" not in v else json.dumps(v)
-    try:
-        text = json.dumps(v, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = repr(v)
+        text = repr(v) if "'" not in v else json.dumps(v, ensure_ascii=False)
+    else:
+        try:
+            text = json.dumps(v, ensure_ascii=False)
+        except (TypeError, ValueError):
+            text = repr(v)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
