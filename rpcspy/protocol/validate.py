@@ -46,7 +46,9 @@ def _checker(tp: Any) -> Callable[[Any, str, str], list[SchemaIssue]]:
                 _convert(value, tp)
                 return []
             except _ValidationError as exc:
-                return walk(value, tp, path, name) or [from_msgspec_error(str(exc), path)]
+                return _walk(value, tp, path, name, str(exc))
+            except RecursionError:
+                return [_too_deep(path)]
     else:
         wrap = _wrapper(tp)
 
@@ -55,9 +57,22 @@ def _checker(tp: Any) -> Callable[[Any, str, str], list[SchemaIssue]]:
                 _convert({"v": value}, wrap)
                 return []
             except _ValidationError as exc:
-                return walk(value, tp, path, name) or [
-                    from_msgspec_error(str(exc).replace("$.v", "$", 1), path)]
+                return _walk(value, tp, path, name, str(exc).replace("$.v", "$", 1))
+            except RecursionError:
+                return [_too_deep(path)]
     return check
+
+
+def _walk(value: Any, tp: Any, path: str, name: str, error: str) -> list[SchemaIssue]:
+    """Every issue, by the walker; msgspec's own error if the walker finds none."""
+    try:
+        return walk(value, tp, path, name) or [from_msgspec_error(error, path)]
+    except RecursionError:
+        return [_too_deep(path)]
+
+
+def _too_deep(path: str) -> SchemaIssue:
+    return SchemaIssue("invalid", path, "nested too deeply to validate")
 
 
 _tables: dict[tuple[str, str], dict[str, tuple[Any, bool, Callable[..., list[SchemaIssue]]]]] = {}
@@ -106,7 +121,7 @@ def validate(obj: Any, direction: str, dialect: str) -> list[SchemaIssue]:
     try:
         _convert({"v": obj} if wrapped else obj, target)
         issues = []
-    except _ValidationError:
+    except (_ValidationError, RecursionError):
         issues = check(obj, "$", "frame")
     if type_ == "response" and direction == "a2c":
         success = obj.get("success")
@@ -204,16 +219,18 @@ def validate_bytes(data: bytes, direction: str, dialect: str) -> tuple[object | 
         return value, []
     except _ValidationError:
         pass
-    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError) as exc:
         return None, [_not_json(exc)]
     try:
         obj = msgspec.json.decode(data)
-    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError) as exc:
         return None, [_not_json(exc)]
     return obj, validate(obj, direction, dialect)
 
 
 def _not_json(exc: Exception) -> SchemaIssue:
+    if isinstance(exc, RecursionError):
+        return SchemaIssue("invalid", "$", "JSON nested too deeply to decode")
     return SchemaIssue("invalid", "$", f"not valid JSON: {exc}")
 
 

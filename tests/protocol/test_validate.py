@@ -284,3 +284,46 @@ def test_unknown_dialect_and_direction_are_errors() -> None:
         validate({"type": "prompt"}, "c2a", "pi-9")
     with pytest.raises(ValueError, match="direction"):
         validate({"type": "prompt"}, "err", "pi-0.73")
+
+
+# --- robustness ------------------------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from rpcspy.protocol import get_protocol  # noqa: E402
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+_TYPES = sorted({t for d in DIALECTS for dr in ("c2a", "a2c") for t in get_protocol(d).frames(dr)})
+_KEYS = ["message", "data", "success", "command", "id", "method", "messages", "role", "content", "images",
+         "assistantMessageEvent", "partial", "usage", "entry", "tools", "phases"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(DIALECTS), st.sampled_from(["c2a", "a2c"]), st.sampled_from(_TYPES),
+       st.dictionaries(st.sampled_from(_KEYS), _json, max_size=5))
+def test_validate_never_raises(dialect: str, direction: str, type_: str, fields: dict) -> None:
+    obj = {"type": type_, **fields}
+    issues = validate(obj, direction, dialect)
+    assert all(isinstance(i, SchemaIssue) and i.path.startswith("$") for i in issues)
+    raw = msgspec.json.encode(obj)
+    value, byte_issues = validate_bytes(raw, direction, dialect)
+    assert byte_issues == issues
+
+
+def test_deep_nesting_is_reported_not_raised() -> None:
+    deep: object = "x"
+    for _ in range(5000):
+        deep = [deep]
+    issues = validate({"type": "set_todos", "phases": deep}, "c2a", "omp")
+    assert issues and issues[0].kind in ("invalid", "wrong_type")
+
+
+def test_validate_bytes_on_absurdly_deep_json() -> None:
+    data = b'{"type":"set_todos","phases":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    value, issues = validate_bytes(data, "c2a", "omp")
+    assert value is None and [i.kind for i in issues] == ["invalid"]
