@@ -27,8 +27,22 @@ command is not found, 126 if it cannot be executed, 2 for a usage error.""",
               default=DEFAULT_DIR, show_default=True,
               help="Directory for automatically named recordings (UTC time + agent name).")
 @click.option("--no-record", is_flag=True, help="Relay only; write no recording.")
+@click.option("--check/--no-check", default=True, show_default=True,
+              help="Run the protocol checker live (in the observer process, off the forwarding path).")
+@click.option("--dialect", default="auto", show_default=True, metavar="DIALECT",
+              help="Protocol dialect: auto, pi-0.73, pi-0.84, pi-feb2026, omp.")
+@click.option("--report", metavar="stderr|FILE",
+              help="Also print findings as they happen, to stderr or a file (default: only recorded, plus a "
+                   "one-line summary at exit if there were errors).")
+@click.option("--report-level", type=click.Choice(["error", "warning", "info"]), default="warning", show_default=True,
+              help="Lowest severity --report prints.")
+@click.option("--strict-fields", is_flag=True, help="Report unknown fields as warnings, not info.")
+@click.option("--ignore", "ignore", multiple=True, metavar="RULE", help="Never report this rule (repeatable).")
+@click.option("--no-control", is_flag=True, help="Do not offer a control socket (rpcspy sessions/inject/watch).")
 @click.argument("agent", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- AGENT_CMD [ARGS...]")
-def command(output: str | None, directory: str, no_record: bool, agent: tuple[str, ...]) -> None:
+def command(output: str | None, directory: str, no_record: bool, check: bool, dialect: str, report: str | None,
+            report_level: str, strict_fields: bool, ignore: tuple[str, ...], no_control: bool,
+            agent: tuple[str, ...]) -> None:
     """Proxy AGENT_CMD transparently and record both directions and its stderr.
 
     Your client spawns `rpcspy -- pi --mode rpc` instead of `pi --mode rpc` and
@@ -48,7 +62,20 @@ def command(output: str | None, directory: str, no_record: bool, agent: tuple[st
     if not argv:
         raise click.UsageError("no agent command given: rpcspy [OPTIONS] -- AGENT_CMD [ARGS...]")
     path = None if no_record else (output or default_path(directory, argv))
-    config = ProxyConfig(argv=argv, record_path=path, observer_process=True, control=True)
+    observers = []
+    if check:
+        from rpcspy.protocol import DIALECTS
+
+        if dialect != "auto" and dialect not in DIALECTS:
+            raise click.BadParameter(f"unknown dialect {dialect!r}; choose auto or one of {', '.join(DIALECTS)}",
+                                     param_hint="--dialect")
+        from rpcspy.pump.check_observer import CheckObserver, CheckOptions
+
+        options = CheckOptions(dialect=dialect, strict_fields=strict_fields, ignore=frozenset(ignore),
+                               report=report, min_severity=report_level)
+        observers.append(lambda _session: [CheckObserver(options)])
+    config = ProxyConfig(argv=argv, record_path=path, observers=observers, observer_process=True,
+                         control=not no_control)
     code = run_proxy(config)
     sys.stdout.flush()
     os._exit(code)  # relay threads may still block in read(stdin); nothing is left to flush
