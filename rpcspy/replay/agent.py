@@ -15,7 +15,8 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+
+import msgspec
 
 from rpcspy.events import Eof, Exit, Frame, Note
 from rpcspy.framing import LineFramer, split_cr
@@ -29,8 +30,7 @@ FLUSH_AT = 1 << 18
 _EOF = object()
 
 
-@dataclass(slots=True)
-class _Playback:
+class _Playback(msgspec.Struct):
     items: Iterator[PlayItem]
     anchor_rec: float | None
     anchor_live: float
@@ -38,8 +38,7 @@ class _Playback:
     head: PlayItem | None = None
 
 
-@dataclass
-class ReplayOptions:
+class ReplayOptions(msgspec.Struct):
     speed: float = 1.0
     strict: bool = False
     report_path: str | None = None
@@ -51,7 +50,7 @@ class ReplayOptions:
     recorder: object | None = None
     """A RecordingWriter for the replay session, or None."""
     clock: Callable[[], float] = time.monotonic
-    extra: dict = field(default_factory=dict)
+    extra: dict = msgspec.field(default_factory=dict)
 
 
 class _Stop(Exception):
@@ -307,8 +306,6 @@ class FakeAgent:
         path = self.opt.report_path
         if not path:
             return
-        import msgspec
-
         report: Report = self.engine.report
         report.final = final
         tmp = f"{path}.{os.getpid()}.tmp"

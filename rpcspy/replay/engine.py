@@ -7,7 +7,6 @@ ids, builds protocol-correct failure responses and keeps the divergence report.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -23,8 +22,7 @@ _enc = msgspec.json.encode
 _dec = msgspec.json.decode
 
 
-@dataclass(slots=True)
-class Outcome:
+class Outcome(msgspec.Struct):
     """What to do about one live client line."""
 
     frame: ClientFrame
@@ -37,8 +35,7 @@ class Outcome:
     """Index more of the recording and call again with the same line."""
 
 
-@dataclass(slots=True)
-class _Dialog:
+class _Dialog(msgspec.Struct):
     deadline: float
     recorded: bytes
     live: bytes

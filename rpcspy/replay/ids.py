@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -51,8 +50,7 @@ def canon(raw: bytes) -> bytes:
         return raw
 
 
-@dataclass(slots=True)
-class Served:
+class Served(msgspec.Struct):
     """One recorded command being answered for one live command."""
 
     recorded: ClientFrame
@@ -62,8 +60,7 @@ class Served:
     to this command type in its exchange gets the live id."""
 
 
-@dataclass(frozen=True, slots=True)
-class AgentRequest:
+class AgentRequest(msgspec.Struct, frozen=True):
     """An agent request just sent: its recorded and live id (JSON bytes), method and timeout."""
 
     type: str

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import msgspec
+
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 _IDENT = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
@@ -21,8 +22,7 @@ ABSENT: Any = _Absent()
 """Stands for a missing object key or list element on one side."""
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
+class Change(msgspec.Struct, frozen=True):
     """One differing leaf: ``a`` and ``b`` may be :data:`ABSENT`."""
 
     path: str

@@ -17,7 +17,6 @@ match is answered by the most recently served match again.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 from typing import Any, Literal
 
 import msgspec
@@ -33,14 +32,12 @@ DEFAULT_MODE: MatchMode = "exact"
 _enc = msgspec.json.encode
 
 
-@dataclass(slots=True)
-class Match:
+class Match(msgspec.Struct):
     command: RecordedCommand
     reused: bool = False
 
 
-@dataclass(slots=True)
-class NoMatch:
+class NoMatch(msgspec.Struct):
     message: str
     closest: RecordedCommand | None = None
     path: str | None = None

@@ -8,7 +8,6 @@ client frame. Agent frames before the first client frame form the *prelude* (omp
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import msgspec
@@ -31,8 +30,7 @@ MISSING: Any = _Missing()
 """Marker for an absent ``id`` (pi keeps "absent" and ``null`` apart)."""
 
 
-@dataclass(slots=True)
-class ClientFrame:
+class ClientFrame(msgspec.Struct):
     """One line the client sent (or the recorded client sent), classified."""
 
     data: bytes
@@ -78,8 +76,7 @@ def classify(data: bytes) -> ClientFrame:
     return frame
 
 
-@dataclass(slots=True)
-class RecordedCommand:
+class RecordedCommand(msgspec.Struct):
     """A client frame of the recording and where its exchange lies."""
 
     index: int
@@ -104,8 +101,7 @@ class RecordedCommand:
         return f"seq {self.seq} ({self.label}{ident})"
 
 
-@dataclass(slots=True)
-class PlayItem:
+class PlayItem(msgspec.Struct):
     """One thing to reproduce from the recording: an agent frame, or the agent's exit."""
 
     t: float
@@ -117,8 +113,7 @@ class PlayItem:
     """Exit status when ``dir == "exit"``."""
 
 
-@dataclass(slots=True)
-class Divergence:
+class Divergence(msgspec.Struct):
     """A live client frame the recording could not answer (or another mismatch)."""
 
     line: int
@@ -143,16 +138,15 @@ class Divergence:
         return out
 
 
-@dataclass(slots=True)
-class Report:
+class Report(msgspec.Struct):
     """What happened in one replay run, for stderr, ``--report`` and the pytest plugin."""
 
     recording: str
     match: str
     matched: int = 0
     reused: int = 0
-    divergences: list[Divergence] = field(default_factory=list)
-    unconsumed: list[RecordedCommand] = field(default_factory=list)
+    divergences: list[Divergence] = msgspec.field(default_factory=list)
+    unconsumed: list[RecordedCommand] = msgspec.field(default_factory=list)
     final: bool = False
     exit_code: int | None = None
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -75,8 +74,7 @@ _encode = msgspec.json.encode
 _decode = msgspec.json.decode
 
 
-@dataclass(frozen=True, slots=True)
-class NormaliseOptions:
+class NormaliseOptions(msgspec.Struct, frozen=True):
     """What counts as volatile. The same options must be used on both sides of a comparison."""
 
     usage: bool = False
@@ -167,7 +165,7 @@ class Normaliser:
                     if v != REDACTED:
                         self.changed = True
                     return REDACTED
-                if key in ID_KEYS or (key == "id" and parent is not None and parent.get("type") in _ID_PARENT_TYPES):
+                if key in ID_KEYS or (key == "id" and parent is not None and _is_id_parent(parent)):
                     if _UUID_FULL.fullmatch(v):
                         return self.text(v)
                     return self._placeholder("id", v, lambda n: _id_like(v, n))
@@ -265,6 +263,11 @@ class Normaliser:
 
 
 _UUID_FULL = re.compile(_UUID)
+
+
+def _is_id_parent(parent: dict) -> bool:
+    typ = parent.get("type")
+    return isinstance(typ, str) and typ in _ID_PARENT_TYPES
 
 
 def _id_like(original: str, n: int) -> str:
