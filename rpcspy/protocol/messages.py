@@ -8,7 +8,7 @@ from typing import Any, Literal, Union
 
 from msgspec import UNSET
 
-from rpcspy.protocol.base import Base, Checked, Getter, Open, Opt, Problem, Spec, lit
+from rpcspy.protocol.base import Base, Checked, Getter, Opt, Problem, Spec, lit
 
 
 class TextContent(Base, tag_field="type", tag="text"):
@@ -239,4 +239,4 @@ def build_messages(spec: Spec) -> MessageTypes:  # noqa: C901 - one class per me
 
 
 __all__ = ["MessageTypes", "build_messages", "TextContent", "ThinkingContent", "ImageContent",
-           "FebImageContent", "ImageSource", "UsageCost", "ForkMessage", "ToolDef", "Open"]
+           "FebImageContent", "ImageSource", "UsageCost", "ForkMessage", "ToolDef"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rpcspy.protocol import DialectDetector
-from tests.protocol.corpus import CORPORA, NOT_JSON, available, frames
+from tests.protocol.corpus import NOT_JSON, available, frames
 
 # Scenarios whose agent frames cannot tell pi 0.73 from pi 0.87 (a get_state and a crash).
 UNDECIDABLE = {"05_null_frame_crash", "06_eof_without_trailing_newline"}
