@@ -70,6 +70,7 @@ def _tidy_names(doc: dict[str, Any]) -> dict[str, Any]:
     for old, new in renames.items():
         out["$defs"][new] = out["$defs"].pop(old)
         out["$defs"][new]["title"] = new
+    out["$defs"] = dict(sorted(out["$defs"].items()))
     return out
 
 
