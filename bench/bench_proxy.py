@@ -39,20 +39,56 @@ def variants(tmp: str) -> dict[str, list[str]]:
     }
 
 
-def stream_once(prefix: list[str], path: str, expect: str) -> tuple[float, int]:
-    """Pump the file through ``prefix`` (or directly); return (seconds, peak RSS KiB of the proxy)."""
+def _tree_hwm(pid: int) -> dict[int, int]:
+    """Peak RSS (VmHWM, KiB) of ``pid`` and its direct children, from /proc."""
+    out: dict[int, int] = {}
+    pids = [pid]
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            pids += [int(c) for c in open(f"/proc/{pid}/task/{task}/children").read().split()]
+    except OSError:
+        pass
+    for p in pids:
+        try:
+            if open(f"/proc/{p}/comm").read().strip() == "cat":
+                continue  # the agent, not the proxy
+            for line in open(f"/proc/{p}/status"):
+                if line.startswith("VmHWM:"):
+                    out[p] = int(line.split()[1])
+        except OSError:
+            pass
+    return out
+
+
+def stream_once(prefix: list[str], path: str, expect: str) -> tuple[float, float, int]:
+    """Pump the file through ``prefix`` (or directly).
+
+    Returns (seconds until the client had every byte, seconds until the proxy exited,
+    peak RSS KiB of the proxy's own processes: the largest of the proxy and its
+    observer process, the agent `cat` excluded; polled from /proc while it runs).
+    """
     start = time.perf_counter()
     proc = subprocess.Popen([*prefix, "cat", path], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
     digest = hashlib.sha256()
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
+    peaks: dict[int, int] = {}
+    polled = 0.0
     while chunk := os.read(fd, 1 << 20):
         digest.update(chunk)
-    _, status, usage = os.wait4(proc.pid, 0)
+        now = time.perf_counter()
+        if prefix and now - polled > 0.02:
+            polled = now
+            peaks.update({p: max(v, peaks.get(p, 0)) for p, v in _tree_hwm(proc.pid).items()})
+    client_done = time.perf_counter() - start
+    while prefix and proc.poll() is None:
+        peaks.update({p: max(v, peaks.get(p, 0)) for p, v in _tree_hwm(proc.pid).items()})
+        time.sleep(0.01)
+    proc.wait()
     elapsed = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0 or digest.hexdigest() != expect:
+    if proc.returncode != 0 or digest.hexdigest() != expect:
         raise SystemExit(f"FAIL: {prefix or 'direct'} did not deliver the stream byte for byte")
-    return elapsed, usage.ru_maxrss
+    return client_done, elapsed, max(peaks.values(), default=0)
 
 
 def ping_pong(prefix: list[str], n: int) -> list[float]:
@@ -105,21 +141,26 @@ def main() -> None:
         expect = hashlib.sha256(Path(path).read_bytes()).hexdigest()
         var = variants(tmp)
         times: dict[str, list[float]] = {k: [] for k in var}
+        exits: dict[str, list[float]] = {k: [] for k in var}
         rss: dict[str, list[int]] = {k: [] for k in var}
         for r in range(args.rounds):
             for name, prefix in var.items():
-                sec, peak = stream_once(prefix, path, expect)
+                sec, done, peak = stream_once(prefix, path, expect)
                 times[name].append(sec)
+                exits[name].append(done)
                 rss[name].append(peak)
-                print(f"round {r + 1}: {name:14s} {size / sec / 1e6:8.1f} MB/s  peak RSS {peak / 1024:6.1f} MiB",
-                      file=sys.stderr)
+                print(f"round {r + 1}: {name:14s} {size / sec / 1e6:8.1f} MB/s to the client, exit after "
+                      f"{done:5.2f}s, peak RSS {peak / 1024:6.1f} MiB", file=sys.stderr)
         mbps = {k: size / statistics.median(v) / 1e6 for k, v in times.items()}
         rows.append(("throughput, direct pipe", f"{mbps['direct']:.0f} MB/s", "baseline"))
         rows.append(("throughput, minimal recording relay", f"{mbps['minimal relay']:.0f} MB/s",
                      f"{mbps['minimal relay'] / mbps['direct']:.2f}x direct"))
-        rows.append(("throughput, rpcspy (recording on)", f"{mbps['rpcspy']:.0f} MB/s",
+        rows.append(("throughput, rpcspy (recording + live check)", f"{mbps['rpcspy']:.0f} MB/s",
                      f"{mbps['rpcspy'] / mbps['direct']:.2f}x direct, "
                      f"{mbps['rpcspy'] / mbps['minimal relay']:.2f}x minimal relay (target >= 1, >= 0.5x direct)"))
+        rows.append(("rpcspy exit after the stream, median", f"{statistics.median(exits['rpcspy']):.2f} s",
+                     f"minimal relay {statistics.median(exits['minimal relay']):.2f} s (observers finishing "
+                     "recording and checks)"))
         peak = max(rss["rpcspy"]) / 1024
         rows.append(("rpcspy peak RSS, 1x stream", f"{peak:.1f} MiB", "target < 64 MiB"))
         if not args.no_long:
@@ -127,7 +168,7 @@ def main() -> None:
             os.unlink(os.path.join(tmp, "rpcspy.rec"))
             generate(long_path, int(args.size * 3))
             long_expect = hashlib.sha256(Path(long_path).read_bytes()).hexdigest()
-            _, long_peak = stream_once(var["rpcspy"], long_path, long_expect)
+            _, _, long_peak = stream_once(var["rpcspy"], long_path, long_expect)
             rows.append(("rpcspy peak RSS, 3x stream", f"{long_peak / 1024:.1f} MiB",
                          f"{long_peak / 1024 / peak:.2f}x the 1x stream (target within 1.2x)"))
         lat: dict[str, list[float]] = {k: [] for k in var}

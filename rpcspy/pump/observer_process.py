@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import select
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -22,8 +23,10 @@ from rpcspy.events import Direction, Event, Note, Start
 from rpcspy.pump import wire
 from rpcspy.pump.hub import Dispatcher, Observer
 from rpcspy.pump.spawn import F_SETPIPE_SZ, PIPE_SIZE
+from rpcspy.pump.spool import Spool
 
 Warn = Callable[[str], None]
+OBSERVER_NICENESS = 10
 
 
 class PipeSink:
@@ -127,12 +130,16 @@ class ObserverProcess:
     command_fd: int
 
     def wait(self, timeout: float, warn: Warn) -> None:
-        """Wait for the child to finish the recording."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        """Wait for the child to finish the recording (it may be working through a backlog)."""
+        start = time.monotonic()
+        told = False
+        while time.monotonic() - start < timeout:
             pid, _ = os.waitpid(self.pid, os.WNOHANG)
             if pid:
                 return
+            if not told and time.monotonic() - start > 2:
+                told = True
+                warn("finishing the recording and checks (the observers are behind the stream) ...")
             time.sleep(0.005)
         warn(f"observer process still busy after {timeout:.0f}s; leaving it to finish the recording")
 
@@ -171,19 +178,35 @@ def fork_observers(
     return ObserverProcess(pid, PipeSink(data_w, warn=warn), cmd_r)
 
 
+def _drain(data_fd: int, spool: Spool) -> None:
+    """Empty the proxy's pipe into the spool as fast as it fills: the proxy never waits on observers."""
+    try:
+        while chunk := os.read(data_fd, 1 << 20):
+            spool.put(chunk)
+    finally:
+        spool.close()
+
+
 def _child_main(data_fd: int, make_observers: Callable[[ChildSession], list[Observer]], session: ChildSession,
                 warn: Warn) -> None:
     for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGPIPE):
         signal.signal(signum, signal.SIG_IGN)
+    try:
+        os.nice(OBSERVER_NICENESS)  # when CPU is short, forwarding goes first; the spool absorbs the lag
+    except OSError:
+        pass
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(null, 1)  # stdout belongs to the client: the child must not hold it open
     os.close(null)
     dispatcher = Dispatcher(make_observers(session), warn=warn)
     session.dispatcher = dispatcher
+    spool = Spool()
+    threading.Thread(target=_drain, args=(data_fd, spool), name="rpcspy-spool", daemon=True).start()
+    sys.setswitchinterval(0.0005)  # the drain thread must get the GIL back quickly to keep the pipe empty
     decoder = wire.WireDecoder()
     last_t = 0.0
-    while chunk := os.read(data_fd, 1 << 20):
+    while chunk := spool.get():
         for msg in decoder.feed(chunk):
             last_t = msg.t or last_t
             if msg.kind == wire.DATA:

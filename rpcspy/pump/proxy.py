@@ -150,8 +150,16 @@ class ProxySession:
             self._restore_signals(previous)
         code, signum = exit_status(returncode)
         sink.publish_event(Exit(0, self.clock(), code, signum))
+        if self._observer_process is not None and not relays[1].is_alive():
+            self._close_client_stdout()  # the client has everything: let it see EOF while observers finish
         self._stop_observers()
         return code
+
+    def _close_client_stdout(self) -> None:
+        try:
+            os.close(self.config.stdout)
+        except OSError:
+            pass
 
     def _start_relays(self, proc: Any, commands: int | None) -> list[Relay]:
         cfg, sink = self.config, self.sink
