@@ -100,7 +100,7 @@ def test_unwritable_recording_warns_once_and_forwards(tmp_path: Path) -> None:
     done = subprocess.run([*RPCSPY, "-o", "/dev/full", "--", *fake("echo")], input=data, capture_output=True,
                           timeout=60)
     assert done.returncode == 0 and done.stdout == data
-    warnings = [ln for ln in done.stderr.decode().splitlines() if "recording" in ln and ln.startswith("rpcspy:")]
+    warnings = [ln for ln in done.stderr.decode().splitlines() if ln.startswith("rpcspy: recording to")]
     assert len(warnings) == 1 and "/dev/full" in warnings[0] and "forwarding continues" in warnings[0]
 
 
