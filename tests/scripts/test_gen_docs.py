@@ -42,3 +42,23 @@ def test_check_mode_detects_a_stale_file(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(gen, "ROOT", tmp_path)
     assert gen.main(["--check"]) == 1
     assert gen.main([]) == 0 and gen.main(["--check"]) == 0
+
+
+def test_tutorial_uses_only_existing_commands_and_options() -> None:
+    """docs/tutorial.md must not drift from the CLI: each `rpcspy CMD --opt` it shows exists."""
+    import click
+
+    from rpcspy.cli import main
+
+    text = (ROOT / "docs" / "tutorial.md").read_text(encoding="utf-8")
+    uses = re.findall(r"rpcspy ([a-z]+)((?: +(?:--?[a-z][\w-]*|[^\s`'|)]+))*)", text)
+    assert len(uses) > 10
+    root = click.Context(main, info_name="rpcspy")
+    for name, rest in uses:
+        if name not in COMMANDS:
+            continue  # `rpcspy -- pi`, prose such as "rpcspy in front of"
+        command = main.get_command(root, name)
+        known = {o for p in command.params for o in (*p.opts, *p.secondary_opts)}
+        own = re.split(r"(?<!\S)--(?!\S)", rest)[0]  # what follows a bare -- is the agent's
+        for opt in re.findall(r"(?<!\S)(--?[a-z][\w-]*)", own):
+            assert opt in known, f"docs/tutorial.md: `rpcspy {name} {opt}` is not an option of {name}"
