@@ -37,41 +37,56 @@ def _snippet(data: bytes, n: int = 60) -> str:
 ONCE = " (reported once per direction)"
 
 
-def decode_frame(frame: Frame, sink: Sink, once: set[tuple[str, str]]) -> Any:
-    """Run the byte-level rules on ``frame`` and return its decoded JSON value, or :class:`Unparsed`.
+def check_bytes(frame: Frame, sink: Sink, once: set[tuple[str, str]]) -> None:
+    """Rules on the line as bytes: terminator, CR, size.
 
-    Invalid UTF-8 is reported and then decoded with U+FFFD replacement, as pi does,
-    so the command it carries is still tracked. The two ``info`` rules that would
-    fire on every frame of a long pi 0.73 reply (raw U+2028, > 64 KiB) are reported
-    for the first frame of each direction only; ``once`` remembers which fired.
+    The ``info`` size rule that would fire on every frame of a long pi 0.73 reply is
+    reported for the first frame of each direction only; ``once`` remembers it.
     """
-    data = frame.data
-    t, seq, d = frame.t, frame.seq, frame.dir
-    size = len(data)
+    d = frame.dir
+    size = len(frame.data)
     if not frame.nl:
-        sink.emit("framing.truncated", t, seq, d,
+        sink.emit("framing.truncated", frame.t, frame.seq, d,
                   f"last {who(d)} frame ended at EOF without LF ({size} bytes)")
     if frame.cr:
-        sink.emit("framing.crlf", t, seq, d, f"{who(d)} frame ends in CR LF; the delimiter is LF alone")
+        sink.emit("framing.crlf", frame.t, frame.seq, d, f"{who(d)} frame ends in CR LF; the delimiter is LF alone")
     if size > MIB:
-        sink.emit("framing.over_1m", t, seq, d, f"{who(d)} frame of {size:,} bytes (> 1 MiB)",
+        sink.emit("framing.over_1m", frame.t, frame.seq, d, f"{who(d)} frame of {size:,} bytes (> 1 MiB)",
                   extra={"bytes": size})
     elif size > KIB64 and ("over_64k", d) not in once:
         once.add(("over_64k", d))
-        sink.emit("framing.over_64k", t, seq, d, f"{who(d)} frame of {size:,} bytes (> 64 KiB){ONCE}",
-                  extra={"bytes": size})
+        sink.emit("framing.over_64k", frame.t, frame.seq, d,
+                  f"{who(d)} frame of {size:,} bytes (> 64 KiB){ONCE}", extra={"bytes": size})
+
+
+def check_separators(frame: Frame, sink: Sink, once: set[tuple[str, str]]) -> None:
+    """A raw U+2028/U+2029 in a frame that parsed (inside a string): first per direction."""
+    d = frame.dir
+    if ("ls", d) not in once:
+        data = frame.data
+        if _LS in data or _PS in data:
+            once.add(("ls", d))
+            sink.emit("framing.line_separator", frame.t, frame.seq, d,
+                      f"{who(d)} frame contains a raw U+2028/U+2029; split lines on LF only{ONCE}")
+
+
+def decode_frame(frame: Frame, sink: Sink, once: set[tuple[str, str]]) -> Any:
+    """All framing rules on ``frame``; its decoded JSON value, or :class:`Unparsed`.
+
+    Invalid UTF-8 is reported and then decoded with U+FFFD replacement, as pi does,
+    so the command it carries is still tracked.
+    """
+    check_bytes(frame, sink, once)
     try:
-        obj = _decode(data)
+        obj = _decode(frame.data)
     except (msgspec.DecodeError, UnicodeDecodeError) as exc:  # msgspec raises the latter for bad UTF-8
-        return _undecodable(frame, sink, str(exc))
-    if ("ls", d) not in once and (_LS in data or _PS in data):
-        once.add(("ls", d))
-        sink.emit("framing.line_separator", t, seq, d,
-                  f"{who(d)} frame contains a raw U+2028/U+2029; split lines on LF only{ONCE}")
+        return undecodable(frame, sink, str(exc))
+    check_separators(frame, sink, once)
     return obj
 
 
-def _undecodable(frame: Frame, sink: Sink, error: str) -> Any:
+def undecodable(frame: Frame, sink: Sink, error: str) -> Any:
+    """Classify a line that did not decode: blank, BOM, invalid UTF-8 (then repaired), not JSON."""
     data = frame.data
     t, seq, d = frame.t, frame.seq, frame.dir
     if not data.strip():

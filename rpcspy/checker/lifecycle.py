@@ -73,6 +73,22 @@ class Lifecycle:
         """Missing start events are expected (a session command tore the run down)."""
         return self.lenient or self.teardowns > 0
 
+    def fast_delta(self, kind: str, ci: Any, delta: Any) -> bool:
+        """A schema-clean ``*_delta`` on the open assistant message; False if it needs the full path."""
+        msg = self.msg
+        return msg is not None and msg[0] == "assistant" and self.stream.fast_delta(kind, ci, delta)
+
+    def message_update(self, t: float, seq: int, obj: dict) -> None:
+        """Shortcut of :meth:`event` for ``message_update``, the most frequent frame."""
+        if "id" in obj:
+            self._emit("lifecycle.event_with_id", t, seq,
+                       f"event `message_update` carries an id ({obj['id']!r}); only responses do", path="$.id")
+        msg = self.msg
+        if msg is not None and msg[0] == "assistant":
+            self.stream.event(t, seq, obj.get("assistantMessageEvent"))
+        else:
+            self._message_update(t, seq, obj)
+
     def event(self, t: float, seq: int, etype: Any, obj: dict) -> None:
         if "id" in obj and etype not in ID_ALLOWED:
             self.sink.emit("lifecycle.event_with_id", t, seq, "a2c",

@@ -57,9 +57,11 @@ class SchemaChecker:
         except ImportError:  # TEMPORARY until rpcspy.protocol/__init__ exports its API
             from rpcspy.protocol.detect import DialectDetector
             from rpcspy.protocol.validate import validate
+        from rpcspy.protocol.validate import validate_bytes
 
         self.sink = sink
         self._validate = validate
+        self._validate_bytes = validate_bytes
         self.requested = dialect
         self.dialects = known_dialects()
         if dialect != AUTO and dialect not in self.dialects:
@@ -69,7 +71,21 @@ class SchemaChecker:
         self.reason = "chosen with --dialect" if dialect != AUTO else "not detected yet"
         self.traits = traits_of(self.dialect) if self.dialect else Traits()
 
+    def decode(self, data: bytes, direction: str) -> tuple[Any, list[Any]]:
+        """Decode and validate raw bytes in one pass (dialect known): ``(value, issues)``.
+
+        ``value`` is a msgspec Struct when the frame is clean, else the decoded JSON
+        (or None when the bytes are not JSON).
+        """
+        return self._validate_bytes(data, direction, self.dialect)
+
+    def report(self, t: float, seq: int, direction: str, issues: list[Any]) -> None:
+        for issue in issues:
+            kind = issue.kind if issue.kind in _KINDS else "invalid"
+            self.sink.emit(f"schema.{kind}", t, seq, direction, issue.message, path=issue.path or None)
+
     def feed(self, t: float, seq: int, direction: str, obj: dict) -> None:
+        """Validate a decoded object (feeding the dialect detector while it is undecided)."""
         if self._detector is not None and self.dialect is None:
             found = self._detector.feed(obj, direction)
             if found:
@@ -80,9 +96,8 @@ class SchemaChecker:
             issues = self._validate(obj, direction, self.dialect)
         else:
             issues = self._common_issues(obj, direction)
-        for issue in issues:
-            kind = issue.kind if issue.kind in _KINDS else "invalid"
-            self.sink.emit(f"schema.{kind}", t, seq, direction, issue.message, path=issue.path or None)
+        if issues:
+            self.report(t, seq, direction, issues)
 
     def _common_issues(self, obj: dict, direction: str) -> list[Any]:
         """Issues every dialect reports (by kind and path); the first dialect's wording."""

@@ -25,10 +25,11 @@ _CONTENT_TYPE = {"text": "text", "thinking": "thinking", "toolcall": "toolCall"}
 
 
 class Block:
-    __slots__ = ("kind", "seq", "pieces", "closed", "final", "call_id", "call_name")
+    __slots__ = ("kind", "delta_type", "seq", "pieces", "closed", "final", "call_id", "call_name")
 
     def __init__(self, kind: str, seq: int) -> None:
         self.kind, self.seq = kind, seq
+        self.delta_type = f"{kind}_delta"
         self.pieces: list[str] = []
         self.closed = False
         self.final: Any = None
@@ -65,16 +66,35 @@ class StreamTracker:
         self.blocks = {}
         self.active = False
 
+    def fast_delta(self, etype: str, ci: Any, delta: Any) -> bool:
+        """Append a delta to its open block of the right kind; False when anything is off."""
+        if not self.active:
+            return False
+        block = self.blocks.get(ci)
+        if block is None or etype != block.delta_type or block.closed or type(delta) is not str:
+            return False
+        block.pieces.append(delta)
+        return True
+
     def event(self, t: float, seq: int, ame: Any) -> None:
-        if not self.active or not isinstance(ame, dict):
+        if not self.active or type(ame) is not dict:
             return
-        kind_step = _KINDS.get(ame.get("type"))  # type: ignore[arg-type]
+        etype = ame.get("type")
         ci = ame.get("contentIndex")
+        block = self.blocks.get(ci) if type(ci) is int else None
+        if block is not None and etype == block.delta_type and not block.closed:  # fast path: a delta
+            delta = ame.get("delta")
+            if type(delta) is str:
+                block.pieces.append(delta)
+            return
+        self._event(t, seq, ame, etype, ci, block)
+
+    def _event(self, t: float, seq: int, ame: dict, etype: Any, ci: Any, block: Block | None) -> None:
+        kind_step = _KINDS.get(etype) if type(etype) is str else None
         if kind_step is None or type(ci) is not int:
             return  # start/done/error or malformed: the schema rules report those
         kind, step = kind_step
-        block = self.blocks.get(ci)
-        name = ame["type"]
+        name = etype
         if step == 0:
             if block is not None:
                 self._order(t, seq, f"second `{name}` for contentIndex {ci} (first at frame {block.seq})", block.seq)

@@ -1,0 +1,178 @@
+"""Benchmark `rpcspy check` against a bare `msgspec.json.decode` of every line of the same file.
+
+Generates a pi-like recording (pi 0.73 style: every `message_update` carries the whole
+partial message twice, so lines grow through each reply; or pi 0.84 delta-only frames),
+then times, on the same file:
+
+* baseline: read the file, split on LF, `msgspec.json.decode` every line;
+* check: what `rpcspy check` does per recording (open, stream frames, Checker.feed, finish);
+* cli: `python -m rpcspy check FILE --format json` end to end (interpreter start included).
+
+Usage: python bench/bench_check.py [--mb 40] [--dialect pi-0.73|pi-0.84] [--repeat 3] [--write-docs]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import msgspec  # noqa: E402
+
+from rpcspy.events import Frame  # noqa: E402
+from rpcspy.recording.format import encode_entry, encode_frame  # noqa: E402
+from rpcspy.recording.writer import make_header  # noqa: E402
+
+USAGE = {"input": 12, "output": 7, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 19,
+         "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
+WORDS = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor \u2028".split(" ")
+
+
+def _dump(obj: dict) -> bytes:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _assistant(text: str, stop: str) -> dict:
+    return {"role": "assistant", "content": [{"type": "text", "text": text}] if text else [],
+            "api": "openai-completions", "provider": "fake", "model": "fake-model", "usage": USAGE,
+            "stopReason": stop, "timestamp": 1795331184076, "responseId": "chatcmpl-1"}
+
+
+def run_frames(run: int, deltas: int, delta_len: int, v084: bool) -> list[tuple[str, bytes]]:
+    """One prompt and its streamed reply, as (direction, frame bytes)."""
+    pid = f"p{run}"
+    user = {"role": "user", "content": [{"type": "text", "text": f"question {run}"}], "timestamp": 1795331184000}
+    out = [("c2a", _dump({"id": pid, "type": "prompt", "message": f"question {run}"})),
+           ("a2c", _dump({"id": pid, "type": "response", "command": "prompt", "success": True})),
+           ("a2c", _dump({"type": "agent_start"})), ("a2c", _dump({"type": "turn_start"})),
+           ("a2c", _dump({"type": "message_start", "message": user})),
+           ("a2c", _dump({"type": "message_end", "message": user})),
+           ("a2c", _dump({"type": "message_start", "message": _assistant("", "pending" if v084 else "stop")}))]
+    text = ""
+
+    def update(event: dict) -> bytes:
+        if v084:
+            return _dump({"type": "message_update", "usage": USAGE, "assistantMessageEvent": event})
+        partial = _assistant(text, "stop")
+        return _dump({"type": "message_update", "assistantMessageEvent": {**event, "partial": partial},
+                      "message": partial})
+
+    out.append(("a2c", update({"type": "text_start", "contentIndex": 0})))
+    for i in range(deltas):
+        delta = " ".join(WORDS[(i + k) % len(WORDS)] for k in range(delta_len // 6 + 1))[:delta_len]
+        text += delta
+        out.append(("a2c", update({"type": "text_delta", "contentIndex": 0, "delta": delta})))
+    out.append(("a2c", update({"type": "text_end", "contentIndex": 0, "content": text})))
+    final = _assistant(text, "stop")
+    out += [("a2c", _dump({"type": "message_end", "message": final})),
+            ("a2c", _dump({"type": "turn_end", "message": final, "toolResults": []})),
+            ("a2c", _dump({"type": "agent_end", "messages": [user, final], **({"willRetry": False} if v084 else {})}))]
+    if v084:
+        out.append(("a2c", _dump({"type": "agent_settled"})))
+    return out
+
+
+def generate(path: str, size: int, v084: bool, deltas: int = 300, delta_len: int = 24) -> int:
+    """Write a recording of at least ``size`` bytes; return its size."""
+    seq = 0
+    t = 0.0
+    with open(path, "wb") as f:
+        f.write(encode_entry(make_header(["pi", "--mode", "rpc"], mode="proxy")))
+        run = 0
+        while f.tell() < size:
+            for direction, data in run_frames(run, deltas, delta_len, v084):
+                seq += 1
+                t += 0.001
+                f.write(encode_frame(Frame(seq, t, direction, data)))  # type: ignore[arg-type]
+            run += 1
+        return f.tell()
+
+
+def bare_decode(path: str) -> int:
+    decode = msgspec.json.decode
+    n = 0
+    with open(path, "rb") as f:
+        for line in f:  # binary iteration splits on LF only
+            decode(line)
+            n += 1
+    return n
+
+
+def check_inprocess(path: str) -> int:
+    from rpcspy.checker import Checker
+    from rpcspy.recording import open_recording
+
+    checker = Checker()
+    n = 0
+    last = 0.0
+    for frame in open_recording(path).frames():
+        n += len(checker.feed(frame))
+        last = frame.t
+    return n + len(checker.finish(last))
+
+
+def check_cli(path: str) -> int:
+    proc = subprocess.run([sys.executable, "-m", "rpcspy", "check", "--format", "json", path],
+                          cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
+    return proc.stdout.count(b"\n")
+
+
+def best_of(fn, path: str, repeat: int) -> tuple[float, int]:
+    best, result = float("inf"), 0
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = fn(path)
+        best = min(best, time.perf_counter() - start)
+    return best, result
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mb", type=float, default=40.0, help="recording size in MiB (default 40)")
+    ap.add_argument("--dialect", choices=["pi-0.73", "pi-0.84"], default="pi-0.73")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--write-docs", action="store_true", help="write the table into docs/performance.md")
+    args = ap.parse_args()
+    fd, path = tempfile.mkstemp(suffix=".jsonl", prefix="bench_check_")
+    os.close(fd)
+    try:
+        size = generate(path, int(args.mb * 1024 * 1024), args.dialect == "pi-0.84")
+        with open(path, "rb") as f:
+            lines = sum(1 for _ in f)
+        rows = []
+        base, _ = best_of(bare_decode, path, args.repeat)
+        rows.append(("msgspec.json.decode, every line (baseline)", base, None))
+        t_check, nfind = best_of(check_inprocess, path, args.repeat)
+        rows.append(("rpcspy check, in process (read + check)", t_check, nfind))
+        t_cli, ncli = best_of(check_cli, path, 1)
+        rows.append(("rpcspy check --format json (CLI, end to end)", t_cli, ncli))
+    finally:
+        os.unlink(path)
+    mib = size / (1024 * 1024)
+    table = [f"Recording: {mib:.1f} MiB, {lines:,} lines, {args.dialect} style "
+             f"({'delta-only' if args.dialect == 'pi-0.84' else 'full partial message twice per'} "
+             "`message_update`), clean traffic.", "",
+             "| what | time | MiB/s | vs baseline | findings |", "|---|---:|---:|---:|---:|"]
+    for name, secs, nf in rows:
+        ratio = base / secs
+        table.append(f"| {name} | {secs:.2f} s | {mib / secs:.0f} | {ratio:.2f}x | {'' if nf is None else nf} |")
+    table += ["", "Target: `rpcspy check` at >= 0.25x the baseline's throughput."]
+    body = "\n".join(table)
+    print(body)
+    if args.write_docs:
+        sys.path.insert(0, str(ROOT / "bench"))
+        from perfdoc import write_section
+
+        write_section(f"check ({args.dialect})" if args.dialect != "pi-0.73" else "check", body)
+
+
+if __name__ == "__main__":
+    main()
