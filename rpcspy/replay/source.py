@@ -36,28 +36,53 @@ class _Client:
         self.seq, self.t, self.data = seq, t, data
 
 
-_CLIENT_EOF = object()
+class _ClientEof:
+    """The client closed its stdin: the boundary before the epilogue."""
+
+    __slots__ = ("t",)
+
+    def __init__(self, t: float) -> None:
+        self.t = t
 
 
-def entry_item(entry: msgspec.Struct, *, transcript: bool = False) -> PlayItem | _Client | object | None:
+def _boundary(item: object) -> bool:
+    return isinstance(item, (_Client, _ClientEof))
+
+
+def entry_item(entry: msgspec.Struct, *, transcript: bool = False) -> PlayItem | _Client | _ClientEof | None:
     """What one recording entry means for replay: an agent item, a client boundary, or nothing."""
     if isinstance(entry, FrameEntry):
         if entry.dir == "c2a":
             return _Client(entry.seq, entry.t, entry.data())
         return PlayItem(entry.t, entry.dir, entry.data(), entry.nl, entry.cr)
     if isinstance(entry, EofEntry):
-        return _CLIENT_EOF if entry.dir == "c2a" else PlayItem(entry.t, "eof")
+        return _ClientEof(entry.t) if entry.dir == "c2a" else PlayItem(entry.t, "eof")
     if isinstance(entry, ExitEntry):
         return PlayItem(entry.t, "exit", code=entry.code)
     if isinstance(entry, SpawnFailedEntry):
         return PlayItem(entry.t, "exit", code=entry.code)
     if transcript and isinstance(entry, NoteEntry):
         if entry.text.startswith("closing stdin (EOF)"):
-            return _CLIENT_EOF
+            return _ClientEof(entry.t)
         m = _TRANSCRIPT_EXIT.match(entry.text)
         if m:
             return PlayItem(entry.t, "exit", code=int(m.group(1)))
     return None
+
+
+def _early_prefix(items: list[PlayItem], opened: float | None) -> int:
+    """How many leading agent frames were read before the client line opening this segment.
+
+    The proxy stamps each frame when it reads it, but two directions reach the
+    recording in whatever order their threads hand them over; a frame stamped
+    before the client line belongs to the exchange before it.
+    """
+    if opened is None:
+        return 0
+    n = 0
+    while n < len(items) and items[n].t < opened:
+        n += 1
+    return n
 
 
 def _command(index: int, client: _Client, start: int = -1) -> RecordedCommand:
@@ -74,26 +99,32 @@ class MemorySource:
         self._epilogue: list[PlayItem] = []
         self._all: list[RecordedCommand] = []
         self.exit_code: int | None = None
-        current = self._prelude
+        segments: list[list[PlayItem]] = [self._prelude]
+        opens: list[float | None] = [None]
         after_eof = False
         for entry in entries:
             item = entry_item(entry, transcript=transcript)
-            if item is None:
+            if item is None or (after_eof and isinstance(item, _Client)):
                 continue
             if isinstance(item, _Client):
-                if after_eof:
-                    continue
                 cmd = _command(len(self._all), item)
-                cmd.frames = current = []
+                cmd.frames = []
                 self._all.append(cmd)
-            elif item is _CLIENT_EOF:
+                segments.append(cmd.frames)
+                opens.append(item.t)
+            elif isinstance(item, _ClientEof):
                 after_eof = True
-                current = self._epilogue
+                segments.append(self._epilogue)
+                opens.append(item.t)
             else:
-                assert isinstance(item, PlayItem)
                 if item.dir == "exit":
                     self.exit_code = item.code
-                current.append(item)
+                segments[-1].append(item)
+        for k in range(1, len(segments)):
+            n = _early_prefix(segments[k], opens[k])
+            if n:
+                segments[k - 1].extend(segments[k][:n])
+                del segments[k][:n]
         self._next = 0
         self.commands: list[RecordedCommand] = []
 
@@ -155,7 +186,7 @@ def _lines(fd: int, start: int, end: int | None) -> Iterator[tuple[int, int, byt
         yield line_start, pos, b"".join(pieces)
 
 
-def parse_line(line: bytes) -> PlayItem | _Client | object | None:
+def parse_line(line: bytes) -> PlayItem | _Client | _ClientEof | None:
     """One line of an rpcspy recording; fast path for frame entries written by rpcspy."""
     m = _HEAD.match(line)
     if m is not None and line.endswith(b"}"):
@@ -192,6 +223,7 @@ class FileSource:
         self._header_end = first[1] if first else 0
         self._prelude_end: int | None = None
         self._epilogue_start: int | None = None
+        self._eof_t = 0.0
         self._frontier = self._header_end
         self.commands: list[RecordedCommand] = []
         self.complete = False
@@ -211,60 +243,79 @@ class FileSource:
             self.commands[-1].end = boundary
         else:
             self._prelude_end = boundary
+        self._frontier = after
         if isinstance(what, _Client):
             self.commands.append(_command(len(self.commands), what, start=after))
-            self._frontier = after
         else:
-            self._frontier = after
             self.complete = True
-            if what is _CLIENT_EOF:
+            if isinstance(what, _ClientEof):
                 self._epilogue_start = after
+                self._eof_t = what.t
 
-    def _segment(self, start: int, end: int | None) -> Iterator[PlayItem]:
-        for off, nxt, line in _lines(self._fd, start, end):
+    def _segment(self, start: int, opened: float | None, *, epilogue: bool = False) -> Iterator[PlayItem]:
+        """Agent items from ``start`` to the next client line, in causal order.
+
+        Leading items stamped before ``opened`` (the client line that opens this
+        segment) were yielded by the previous segment's look-ahead, so they are
+        skipped; past the closing client line, items stamped before it are taken.
+        """
+        skipping = opened is not None
+        for off, nxt, line in _lines(self._fd, start, None):
             item = parse_line(line)
             if item is None:
                 continue
-            if isinstance(item, _Client) or item is _CLIENT_EOF:
+            if _boundary(item):
+                if epilogue:
+                    continue
                 self._register(start, off, nxt, item)
+                yield from self._lookahead(nxt, item.t)  # type: ignore[union-attr]
+                return
+            assert isinstance(item, PlayItem)
+            if skipping and item.t < opened:  # type: ignore[operator]
+                continue
+            skipping = False
+            if item.dir == "exit":
+                self.exit_code = item.code
+            yield item
+        if not epilogue:
+            size = os.fstat(self._fd).st_size
+            self._register(start, size, size, None)
+
+    def _lookahead(self, pos: int, closed: float) -> Iterator[PlayItem]:
+        for _off, _nxt, line in _lines(self._fd, pos, None):
+            item = parse_line(line)
+            if item is None:
+                continue
+            if _boundary(item) or item.t >= closed:  # type: ignore[union-attr]
                 return
             assert isinstance(item, PlayItem)
             if item.dir == "exit":
                 self.exit_code = item.code
             yield item
-        if end is None:
-            self._register(start, os.fstat(self._fd).st_size, os.fstat(self._fd).st_size, None)
 
     def index_next(self) -> RecordedCommand | None:
         """Read ahead to the next client frame; None when the recording has no more."""
         if self.complete:
             return None
         known = len(self.commands)
-        for _ in self._segment(self._frontier, None):
+        opened = self.commands[-1].t if self.commands else None
+        for item in self._segment(self._frontier, opened):
             pass
         return self.commands[known] if len(self.commands) > known else None
 
     # -- playing ---------------------------------------------------------------------------
     def prelude(self) -> Iterator[PlayItem]:
-        return self._segment(self._header_end, self._prelude_end)
+        return self._segment(self._header_end, None)
 
     def exchange(self, cmd: RecordedCommand) -> Iterator[PlayItem]:
-        return self._segment(cmd.start, None if cmd.end < 0 else cmd.end)
+        return self._segment(cmd.start, cmd.t)
 
     def epilogue(self) -> Iterator[PlayItem]:
         while not self.complete:
             self.index_next()
         if self._epilogue_start is None:
             return iter(())
-        return self._after_eof(self._epilogue_start)
-
-    def _after_eof(self, start: int) -> Iterator[PlayItem]:
-        for _off, _nxt, line in _lines(self._fd, start, None):
-            item = parse_line(line)
-            if isinstance(item, PlayItem):
-                if item.dir == "exit":
-                    self.exit_code = item.code
-                yield item
+        return self._segment(self._epilogue_start, self._eof_t, epilogue=True)
 
 
 def open_source(path: str) -> FileSource | MemorySource:

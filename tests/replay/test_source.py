@@ -106,3 +106,32 @@ def test_fast_parser_agrees_with_msgspec(data, direction, nl, cr, injected):
     else:
         assert isinstance(got, PlayItem)
         assert (got.data, got.nl, got.cr, got.t) == (entry.data(), entry.nl, entry.cr, entry.t)
+
+
+def _skewed():
+    """A parse error the proxy stamped before the next command but wrote after it."""
+    from tests.replay.helpers import Rec
+
+    r = Rec()
+    r.at(1.0).c({"id": "b", "type": "bash", "command": "x"})
+    r.at(1.01).a({"id": "b", "type": "response", "command": "bash", "success": True})
+    r.at(1.02).c(None, raw=b"not json")
+    r.at(1.04).c({"id": "m", "type": "get_messages"})
+    r.at(1.03).a({"type": "response", "command": "parse", "success": False, "error": "x"})
+    r.at(1.05).a({"id": "m", "type": "response", "command": "get_messages", "success": True})
+    r.at(1.06).e("late stderr")
+    r.at(1.07).eof()
+    r.at(1.065).a({"type": "agent_end"})
+    r.at(1.08).exit(0)
+    return r
+
+
+def test_frames_stamped_before_a_client_line_belong_before_it(tmp_path):
+    path = _skewed().write(tmp_path / "r.jsonl")
+    for src in (FileSource(str(path)), MemorySource(open_recording(path).entries())):
+        list(src.prelude())
+        while src.index_next() is not None:
+            pass
+        got = [[(i.dir, i.t) for i in src.exchange(c)] for c in src.commands]
+        assert got == [[("a2c", 1.01)], [("a2c", 1.03)], [("a2c", 1.05), ("err", 1.06), ("a2c", 1.065)]], type(src)
+        assert [(i.dir, i.t) for i in src.epilogue()] == [("eof", 1.08), ("exit", 1.08)]
