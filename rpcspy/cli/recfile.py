@@ -50,7 +50,8 @@ def make_console(file: IO[str] | None = None, *, color: str = "auto", width: int
         except ValueError:
             width = 100
     console = Console(file=file, force_terminal=force, no_color=not force, color_system="auto" if force else None,
-                      width=width, highlight=False, emoji=False, soft_wrap=False)
+                      width=width, height=None if width is None else 50, highlight=False, emoji=False,
+                      soft_wrap=False)
     console.on_broken_pipe = quiet_broken_pipe  # type: ignore[method-assign]  # rich would exit 1
     return console
 

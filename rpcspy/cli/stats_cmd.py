@@ -39,8 +39,14 @@ def command(recording: str, fmt: str, check: bool, color: str, frame_filter: Any
     """
     import json
 
-    from rpcspy.cli.recfile import make_console, open_or_fail, quiet_broken_pipe, read_events, report_problems, \
-        want_progress
+    from rpcspy.cli.recfile import (
+        make_console,
+        open_or_fail,
+        quiet_broken_pipe,
+        read_events,
+        report_problems,
+        want_progress,
+    )
     from rpcspy.events import Finding, Frame
     from rpcspy.filters import flagged_seqs
     from rpcspy.stats import Stats

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from rpcspy.events import Eof, Event, Exit, Note, SpawnFailed, Start
+from rpcspy.render.frameinfo import NOT_JSON
 from rpcspy.render.items import Block, Item
-from rpcspy.render.summarize import compact, content_text, fields, first_line, human_bytes, quote
+from rpcspy.render.summarize import compact, content_text, fields, first_line, quote
 
 DIALOG_METHODS = frozenset({"select", "confirm", "input", "editor"})
 
@@ -46,7 +48,8 @@ def response(item: Item, obj: dict) -> Item:
     item.kind = "response"
     cmd = obj.get("command")
     ok = obj.get("success") is True
-    item.label = ("✓ " if ok else "✗ ") + (cmd if isinstance(cmd, str) else compact(cmd, 40) if "command" in obj else "?")
+    name = cmd if isinstance(cmd, str) else compact(cmd, 40) if "command" in obj else "?"
+    item.label = ("✓ " if ok else "✗ ") + name
     item.ref = ref(obj.get("id")) if "id" in obj else None
     item.status = "ok" if ok else "error"
     if ok:
@@ -131,7 +134,7 @@ def tool_end(item: Item, obj: dict) -> Item:
 def ui_request(item: Item, obj: dict) -> Item:
     """An extension UI request: a dialog that waits, or a fire-and-forget update."""
     method = obj.get("method")
-    item.kind = "dialog" if method in DIALOG_METHODS else "ui"
+    item.kind = "dialog" if isinstance(method, str) and method in DIALOG_METHODS else "ui"
     item.label = f"{'dialog' if item.kind == 'dialog' else 'ui'} {method if isinstance(method, str) else '?'}"
     item.ref = ref(obj["id"]) if "id" in obj else None
     rest = {k: v for k, v in obj.items() if k not in ("type", "id", "method")}
@@ -155,7 +158,8 @@ _EVENT_SUMMARY = {
     ).strip(),
     "turn_end": lambda o: (
         f"stopReason={o['message'].get('stopReason')}" if isinstance(o.get("message"), dict) else ""
-    ) + (f" toolResults={len(o['toolResults'])}" if isinstance(o.get("toolResults"), list) and o["toolResults"] else ""),
+    ) + (f" toolResults={len(o['toolResults'])}" if isinstance(o.get("toolResults"), list) and o["toolResults"]
+         else ""),
     "entry_appended": lambda o: fields(o["entry"], ("id", "parentId", "timestamp"), 60)
     if isinstance(o.get("entry"), dict) else compact(o.get("entry")),
     "available_commands_update": lambda o: _count(o["commands"], "command")
@@ -196,5 +200,56 @@ def delta(item: Item, obj: dict) -> Item:
     return item
 
 
-def size_note(nbytes: int) -> str:
-    return human_bytes(nbytes)
+_SIGNALS = {1: "SIGHUP", 2: "SIGINT", 6: "SIGABRT", 9: "SIGKILL", 13: "SIGPIPE", 15: "SIGTERM"}
+_EOF_TEXT = {"c2a": "agent stdin closed", "a2c": "agent stdout closed", "err": "agent stderr closed"}
+
+
+def process_event(event: Event) -> Item:
+    """Process start, spawn failure, EOF, exit, notes: what rpcspy saw besides frames."""
+    item = Item(kind="note", seq=event.seq, t=event.t)
+    if isinstance(event, Start):
+        item.kind, item.label = "start", "started"
+        item.summary = f"pid {event.pid}: " + " ".join(event.argv)
+    elif isinstance(event, SpawnFailed):
+        item.kind, item.label, item.status = "spawn_failed", "spawn failed", "error"
+        item.summary = f"{event.error} (exit {event.code})"
+    elif isinstance(event, Eof):
+        item.kind, item.label, item.dir = "eof", "EOF", event.dir
+        item.summary = _EOF_TEXT.get(event.dir, event.dir)
+    elif isinstance(event, Exit):
+        item.kind, item.label = "exit", f"exit {event.code}"
+        item.status = "ok" if event.code == 0 else "error"
+        if event.signal:
+            item.summary = f"killed by signal {event.signal} ({_SIGNALS.get(event.signal, '?')})"
+    elif isinstance(event, Note):
+        item.label = "note"
+        item.dir = event.dir
+        item.summary = event.text + (f"  ({event.dropped_bytes} bytes dropped)" if event.dropped_bytes else "")
+        item.status = {"warning": "warning", "error": "error"}.get(event.level)  # type: ignore[assignment]
+    else:
+        item.kind, item.label = "unknown", f"{type(event).__name__}"
+        item.summary = compact(getattr(event, "kind", ""))
+    return item
+
+
+def invalid(item: Item, data: bytes, obj: Any, status: str) -> Item:
+    """A line that is not a JSON object with a string type."""
+    item.kind = "invalid"
+    item.status = status  # type: ignore[assignment]
+    if obj is NOT_JSON:
+        item.label = "not JSON"
+        item.summary = quote(data.decode("utf-8", "replace"), 300)
+    else:
+        item.label = "no type"
+        item.summary = compact(obj, 300)
+    return item
+
+
+def assistant_summary(item: Item, msg: Any) -> None:
+    """stopReason and error of an assistant message shown frame by frame."""
+    if isinstance(msg, dict):
+        stop = msg.get("stopReason")
+        item.summary = f"stopReason={stop}" + (f"  {quote(msg['errorMessage'])}" if msg.get("errorMessage") else "")
+        if stop in ("error", "aborted"):
+            item.status = "error" if stop == "error" else "warning"
+

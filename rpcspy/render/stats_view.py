@@ -40,7 +40,8 @@ def overview(r: dict[str, Any]) -> RenderableType:
     if mu["count"]:
         lines.append(
             f"message_update: {mu['count']:,} frames, {human_bytes(mu['bytes'])}\n"
-            f"  snapshots in them: partial {human_bytes(mu['partial_bytes'])} + message {human_bytes(mu['message_bytes'])} = "
+            f"  snapshots in them: partial {human_bytes(mu['partial_bytes'])}"
+            f" + message {human_bytes(mu['message_bytes'])} = "
             f"{mu['snapshot_share'] * 100:.1f}% of agent output"
         )
     ex = r["exit"]

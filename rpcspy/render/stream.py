@@ -82,7 +82,8 @@ class AssistantStream:
         if not self.kinds and isinstance(message, dict) and isinstance(message.get("content"), list):
             for i, c in enumerate(message["content"]):
                 if isinstance(c, dict):
-                    kind = {"text": "text", "thinking": "thinking", "toolCall": "toolcall"}.get(c.get("type"))
+                    t = c.get("type")
+                    kind = {"text": "text", "thinking": "thinking", "toolCall": "toolcall"}.get(t if isinstance(t, str) else "")
                     if kind:
                         key = "toolCall" if kind == "toolcall" else kind
                         self._blocks[i] = _Block(kind, end=c if kind == "toolcall" else c.get(key))

@@ -78,9 +78,8 @@ def headline(item: Item) -> Text:
         if f.frame is not None:
             text.append(f"  (frame #{f.frame}{', ' + f.path if f.path else ''})", "dim")
         return text
-    style = STATUS_STYLES.get(item.status or "", "") if item.kind in ("response", "event", "exit") and item.status \
-        else KIND_STYLES.get(item.kind, "")
-    if item.kind in ("assistant", "message", "tool_end", "dialog", "ui", "invalid") and item.status in ("error", "warning"):
+    style = KIND_STYLES.get(item.kind, "")
+    if item.status and (item.kind in ("response", "event", "exit") or item.status in ("error", "warning")):
         style = STATUS_STYLES[item.status]
     text.append(clean(item.label), style)
     if item.continued:
@@ -91,7 +90,8 @@ def headline(item: Item) -> Text:
     if item.latency is not None:
         text.append(f" ({ms(item.latency)})", "bold" if item.latency >= 1 else "")
     if item.summary:
-        text.append("  " + clean(cut(item.summary, 2000)).replace("\n", "\\n"), "dim" if item.kind in ("assistant", "stderr") else "")
+        summary = clean(cut(item.summary, 2000)).replace("\n", "\\n")
+        text.append("  " + summary, "dim" if item.kind in ("assistant", "stderr") else "")
     return text
 
 

@@ -20,16 +20,14 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any, Protocol
 
-from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed, Start
+from rpcspy.events import Event, Finding, Frame
 from rpcspy.render import describe
-from rpcspy.render.frameinfo import NOT_JSON, parse, type_of
+from rpcspy.render.frameinfo import parse, type_of
 from rpcspy.render.items import Block, Item
 from rpcspy.render.pairing import INPUT_NOT_COMMANDS, Pairer
 from rpcspy.render.stream import AssistantStream
-from rpcspy.render.summarize import compact, ms, quote
+from rpcspy.render.summarize import compact
 
-_SIGNALS = {1: "SIGHUP", 2: "SIGINT", 6: "SIGABRT", 9: "SIGKILL", 13: "SIGPIPE", 15: "SIGTERM"}
-_EOF_TEXT = {"c2a": "agent stdin closed", "a2c": "agent stdout closed", "err": "agent stderr closed"}
 _REMEMBER = 4096
 
 
@@ -154,7 +152,8 @@ class Timeline:
     # -- findings ---------------------------------------------------------------------------
     def _on_finding(self, f: Finding, out: list[Item]) -> None:
         for holder in (self._group.item if self._group else None, self._tail):
-            if holder is not None and f.frame is not None and holder.seqs and holder.seqs[0] <= f.frame <= holder.seqs[-1]:
+            if holder is not None and f.frame is not None and holder.seqs \
+                    and holder.seqs[0] <= f.frame <= holder.seqs[-1]:
                 holder.findings.append(f)
                 return
         self._close(out)
@@ -261,7 +260,7 @@ class Timeline:
             return item
         self._pairer.command(frame.seq, frame.t, obj)
         if t is None:
-            return _invalid(item, frame, obj, "warning")
+            return describe.invalid(item, frame.data, obj, "warning")
         return describe.command(item, obj)
 
     def _dialog_answer(self, item: Item, obj: dict, t: float) -> None:
@@ -287,7 +286,7 @@ class Timeline:
     def _agent(self, item: Item, frame: Frame, obj: Any, out: list[Item]) -> None:
         t = type_of(obj)
         if t is None:
-            self._hold(_invalid(item, frame, obj, "error"), out)
+            self._hold(describe.invalid(item, frame.data, obj, "error"), out)
         elif t == "response":
             self._hold(self._response(item, obj, frame.t), out)
         elif t in ("message_start", "message_update", "message_end"):
@@ -338,7 +337,7 @@ class Timeline:
             describe.message(item, obj.get("message"))
             item.label = f"{t} {item.label}"
             if role == "assistant":
-                _assistant_summary(item, obj.get("message"))
+                describe.assistant_summary(item, obj.get("message"))
             self._hold(item, out)
             return
         if role == "assistant" or t == "message_update":
@@ -356,31 +355,8 @@ class Timeline:
         else:  # a message_end with no message_start before it
             self._hold(describe.message(item, obj.get("message")), out)
 
-    # -- other events -----------------------------------------------------------------------
     def _other(self, event: Event) -> Item:
-        item = Item(kind="note", seq=event.seq, t=event.t)
-        if isinstance(event, Start):
-            item.kind, item.label = "start", "started"
-            item.summary = f"pid {event.pid}: " + " ".join(event.argv)
-        elif isinstance(event, SpawnFailed):
-            item.kind, item.label, item.status = "spawn_failed", "spawn failed", "error"
-            item.summary = f"{event.error} (exit {event.code})"
-        elif isinstance(event, Eof):
-            item.kind, item.label, item.dir = "eof", "EOF", event.dir
-            item.summary = _EOF_TEXT.get(event.dir, event.dir)
-        elif isinstance(event, Exit):
-            item.kind, item.label = "exit", f"exit {event.code}"
-            item.status = "ok" if event.code == 0 else "error"
-            if event.signal:
-                item.summary = f"killed by signal {event.signal} ({_SIGNALS.get(event.signal, '?')})"
-        elif isinstance(event, Note):
-            item.label = "note"
-            item.dir = event.dir
-            item.summary = event.text + (f"  ({event.dropped_bytes} bytes dropped)" if event.dropped_bytes else "")
-            item.status = {"warning": "warning", "error": "error"}.get(event.level)  # type: ignore[assignment]
-        else:
-            item.kind, item.label = "unknown", f"{type(event).__name__}"
-            item.summary = compact(getattr(event, "kind", ""))
+        item = describe.process_event(event)
         if self.select is not None:
             item.selected = self.select.match_event(event)
         return item
@@ -393,26 +369,3 @@ def _role(obj: dict) -> Any:
 
 def _hashable(value: Any) -> Any:
     return value if isinstance(value, (str, int, float, bool, type(None))) else compact(value)
-
-
-def _invalid(item: Item, frame: Frame, obj: Any, status: str) -> Item:
-    item.kind = "invalid"
-    item.status = status  # type: ignore[assignment]
-    if obj is NOT_JSON:
-        item.label = "not JSON"
-        item.summary = quote(frame.data.decode("utf-8", "replace"), 300)
-    else:
-        item.label = "no type"
-        item.summary = compact(obj, 300)
-    return item
-
-
-def _assistant_summary(item: Item, msg: Any) -> None:
-    if isinstance(msg, dict):
-        stop = msg.get("stopReason")
-        item.summary = f"stopReason={stop}" + (f"  {quote(msg['errorMessage'])}" if msg.get("errorMessage") else "")
-        if stop in ("error", "aborted"):
-            item.status = "error" if stop == "error" else "warning"
-
-
-__all__ = ["Timeline", "Selector", "ms"]

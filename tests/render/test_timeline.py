@@ -256,3 +256,13 @@ def test_any_frames_every_frame_lands_in_exactly_one_item_in_order(spec, coalesc
     assert covered == [e.seq for e in events if isinstance(e, Frame)]
     assert sum(len(i.findings) + (i.finding is not None) for i in items) == sum(isinstance(e, Finding) for e in events)
     assert all(i.label for i in items)
+
+
+def test_unhashable_values_where_strings_belong_do_not_crash() -> None:
+    f = Seq()
+    events = [f("a2c", {"type": "extension_ui_request", "id": [1], "method": []}),
+              f("a2c", {"type": "message_start", "message": {"role": "assistant"}}),
+              f("a2c", {"type": "message_end", "message": {"role": "assistant", "content": [{"type": ["text"]}]}}),
+              f("a2c", {"type": "tool_execution_end", "toolCallId": {"a": 1}})]
+    items = run(events)
+    assert [i.kind for i in items] == ["ui", "assistant", "tool_end"]
