@@ -32,7 +32,8 @@ HEADER = """\
 def _help(command, name: str, parent=None) -> str:
     import click
 
-    ctx = click.Context(command, info_name=name, parent=parent, terminal_width=WIDTH, max_content_width=WIDTH)
+    settings = {**(command.context_settings or {}), "terminal_width": WIDTH, "max_content_width": WIDTH}
+    ctx = click.Context(command, info_name=name, parent=parent, **settings)
     return command.get_help(ctx).rstrip() + "\n"
 
 
@@ -46,7 +47,9 @@ def render() -> str:
 
     parts = [HEADER, "Commands: " + ", ".join(f"[`{n}`](#rpcspy-{n})" for n in COMMANDS) + ".\n\n"]
     parts += ["## `rpcspy`\n\n```text\n", _help(main, "rpcspy"), "```\n"]
-    root = click.Context(main, info_name="rpcspy", terminal_width=WIDTH, max_content_width=WIDTH)
+    # the group's settings (help_option_names: -h, --help) are inherited by every command, as when run
+    root = click.Context(main, info_name="rpcspy", **{**main.context_settings, "terminal_width": WIDTH,
+                                                      "max_content_width": WIDTH})
     for name, (module, summary) in COMMANDS.items():
         command = importlib.import_module(module).command
         parts += [f"\n## `rpcspy {name}`\n\n{summary}\n\n```text\n", _help(command, name, root), "```\n"]
