@@ -1,6 +1,6 @@
-"""Byte relays: read a chunk, forward it whole, then hand a copy to the hub.
+"""Byte relays: read a chunk, hand it to the observers' pipe, forward it whole.
 
-Forwarding is the only work done before the next read: no parsing, no decoding.
+No parsing or decoding happens here.
 A blocked destination blocks the relay, so a slow reader slows the writer
 (backpressure) instead of filling memory.
 """
@@ -84,10 +84,16 @@ class Relay(threading.Thread):
                 return b""
 
     def _pass(self, chunk: bytes, t: float) -> None:
-        """Forward first, then hand the chunk to the hub."""
+        """Hand the chunk to the observers' pipe, then forward it.
+
+        Publishing first keeps cause before effect in the recording: a fast agent's
+        answer can never be recorded before the command it answers. Publishing is one
+        write into a pipe that the observer process drains at once (into its spool),
+        so it does not wait on observers.
+        """
+        self.hub.publish(self.direction, t, chunk)
         if self.dst_open:
             self._forward(chunk)
-        self.hub.publish(self.direction, t, chunk)
 
     def _at_eof(self) -> None:
         self.hub.publish_eof(self.direction, self.clock())

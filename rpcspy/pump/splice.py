@@ -58,9 +58,9 @@ class ClientRelay(Relay):
                     return
                 line = self._pending.popleft()
             t = self.clock()
+            self.hub.publish(self.direction, t, line, injected=True)
             if self.dst_open:
                 self._forward(line)
-            self.hub.publish(self.direction, t, line, injected=True)
 
     def _read(self) -> bytes:
         while True:
