@@ -16,6 +16,9 @@ import click
 
 from rpcspy.events import Event
 
+PROGRESS_MIN_BYTES = 4 << 20
+"""Smaller files are read without a progress bar (it would only flicker)."""
+
 
 def open_or_fail(path: str) -> Any:
     """Open a recording or transcript, or exit with its reason."""
@@ -95,7 +98,7 @@ def _with_progress(rec: Any) -> Iterator[Any]:
     from rpcspy.recording.format import FrameEntry
 
     total = os.path.getsize(rec.path)
-    if total < (4 << 20):
+    if total < PROGRESS_MIN_BYTES:
         yield from rec.entries()
         return
     columns = (TextColumn("reading"), BarColumn(), DownloadColumn(), TimeRemainingColumn())

@@ -1,0 +1,49 @@
+"""Plumbing of the recording commands: consoles, progress, opening errors."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import click
+import pytest
+
+from rpcspy.cli import recfile
+from rpcspy.recording import open_recording
+from tests.render.sample import write_sample
+
+
+def test_console_is_plain_and_100_wide_in_a_pipe(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)
+    out = io.StringIO()
+    console = recfile.make_console(out)
+    console.print("[bold]x[/bold]", style="red")
+    assert console.width == 100 and out.getvalue() == "x\n"
+    coloured = io.StringIO()
+    recfile.make_console(coloured, color="always").print("x", style="red")
+    assert "\x1b[" in coloured.getvalue()
+    monkeypatch.setenv("COLUMNS", "72")
+    assert recfile.make_console(io.StringIO()).width == 72
+
+
+def test_progress_reads_every_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rec = open_recording(write_sample(tmp_path / "s.jsonl"))
+    monkeypatch.setattr(recfile, "PROGRESS_MIN_BYTES", 0)
+    monkeypatch.setattr("sys.stderr", io.StringIO())
+    assert list(recfile._with_progress(rec)) == list(rec.entries())
+    assert recfile.want_progress() is False  # stderr is not a terminal here
+
+
+def test_open_or_fail_gives_the_readers_reason(tmp_path: Path) -> None:
+    with pytest.raises(click.ClickException, match="is a directory"):
+        recfile.open_or_fail(str(tmp_path))
+
+
+def test_check_replaces_recorded_findings(tmp_path: Path) -> None:
+    rec = open_recording(write_sample(tmp_path / "s.jsonl"))
+    recorded = [e for e in recfile.read_events(rec) if type(e).__name__ == "Finding"]
+    fresh = [e for e in recfile.read_events(rec, check=True) if type(e).__name__ == "Finding"]
+    assert [f.rule for f in recorded] == ["stream.partial_ahead", "correlation.idless_error", "framing.not_json"]
+    rules = {f.rule for f in fresh}
+    assert {"framing.crlf", "framing.not_json", "correlation.idless_error"} <= rules
+    assert "stream.partial_ahead" not in rules  # recorded findings are replaced, not kept
