@@ -3,7 +3,8 @@
 Inputs: every ``*.jsonl`` in the top-level ``recordings/`` directory (real
 sessions), the transcripts copied into ``tests/golden/inputs/``, and the
 generated sample in :mod:`tests.render.sample`. Each is rendered into a
-100-column console with no colour and compared with ``tests/golden/<name>.txt``.
+100-column console with no colour and compared with ``tests/golden/timeline/<name>.txt``;
+the stats report with ``tests/golden/stats/<name>.json``.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 INPUTS = sorted((ROOT / "tests" / "golden" / "inputs").glob("*.jsonl"))
 RECORDINGS = sorted((ROOT / "recordings").glob("*.jsonl")) if (ROOT / "recordings").is_dir() else []
 CASES = [pytest.param(p, p.stem, id=p.stem) for p in INPUTS]
-CASES += [pytest.param(p, f"recordings/{p.stem}", id=f"recordings-{p.stem}") for p in RECORDINGS]
+CASES += [pytest.param(p, f"recordings-{p.stem}", id=f"recordings-{p.stem}") for p in RECORDINGS]
 
 
 def render(path: Path, *, coalesce: bool = True) -> str:
@@ -52,37 +53,35 @@ def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize(("path", "name"), CASES)
 def test_timeline_matches_golden(path: Path, name: str, golden) -> None:
-    golden(f"{name}.txt", render(path))
+    golden(f"timeline/{name}.txt", render(path))
 
 
 @pytest.mark.parametrize(("path", "name"), CASES)
 def test_stats_match_golden(path: Path, name: str, golden) -> None:
-    golden(f"{name}.stats.json", stats_json(path))
+    golden(f"stats/{name}.json", stats_json(path))
 
 
 def test_sample_timeline(sample: Path, golden) -> None:
-    golden("sample.txt", render(sample))
+    golden("timeline/sample.txt", render(sample))
 
 
 def test_sample_frames(sample: Path, golden) -> None:
-    golden("sample.frames.txt", render(sample, coalesce=False))
+    golden("timeline/sample.frames.txt", render(sample, coalesce=False))
 
 
 def test_frames_mode_of_a_stream(golden) -> None:
-    golden("pi073_02_tool_call.frames.txt", render(ROOT / "tests/golden/inputs/pi073_02_tool_call.jsonl",
+    golden("timeline/pi073_02_tool_call.frames.txt", render(ROOT / "tests/golden/inputs/pi073_02_tool_call.jsonl",
                                                            coalesce=False))
 
 
 def test_sample_stats(sample: Path, golden) -> None:
-    golden("sample.stats.json", stats_json(sample))
+    golden("stats/sample.json", stats_json(sample))
 
 
 def test_no_stale_golden_files() -> None:
     """A golden file whose input was removed or renamed is stale."""
-    known = {p.stem for p in INPUTS} | {"sample"}
-    for sub, names in (("", known), ("recordings", {p.stem for p in RECORDINGS})):
-        for out in (ROOT / "tests" / "golden" / sub).glob("*.*"):
-            if out.suffix not in (".txt", ".json"):
-                continue
-            stem = out.name.removesuffix(".txt").removesuffix(".json").removesuffix(".frames").removesuffix(".stats")
-            assert stem in names, f"golden file {out.relative_to(ROOT)} has no input recording"
+    known = {p.stem for p in INPUTS} | {f"recordings-{p.stem}" for p in RECORDINGS} | {"sample"}
+    for sub in ("timeline", "stats"):
+        for out in (ROOT / "tests" / "golden" / sub).iterdir():
+            stem = out.name.removesuffix(".txt").removesuffix(".json").removesuffix(".frames")
+            assert stem in known, f"golden file {out.relative_to(ROOT)} has no input recording"
