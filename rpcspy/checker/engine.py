@@ -25,6 +25,7 @@ from rpcspy.events import Finding, Frame
 _DELTAS = frozenset({"text_delta", "thinking_delta", "toolcall_delta"})
 _Struct = msgspec.Struct
 _decode = msgspec.json.decode
+_RUN_BOUNDARIES = frozenset({"agent_start", "agent_end", "agent_settled"})
 _NOT_COMMANDS = frozenset({"extension_ui_response", "host_tool_update", "host_tool_result", "host_uri_result"})
 """Client frames that are answers, not commands: they never get a response."""
 
@@ -211,7 +212,7 @@ class Checker:
             self._sink.emit("correlation.unknown_id", t, seq, "a2c",
                             f"bash_execution_update for id {obj['id']!r}, which is no pending `bash` command",
                             path="$.id")
-        elif etype == "agent_start":
+        elif etype in _RUN_BOUNDARIES:  # whatever prompt was starting has started (or lost its start)
             self._misuse.run_started()
         self._life.event(t, seq, etype, obj)
 

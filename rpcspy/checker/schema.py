@@ -13,6 +13,7 @@ from typing import Any
 from rpcspy.checker.findings import Sink
 
 AUTO = "auto"
+UNDECIDED = "not detected: no agent frame told the dialects apart; checked what all of them agree on"
 _KINDS = frozenset({"unknown_type", "missing_field", "wrong_type", "bad_enum", "unknown_field", "invalid"})
 
 
@@ -68,7 +69,7 @@ class SchemaChecker:
             raise ValueError(f"unknown dialect {dialect!r} (expected auto or one of {', '.join(self.dialects)})")
         self._detector = DialectDetector() if dialect == AUTO else None
         self.dialect: str | None = None if dialect == AUTO else dialect
-        self.reason = "chosen with --dialect" if dialect != AUTO else "not detected yet"
+        self.reason = "chosen with --dialect" if dialect != AUTO else UNDECIDED
         self.traits = traits_of(self.dialect) if self.dialect else Traits()
 
     def decode(self, data: bytes, direction: str) -> tuple[Any, list[Any]]:

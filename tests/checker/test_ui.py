@@ -1,0 +1,69 @@
+"""Extension UI dialogs: answers by id and shape, timeouts, omp cancel."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.checker.helpers import A, C, check, hits, ui_req, ui_resp
+
+UI = ("correlation.ui_unknown_id", "correlation.ui_duplicate", "correlation.ui_fire_and_forget",
+      "correlation.ui_wrong_shape", "correlation.ui_late", "correlation.ui_unanswered")
+
+
+def ui(findings: list) -> list:  # type: ignore[type-arg]
+    return [(f.rule, f.frame) for f in findings if f.rule in UI]
+
+
+@pytest.mark.parametrize("method,fields,answer", [
+    ("select", {"title": "t", "options": ["A", "B"]}, {"value": "B"}),
+    ("input", {"title": "t", "placeholder": "p"}, {"value": "name"}),
+    ("editor", {"title": "t", "prefill": "x"}, {"value": "a\nb"}),
+    ("confirm", {"title": "t", "message": "m"}, {"confirmed": False}),
+    ("confirm", {"title": "t", "message": "m"}, {"cancelled": True}),
+    ("input", {"title": "t"}, {"cancelled": True, "value": "ignored"}),
+])
+def test_well_formed_answers(method: str, fields: dict, answer: dict) -> None:
+    assert ui(check(A(ui_req("q", method, **fields)), C(ui_resp("q", **answer)))) == []
+
+
+@pytest.mark.parametrize("method,answer", [
+    ("input", {"confirmed": True}),      # T60 c4b
+    ("select", {"value": 3}),
+    ("confirm", {"value": "yes"}),
+    ("editor", {"cancelled": False}),
+])
+def test_wrong_shapes(method: str, answer: dict) -> None:
+    findings = check(A(ui_req("q", method, title="t", message="m", options=["a"])), C(ui_resp("q", **answer)))
+    [f] = [f for f in findings if f.rule == "correlation.ui_wrong_shape"]
+    assert (f.frame, f.related) == (2, 1) and f"`{method}`" in f.message
+
+
+@pytest.mark.parametrize("method", ["notify", "setStatus", "setWidget", "setTitle", "set_editor_text"])
+def test_fire_and_forget_requests_expect_no_answer(method: str) -> None:
+    assert ui(check(A(ui_req("n", method)))) == []
+    assert ui(check(A(ui_req("n", method)), C(ui_resp("n", value="x")))) == [("correlation.ui_fire_and_forget", 2)]
+
+
+def test_timed_out_dialog_is_neither_unanswered_nor_blocking() -> None:
+    """T60 c1: select with timeout 800 ms, never answered: pi resolves it silently."""
+    req = A(ui_req("s", "select", title="t", options=["A"], timeout=800), t=2.0)
+    assert ui(check(req)) == []
+
+
+def test_late_answer_after_the_timeout() -> None:
+    items = [A(ui_req("s", "select", title="t", options=["A"], timeout=800), t=2.0),
+             C(ui_resp("s", value="A"), t=3.0)]
+    [f] = [f for f in check(*items) if f.rule == "correlation.ui_late"]
+    assert f.severity == "info" and f.related == 1 and "0.80 s" in f.message
+
+
+def test_omp_cancel_closes_the_dialog() -> None:
+    items = [A(ui_req("d", "confirm", title="t", message="m")), A(ui_req("c", "cancel", targetId="d"))]
+    assert ui(check(*items)) == []
+    assert ui(check(items[0])) == [("correlation.ui_unanswered", 1)]
+
+
+def test_answers_without_a_string_id_are_left_to_the_schema() -> None:
+    findings = check(C({"type": "extension_ui_response", "value": "x"}), C(ui_resp(5, value="x")))
+    assert ui(findings) == []
+    assert {f.rule for f in findings} >= {"schema.missing_field", "schema.wrong_type"}
