@@ -28,23 +28,15 @@ class Traits:
 
 
 def traits_of(dialect: str) -> Traits:
-    try:
-        from rpcspy.protocol.dialects import SPECS
+    from rpcspy.protocol import get_protocol
 
-        spec = SPECS.get(dialect)
-    except ImportError:  # pragma: no cover - protocol package incomplete
-        spec = None
-    if spec is not None:
-        return Traits(omp=bool(spec.omp), closes_runs=bool(spec.v084))
-    return Traits(omp=dialect.startswith("omp"), closes_runs=dialect == "pi-0.84")
+    spec = get_protocol(dialect).spec
+    return Traits(omp=bool(spec.omp), closes_runs=bool(spec.v084))
 
 
 def known_dialects() -> tuple[str, ...]:
     """The dialect names the protocol package defines."""
-    try:
-        from rpcspy.protocol import DIALECTS
-    except ImportError:  # TEMPORARY until rpcspy.protocol exports its API
-        from rpcspy.protocol.dialects import DIALECTS
+    from rpcspy.protocol import DIALECTS
 
     return tuple(DIALECTS)
 
@@ -53,12 +45,7 @@ class SchemaChecker:
     """Validates decoded objects and reports ``schema.*`` findings with their JSON path."""
 
     def __init__(self, sink: Sink, dialect: str = AUTO) -> None:
-        try:
-            from rpcspy.protocol import DialectDetector, validate
-        except ImportError:  # TEMPORARY until rpcspy.protocol/__init__ exports its API
-            from rpcspy.protocol.detect import DialectDetector
-            from rpcspy.protocol.validate import validate
-        from rpcspy.protocol.validate import validate_bytes
+        from rpcspy.protocol import DialectDetector, validate, validate_bytes
 
         self.sink = sink
         self._validate = validate

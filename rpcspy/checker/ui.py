@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from rpcspy.checker.findings import Sink
+from rpcspy.protocol import ANSWER_FIELDS, DIALOG_METHODS
 
-DIALOGS = frozenset({"select", "confirm", "input", "editor"})
-_VALUE_DIALOGS = frozenset({"select", "input", "editor"})
+DIALOGS = frozenset(DIALOG_METHODS)
+_VALUE_DIALOGS = frozenset(m for m, keys in ANSWER_FIELDS.items() if "value" in keys)
 _CAP = 65536
 
 
