@@ -36,6 +36,7 @@ class _Playback(msgspec.Struct):
     anchor_live: float
     served: Served | None = None
     head: PlayItem | None = None
+    started: bool = False
 
 
 class ReplayOptions(msgspec.Struct):
@@ -56,6 +57,16 @@ class ReplayOptions(msgspec.Struct):
 class _Stop(Exception):
     def __init__(self, code: int) -> None:
         self.code = code
+
+
+def _grow_pipe(fd: int, size: int = 1 << 20) -> None:
+    """Best effort: a 1 MiB pipe buffer to the client means fewer wake-ups at --speed 0."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), size)
+    except (OSError, ImportError, ValueError):
+        pass
 
 
 def _read_stdin(fd: int, q: queue.SimpleQueue, clock: Callable[[], float]) -> None:
@@ -95,6 +106,7 @@ class FakeAgent:
     # -- main loop -------------------------------------------------------------------------
     def run(self) -> int:
         self.start = self.clock()
+        _grow_pipe(self.opt.stdout_fd)
         self._write_report(final=False)
         threading.Thread(target=_read_stdin, args=(self.opt.stdin_fd, self.inq, self.clock), daemon=True).start()
         self.playbacks.append(_Playback(self.source.prelude(), None, self.start))
@@ -174,8 +186,9 @@ class FakeAgent:
             self._record(Frame(0, now - self.start, "a2c", data, item.nl, item.cr))
             self.out.append(data + (b"\r" if item.cr else b"") + (b"\n" if item.nl else b""))
             self.out_size += len(data)
-            if self.out_size >= FLUSH_AT:
-                self._flush()
+            if self.out_size >= FLUSH_AT or not pb.started:
+                self._flush()  # an exchange's first frame (its response) goes out at once
+            pb.started = True
         elif item.dir == "err":
             self._record(Frame(0, now - self.start, "err", item.data, item.nl, item.cr))
             if self.opt.replay_stderr:

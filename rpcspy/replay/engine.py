@@ -115,6 +115,8 @@ class ReplayEngine:
         return out
 
     def next_deadline(self) -> float | None:
+        if not self._dialogs:
+            return None
         return min((d.deadline for d in self._dialogs.values()), default=None)
 
     def expire(self, now: float, *, complete: bool, line: int = 0) -> list[Outcome] | None:

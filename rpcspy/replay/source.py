@@ -23,7 +23,10 @@ from rpcspy.replay.model import PlayItem, RecordedCommand, classify
 
 CHUNK = 1 << 20
 _entry_decoder = msgspec.json.Decoder(Union[ENTRY_TYPES])  # type: ignore[valid-type]
-_HEAD = re.compile(rb'\{"seq":(\d+),"t":([-0-9.eE+]+),"kind":"frame","dir":"(c2a|a2c|err)","json":')
+_HEAD = re.compile(
+    rb'\{(?:"kind":"frame","seq":(\d+),"t":([-0-9.eE+]+)|"seq":(\d+),"t":([-0-9.eE+]+),"kind":"frame"),'
+    rb'"dir":"(c2a|a2c|err)","json":'
+)
 _TRANSCRIPT_EXIT = re.compile(r"^exit code: (-?\d+)")
 
 
@@ -200,10 +203,11 @@ def parse_line(line: bytes) -> PlayItem | _Client | _ClientEof | None:
         cr = body.endswith(b',"cr":true')
         if cr:
             body = body[:-10]
-        direction = m.group(3).decode()
+        seq, t = (m.group(1), m.group(2)) if m.group(1) is not None else (m.group(3), m.group(4))
+        direction = m.group(5).decode()
         if direction == "c2a":
-            return _Client(int(m.group(1)), float(m.group(2)), body)
-        return PlayItem(float(m.group(2)), direction, body, nl, cr)  # type: ignore[arg-type]
+            return _Client(int(seq), float(t), body)
+        return PlayItem(float(t), direction, body, nl, cr)  # type: ignore[arg-type]
     if not line.strip():
         return None
     try:
@@ -311,11 +315,11 @@ class FileSource:
         return self._segment(cmd.start, cmd.t)
 
     def epilogue(self) -> Iterator[PlayItem]:
+        """Items after the client's EOF; indexes what is left only when played."""
         while not self.complete:
             self.index_next()
-        if self._epilogue_start is None:
-            return iter(())
-        return self._segment(self._epilogue_start, self._eof_t, epilogue=True)
+        if self._epilogue_start is not None:
+            yield from self._segment(self._epilogue_start, self._eof_t, epilogue=True)
 
 
 def open_source(path: str) -> FileSource | MemorySource:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from rpcspy.events import Frame
 from rpcspy.recording.format import FrameEntry, encode_frame
 from rpcspy.replay.model import PlayItem
-from rpcspy.replay.source import FileSource, MemorySource, _Client, open_source, parse_line
+from rpcspy.replay.source import _HEAD, FileSource, MemorySource, _Client, open_source, parse_line
 from rpcspy.recording.reader import open_recording
 from tests.replay.helpers import basic_session
 
@@ -101,6 +101,8 @@ def test_fast_parser_agrees_with_msgspec(data, direction, nl, cr, injected):
     line = encode_frame(Frame(7, 1.25, direction, data, nl, cr, injected)).rstrip(b"\n")
     entry = msgspec.json.decode(line, type=FrameEntry)
     got = parse_line(line)
+    if b',"json":' in line[:80]:
+        assert _HEAD.match(line), line  # rpcspy's own frame lines take the fast path
     if direction == "c2a":
         assert isinstance(got, _Client) and got.data == entry.data()
     else:
