@@ -191,10 +191,6 @@ def _child_main(data_fd: int, make_observers: Callable[[ChildSession], list[Obse
                 warn: Warn) -> None:
     for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGPIPE):
         signal.signal(signum, signal.SIG_IGN)
-    try:
-        os.nice(OBSERVER_NICENESS)  # when CPU is short, forwarding goes first; the spool absorbs the lag
-    except OSError:
-        pass
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(null, 1)  # stdout belongs to the client: the child must not hold it open
@@ -204,6 +200,12 @@ def _child_main(data_fd: int, make_observers: Callable[[ChildSession], list[Obse
     spool = Spool()
     threading.Thread(target=_drain, args=(data_fd, spool), name="rpcspy-spool", daemon=True).start()
     sys.setswitchinterval(0.0005)  # the drain thread must get the GIL back quickly to keep the pipe empty
+    try:
+        # Linux niceness is per thread: only this (dispatching) thread yields the CPU to forwarding;
+        # the drain thread, started above at normal priority, keeps the proxy's pipe empty.
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), OBSERVER_NICENESS)
+    except OSError:
+        pass
     decoder = wire.WireDecoder()
     last_t = 0.0
     while chunk := spool.get():
