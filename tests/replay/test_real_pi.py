@@ -1,4 +1,5 @@
-"""Proof with the real pi: record through the proxy, replay, drive the replay with the same client.
+"""Proof with the real agents (pi 0.73.1, pi 0.87.1, omp 18.2.3): record through the proxy,
+replay, drive the replay with the same client.
 
 The client gets the same frames from the replay as from the real agent, byte for
 byte once the command ids (the replay run uses different ones) are mapped back.
@@ -41,18 +42,18 @@ def script(ap: AgentProcess, dialect: str, tag: str) -> int:
     return ap.finish(timeout=30)
 
 
-def test_replay_gives_the_client_what_the_real_agent_gave(pi_agent, fake_llm, tmp_path: Path) -> None:
+def test_replay_gives_the_client_what_the_real_agent_gave(agent, fake_llm, tmp_path: Path) -> None:
     rec = tmp_path / "session.jsonl"
-    env = env_with_repo(pi_agent.env)
-    with AgentProcess([sys.executable, "-m", "rpcspy", "-o", str(rec), "--", *pi_agent.argv], env=env,
-                      cwd=pi_agent.cwd) as real:
-        real_code = script(real, pi_agent.dialect, "R")
+    env = env_with_repo(agent.env)
+    with AgentProcess([sys.executable, "-m", "rpcspy", "-o", str(rec), "--", *agent.argv], env=env,
+                      cwd=agent.cwd) as real:
+        real_code = script(real, agent.dialect, "R")
     assert real_code == 0
 
     report = tmp_path / "report.json"
     argv = [sys.executable, "-m", "rpcspy", "replay", "--speed", "1", "--report", str(report), str(rec)]
     with AgentProcess(argv, env=env, cwd=tmp_path) as fake:
-        fake_code = script(fake, pi_agent.dialect, "L")
+        fake_code = script(fake, agent.dialect, "L")
     assert fake_code == real_code
 
     mapped = [f.replace(b'"id":"L', b'"id":"R') for f in fake.frames]
