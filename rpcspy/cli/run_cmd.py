@@ -8,6 +8,8 @@ import sys
 import click
 
 DEFAULT_DIR = "recordings"
+DIALECT_CHOICES = ("auto", "pi-0.73", "pi-0.84", "pi-feb2026", "omp")
+"""rpcspy.protocol.DIALECTS plus auto, spelled out so the proxy starts without importing the schemas."""
 
 
 @click.command(
@@ -29,8 +31,8 @@ command is not found, 126 if it cannot be executed, 2 for a usage error.""",
 @click.option("--no-record", is_flag=True, help="Relay only; write no recording.")
 @click.option("--check/--no-check", default=True, show_default=True,
               help="Run the protocol checker live (in the observer process, off the forwarding path).")
-@click.option("--dialect", default="auto", show_default=True, metavar="DIALECT",
-              help="Protocol dialect: auto, pi-0.73, pi-0.84, pi-feb2026, omp.")
+@click.option("--dialect", type=click.Choice(DIALECT_CHOICES), default="auto", show_default=True,
+              help="Protocol dialect for the live check; auto detects it from the traffic.")
 @click.option("--report", metavar="stderr|FILE",
               help="Also print findings as they happen, to stderr or a file (default: only recorded, plus a "
                    "one-line summary at exit if there were errors).")
@@ -64,11 +66,6 @@ def command(output: str | None, directory: str, no_record: bool, check: bool, di
     path = None if no_record else (output or default_path(directory, argv))
     observers = []
     if check:
-        from rpcspy.protocol import DIALECTS
-
-        if dialect != "auto" and dialect not in DIALECTS:
-            raise click.BadParameter(f"unknown dialect {dialect!r}; choose auto or one of {', '.join(DIALECTS)}",
-                                     param_hint="--dialect")
         from rpcspy.pump.check_observer import CheckObserver, CheckOptions
 
         options = CheckOptions(dialect=dialect, strict_fields=strict_fields, ignore=frozenset(ignore),

@@ -181,8 +181,8 @@ def fork_observers(
 def _drain(data_fd: int, spool: Spool) -> None:
     """Empty the proxy's pipe into the spool as fast as it fills: the proxy never waits on observers."""
     try:
-        while chunk := os.read(data_fd, 1 << 20):
-            spool.put(chunk)
+        while spool.fill_from(data_fd):
+            pass
     finally:
         spool.close()
 

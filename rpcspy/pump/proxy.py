@@ -156,8 +156,11 @@ class ProxySession:
         return code
 
     def _close_client_stdout(self) -> None:
+        """Release the client's stdout (it sees EOF) while keeping the descriptor number valid."""
         try:
-            os.close(self.config.stdout)
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, self.config.stdout)
+            os.close(null)
         except OSError:
             pass
 

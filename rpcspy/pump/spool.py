@@ -9,8 +9,11 @@ backlog. Memory stays flat; a backlog costs disk (page cache) instead.
 from __future__ import annotations
 
 import os
+import select
 import tempfile
 import threading
+
+_SPLICE_FLAGS = getattr(os, "SPLICE_F_NONBLOCK", 0) | getattr(os, "SPLICE_F_MOVE", 0)
 
 
 class Spool:
@@ -24,6 +27,7 @@ class Spool:
         self._written = 0
         self._read = 0
         self._closed = False
+        self._splice = hasattr(os, "splice")
         self.peak_backlog = 0
 
     @property
@@ -42,6 +46,32 @@ class Spool:
             self._written = offset
             self.peak_backlog = max(self.peak_backlog, self._written - self._read)
             self._cond.notify()
+
+    def fill_from(self, fd: int, size: int = 1 << 20) -> int:
+        """Append what the pipe ``fd`` holds (waiting for some); 0 at EOF.
+
+        Uses splice(2), so the bytes go from the pipe to the file inside the kernel:
+        the process never copies them. Falls back to read + write where splice is
+        refused.
+        """
+        select.select([fd], [], [])
+        if self._splice:
+            with self._cond:
+                try:
+                    n = os.splice(fd, self._fd, size, offset_dst=self._written, flags=_SPLICE_FLAGS)
+                except BlockingIOError:
+                    return -1  # woken without data after all: the caller tries again
+                except OSError:
+                    self._splice = False
+                else:
+                    self._written += n
+                    self.peak_backlog = max(self.peak_backlog, self._written - self._read)
+                    self._cond.notify()
+                    return n
+        data = os.read(fd, size)
+        if data:
+            self.put(data)
+        return len(data)
 
     def close(self) -> None:
         """No more data: ``get`` returns b"" once the backlog is read."""

@@ -41,3 +41,30 @@ def test_file_is_truncated_when_caught_up() -> None:
     spool.close()
     assert spool.get() == b"abc" and spool.get() == b""
     spool.dispose()
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.binary(min_size=1, max_size=70_000), max_size=12))
+def test_fill_from_a_pipe_keeps_every_byte(chunks: list[bytes]) -> None:
+    spool = Spool()
+    r, w = os.pipe()
+
+    def produce() -> None:
+        for c in chunks:
+            os.write(w, c)
+        os.close(w)
+
+    threading.Thread(target=produce).start()
+
+    def drain() -> None:
+        while spool.fill_from(r):
+            pass
+        spool.close()
+
+    threading.Thread(target=drain).start()
+    got = b""
+    while data := spool.get():
+        got += data
+    assert got == b"".join(chunks)
+    os.close(r)
+    spool.dispose()
