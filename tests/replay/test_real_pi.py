@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.support.agents import REPO_ROOT
 from tests.support.driver import AgentProcess, is_response
@@ -62,3 +65,97 @@ def test_replay_gives_the_client_what_the_real_agent_gave(agent, fake_llm, tmp_p
     rep = json.loads(report.read_text())
     assert rep["final"] and rep["divergences"] == [] and rep["unconsumed"] == [], rep
     assert rep["matched"] == sum(1 for s in real.sent if s.strip())
+
+
+def test_fixture_replay_still_matches_the_live_client(pi_agent, fake_llm, tmp_path: Path) -> None:
+    """Volatile values replaced in the fixture; live commands still match; frames equal modulo volatile values."""
+    from rpcspy.replay.normalise import Normaliser
+
+    rec, fx = tmp_path / "session.jsonl", tmp_path / "fixture.jsonl"
+    env = env_with_repo(pi_agent.env)
+    with AgentProcess([sys.executable, "-m", "rpcspy", "-o", str(rec), "--", *pi_agent.argv], env=env,
+                      cwd=pi_agent.cwd) as real:
+        script(real, pi_agent.dialect, "R")
+    subprocess.run([sys.executable, "-m", "rpcspy", "fixture", str(rec), "-o", str(fx), "--usage",
+                    "--compact-partials"], env=env, check=True, capture_output=True)
+    assert b"sessionId" in fx.read_bytes() and not set(_uuids(rec)) & set(_uuids(fx))
+    report = tmp_path / "report.json"
+    with AgentProcess([sys.executable, "-m", "rpcspy", "replay", "--speed", "0", "--report", str(report), str(fx)],
+                      env=env, cwd=tmp_path) as fake:
+        script(fake, pi_agent.dialect, "L")
+    rep = json.loads(report.read_text())
+    assert rep["divergences"] == [] and rep["unconsumed"] == [], rep
+
+    def tokens(frames: list[bytes]) -> list[bytes]:
+        from rpcspy.replay.normalise import NormaliseOptions
+
+        n = Normaliser(NormaliseOptions(usage=True, compact_partials=True), stable=False)
+        return [n.frame(f.replace(b'"id":"L', b'"id":"R')) for f in frames]
+
+    assert tokens(fake.frames) == tokens(real.frames)
+
+
+def _uuids(path: Path) -> list[str]:
+    import re
+
+    return re.findall(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", path.read_text())
+
+
+def test_client_replay_against_the_real_agent_diffs_clean(pi_agent, fake_llm, tmp_path: Path) -> None:
+    """`replay --client` re-runs a recorded session on the agent; `diff` finds nothing but volatile values."""
+    rec, new = tmp_path / "session.jsonl", tmp_path / "again.jsonl"
+    env = env_with_repo(pi_agent.env)
+    with AgentProcess([sys.executable, "-m", "rpcspy", "-o", str(rec), "--", *pi_agent.argv], env=env,
+                      cwd=pi_agent.cwd) as real:
+        script(real, pi_agent.dialect, "R")
+    p = subprocess.run([sys.executable, "-m", "rpcspy", "replay", "--client", str(rec), "-o", str(new),
+                        "--timeout", "30", "--", *pi_agent.argv], env=env, cwd=pi_agent.cwd, capture_output=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr.decode()[-2000:]
+    assert b"waiting" not in p.stderr, p.stderr.decode()
+    d = subprocess.run([sys.executable, "-m", "rpcspy", "diff", "--usage", "--format", "json", str(rec), str(new)],
+                       env=env, capture_output=True, timeout=120)
+    result = json.loads(d.stdout)
+    assert result["directions"]["c2a"]["equal"] and result["exit"]["equal"]
+    # streaming is timing-dependent in a real agent: pi 0.73's partial snapshots may already hold the next
+    # delta, pi >= 0.84's assistant message_start may hold the first chunk, and bash output may arrive in
+    # one tool_execution_update or two; anything else must be identical
+    timing = {"message_start/assistant", "tool_execution_update"}
+    odd = [it for it in result["directions"]["a2c"]["items"]
+           if it["type"] not in timing and not it["type"].startswith("message_update/")]
+    assert odd == [], odd
+
+
+@pytest.mark.agents
+def test_upgrade_regression_073_to_087(agent_home: Path, fake_llm, tmp_path: Path) -> None:
+    """A session recorded on pi 0.73.1, re-run on pi 0.87.1 with `replay --client --diff`: the upgrade shows."""
+    from tests.support.agents import ensure_agent
+    from tests.support.homes import agent_args, agent_env
+
+    def runnable(name: str) -> tuple[list[str], dict[str, str]]:
+        spec = ensure_agent(name)
+        return [*spec.argv_prefix, *agent_args(spec.dialect)], env_with_repo(agent_env(agent_home, spec.environ()))
+
+    old_argv, old_env = runnable("pi-0.73.1")
+    new_argv, new_env = runnable("pi-0.87.1")
+    rec, new = tmp_path / "old.jsonl", tmp_path / "new.jsonl"
+    with AgentProcess([sys.executable, "-m", "rpcspy", "-o", str(rec), "--", *old_argv], env=old_env,
+                      cwd=agent_home / "project") as ap:
+        ap.request({"id": "s1", "type": "get_state"}, timeout=RUNS)
+        prompt(ap, "pi-0.73", "hello", "p1", timeout=RUNS)
+        ap.send({"id": "u1", "type": "no_such_command"})
+        ap.read_until(lambda m: m.get("type") == "response" and m.get("command") == "no_such_command", timeout=RUNS)
+        ap.finish(timeout=30)
+    p = subprocess.run([sys.executable, "-m", "rpcspy", "replay", "--client", str(rec), "-o", str(new), "--timeout",
+                        "10", "--diff", "--", *new_argv], env=new_env, cwd=agent_home / "project",
+                       capture_output=True, timeout=300)
+    out = p.stdout.decode()
+    assert p.returncode == 1, out + p.stderr.decode()
+    assert "agent_settled" in out  # 0.87's new terminal event
+    assert "message_start/system" in out  # 0.87's system-role messages
+    d = subprocess.run([sys.executable, "-m", "rpcspy", "diff", "--format", "json", str(rec), str(new)],
+                       env=new_env, capture_output=True, timeout=120)
+    items = json.loads(d.stdout)["directions"]["a2c"]["items"]
+    unknown = [it for it in items if it["type"] == "response/no_such_command"]
+    assert unknown and unknown[0]["op"] == "changed"
+    assert any(c["path"] == "$.id" and c.get("b") == "u1" for c in unknown[0]["changes"])  # 0.87 echoes the id
