@@ -105,3 +105,18 @@ def test_not_a_recording(tmp_path: Path):
     bad.write_text("hello\n")
     p = run([str(bad)], b"")
     assert p.returncode == 1 and b"not an rpcspy recording" in p.stderr
+
+
+def test_sigterm_exits_143_with_final_report(tmp_path: Path):
+    import signal
+
+    report = tmp_path / "r.json"
+    proc = subprocess.Popen(PY + ["--report", str(report), f"{T}/01_basic_text_prompt.jsonl"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdin.write(b'{"id":"x","type":"get_state"}\n')
+    proc.stdin.flush()
+    assert proc.stdout.readline().startswith(b'{"id":"x"')
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(10) == 143
+    rep = json.loads(report.read_text())
+    assert rep["final"] and rep["matched"] == 1 and rep["exit_code"] == 143

@@ -154,3 +154,23 @@ def test_take_marks_used():
 def test_unknown_mode_rejected():
     with pytest.raises(ValueError):
         Matcher("fuzzy", normaliser=Normaliser(stable=False))  # type: ignore[arg-type]
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from([b'{"type":"get_state"}', b'{"type":"prompt","message":"a"}',
+                                 b'{"type":"prompt","message":"b"}', b'{"type":"bash","command":"ls"}']),
+                min_size=1, max_size=8), st.randoms())
+def test_exact_serves_any_reordering_once_each_in_recorded_order(lines, rnd):
+    m = matcher("exact", lines)
+    order = list(range(len(lines)))
+    rnd.shuffle(order)
+    served_idx = [served(m.choose(classify(lines[i]), complete=True)) for i in order]
+    assert sorted(served_idx) == list(range(len(lines)))
+    for payload in set(lines):  # identical commands come back in recorded order
+        got = [s for s in served_idx if lines[s] == payload]
+        assert got == sorted(got)
+    assert m.unconsumed() == []
