@@ -55,6 +55,8 @@ def _boundary(item: object) -> bool:
 def entry_item(entry: msgspec.Struct, *, transcript: bool = False) -> PlayItem | _Client | _ClientEof | None:
     """What one recording entry means for replay: an agent item, a client boundary, or nothing."""
     if isinstance(entry, FrameEntry):
+        if entry.dir == "c2a" and entry.injected:
+            return None  # typed by rpcspy's REPL, not the client: no live client will send it
         if entry.dir == "c2a":
             return _Client(entry.seq, entry.t, entry.data())
         return PlayItem(entry.t, entry.dir, entry.data(), entry.nl, entry.cr)
@@ -205,6 +207,8 @@ def parse_line(line: bytes) -> PlayItem | _Client | _ClientEof | None:
             body = body[:-10]
         seq, t = (m.group(1), m.group(2)) if m.group(1) is not None else (m.group(3), m.group(4))
         direction = m.group(5).decode()
+        if direction == "c2a" and injected:
+            return None  # typed by rpcspy's REPL, not the client: no live client will send it
         if direction == "c2a":
             return _Client(int(seq), float(t), body)
         return PlayItem(float(t), direction, body, nl, cr)  # type: ignore[arg-type]

@@ -103,7 +103,9 @@ def test_fast_parser_agrees_with_msgspec(data, direction, nl, cr, injected):
     got = parse_line(line)
     if b',"json":' in line[:80]:
         assert _HEAD.match(line), line  # rpcspy's own frame lines take the fast path
-    if direction == "c2a":
+    if direction == "c2a" and injected:
+        assert got is None
+    elif direction == "c2a":
         assert isinstance(got, _Client) and got.data == entry.data()
     else:
         assert isinstance(got, PlayItem)
@@ -137,3 +139,22 @@ def test_frames_stamped_before_a_client_line_belong_before_it(tmp_path):
         got = [[(i.dir, i.t) for i in src.exchange(c)] for c in src.commands]
         assert got == [[("a2c", 1.01)], [("a2c", 1.03)], [("a2c", 1.05), ("err", 1.06), ("a2c", 1.065)]], type(src)
         assert [(i.dir, i.t) for i in src.epilogue()] == [("eof", 1.08), ("exit", 1.08)]
+
+
+def test_injected_client_frames_are_not_exchange_boundaries(tmp_path):
+    from rpcspy.events import Frame as F
+    from tests.replay.helpers import Rec
+
+    r = Rec()
+    r.at(1.0).c({"id": "a", "type": "get_state"})
+    r.a({"id": "a", "type": "response", "command": "get_state", "success": True})
+    r.events.append(F(len(r.events) + 1, 1.1, "c2a", b'{"id":"repl1","type":"get_messages"}', injected=True))
+    r.at(1.2).a({"id": "repl1", "type": "response", "command": "get_messages", "success": True})
+    r.at(1.3).eof().exit(0)
+    path = r.write(tmp_path / "r.jsonl")
+    for src in (FileSource(str(path)), MemorySource(open_recording(path).entries())):
+        list(src.prelude())
+        while src.index_next() is not None:
+            pass
+        assert len(src.commands) == 1
+        assert len(list(src.exchange(src.commands[0]))) == 2
