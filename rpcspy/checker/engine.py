@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
-
 from rpcspy.checker.correlation import NONOBJECT, PARSE, Correlator, Pending
 from rpcspy.checker.findings import Sink
-from rpcspy.checker.framing import Unparsed, check_bytes, check_separators, decode_frame, undecodable
+from rpcspy.checker.decoding import HANDLED, FrameDecoder
+from rpcspy.checker.framing import Unparsed
 from rpcspy.checker.lifecycle import TEARDOWN, Lifecycle
 from rpcspy.checker.misuse import QUEUE_COMMANDS, MisuseTracker
 from rpcspy.checker.schema import AUTO, SchemaChecker
@@ -22,20 +21,9 @@ from rpcspy.checker.stream import StreamTracker
 from rpcspy.checker.ui import UiTracker
 from rpcspy.events import Finding, Frame
 
-_DELTAS = frozenset({"text_delta", "thinking_delta", "toolcall_delta"})
-_Struct = msgspec.Struct
-_decode = msgspec.json.decode
 _RUN_BOUNDARIES = frozenset({"agent_start", "agent_end", "agent_settled"})
 _NOT_COMMANDS = frozenset({"extension_ui_response", "host_tool_update", "host_tool_result", "host_uri_result"})
 """Client frames that are answers, not commands: they never get a response."""
-
-
-_HANDLED = object()
-
-
-def _tag_of(cls: type) -> Any:
-    config = getattr(cls, "__struct_config__", None)
-    return config.tag if config is not None and config.tag_field == "type" else None
 
 
 class Checker:
@@ -64,8 +52,7 @@ class Checker:
         self._misuse = MisuseTracker(sink)
         self._unanswered_after = unanswered_after
         self._finished = False
-        self._once: set[tuple[str, str]] = set()
-        self._tags: dict[type, Any] = {}
+        self._decoder = FrameDecoder(sink, self._schema, self._stream)
 
     @property
     def dialect(self) -> str:
@@ -80,7 +67,12 @@ class Checker:
     def feed(self, frame: Frame) -> list[Finding]:
         """Check one frame; return the findings it caused (possibly about earlier frames)."""
         try:
-            self._feed(frame)
+            if frame.dir != "err":  # stderr is free text
+                obj = self._decoder(frame)
+                if obj is not HANDLED:
+                    self._feed(frame, obj)
+                elif self._unanswered_after is not None:
+                    self._timeouts(frame.t)
         except Exception as exc:  # noqa: BLE001 - the checker must never take the proxy down
             self._sink.emit("checker.internal_error", getattr(frame, "t", 0.0), getattr(frame, "seq", None),
                             getattr(frame, "dir", None), f"checker failed on this frame: {type(exc).__name__}: {exc}")
@@ -89,20 +81,9 @@ class Checker:
             return sink.take()
         return []
 
-    def _feed(self, frame: Frame) -> None:
-        direction = frame.dir
-        if direction == "err":
-            return
-        t, seq = frame.t, frame.seq
-        schema = self._schema
-        if schema.dialect is None:  # auto, undecided: decode to builtins for the detector
-            obj = decode_frame(frame, self._sink, self._once)
-            if type(obj) is dict:
-                schema.feed(t, seq, direction, obj)
-        else:
-            obj = self._decode_validated(frame)
-            if obj is _HANDLED:
-                return self._timeouts(t)
+    def _feed(self, frame: Frame, obj: Any) -> None:
+        """Dispatch a decoded frame (builtins) to the rule modules."""
+        direction, t, seq = frame.dir, frame.t, frame.seq
         if type(obj) is dict:
             if direction == "a2c":
                 self._agent(t, seq, obj)
@@ -110,7 +91,7 @@ class Checker:
                 self._client(t, seq, obj)
         elif direction == "c2a":
             if isinstance(obj, Unparsed):
-                if not (obj.blank and schema.traits.omp):
+                if not (obj.blank and self._schema.traits.omp):
                     self._corr.expect_idless(seq, t, PARSE)
             else:
                 self._non_object(t, seq, direction, obj)
@@ -123,52 +104,6 @@ class Checker:
         if self._unanswered_after is not None:
             self._ui.expire(t)
             self._corr.overdue(t, self._unanswered_after, self._ui.blocked)
-
-    def _decode_validated(self, frame: Frame) -> Any:
-        """Framing and schema rules with one typed decode (dialect known).
-
-        Returns the frame as builtins (dict, other JSON value or :class:`Unparsed`), or
-        ``_HANDLED`` when a clean delta ``message_update`` was checked on the Struct alone.
-        """
-        sink, once = self._sink, self._once
-        check_bytes(frame, sink, once)
-        data = frame.data
-        value, issues = self._schema.decode(data, frame.dir)
-        if value is None:  # not JSON, or JSON null
-            try:
-                value = _decode(data)
-            except (msgspec.DecodeError, UnicodeDecodeError) as exc:
-                obj = undecodable(frame, sink, str(exc))
-                if type(obj) is dict:  # invalid UTF-8, repaired as pi does
-                    self._schema.feed(frame.t, frame.seq, frame.dir, obj)
-                return obj
-            check_separators(frame, sink, once)
-            return value
-        check_separators(frame, sink, once)
-        if isinstance(value, _Struct):
-            if frame.dir == "a2c" and self._fast_update(frame.t, frame.seq, value):
-                return _HANDLED
-            return _decode(data)  # rules read builtins; clean non-delta frames are a small minority
-        if issues and type(value) is dict:
-            self._schema.report(frame.t, frame.seq, frame.dir, issues)
-        return value
-
-    def _fast_update(self, t: float, seq: int, value: Any) -> bool:
-        tags = self._tags
-        cls = type(value)
-        tag = tags.get(cls)
-        if tag is None:
-            tag = tags[cls] = _tag_of(cls)
-        if tag != "message_update":
-            return False
-        ame = value.assistantMessageEvent
-        cls = type(ame)
-        atag = tags.get(cls)
-        if atag is None:
-            atag = tags[cls] = _tag_of(cls)
-        if atag not in _DELTAS:
-            return False
-        return self._life.fast_delta(atag, ame.contentIndex, ame.delta)
 
     def _non_object(self, t: float, seq: int, direction: str, obj: Any) -> None:
         if obj is None and direction == "c2a":

@@ -73,11 +73,6 @@ class Lifecycle:
         """Missing start events are expected (a session command tore the run down)."""
         return self.lenient or self.teardowns > 0
 
-    def fast_delta(self, kind: str, ci: Any, delta: Any) -> bool:
-        """A schema-clean ``*_delta`` on the open assistant message; False if it needs the full path."""
-        msg = self.msg
-        return msg is not None and msg[0] == "assistant" and self.stream.fast_delta(kind, ci, delta)
-
     def message_update(self, t: float, seq: int, obj: dict) -> None:
         """Shortcut of :meth:`event` for ``message_update``, the most frequent frame."""
         if "id" in obj:

@@ -66,16 +66,6 @@ class StreamTracker:
         self.blocks = {}
         self.active = False
 
-    def fast_delta(self, etype: str, ci: Any, delta: Any) -> bool:
-        """Append a delta to its open block of the right kind; False when anything is off."""
-        if not self.active:
-            return False
-        block = self.blocks.get(ci)
-        if block is None or etype != block.delta_type or block.closed or type(delta) is not str:
-            return False
-        block.pieces.append(delta)
-        return True
-
     def event(self, t: float, seq: int, ame: Any) -> None:
         if not self.active or type(ame) is not dict:
             return

@@ -1,0 +1,109 @@
+"""One decode per frame: framing and schema rules, and the fast lane for stream deltas.
+
+Once the dialect is known, each frame's bytes are decoded straight into the dialect's
+msgspec Structs (``validate_bytes``): a clean frame costs one typed decode. A clean
+``*_delta`` ``message_update`` on the open assistant message (most frames of a
+session) is then checked on the Struct alone: its delta is appended to its block.
+Everything else is handed on as builtins (dict, other JSON value, or
+:class:`~rpcspy.checker.framing.Unparsed`).
+"""
+
+from __future__ import annotations
+
+import typing
+from typing import Any
+
+import msgspec
+
+from rpcspy.checker.findings import Sink
+from rpcspy.checker.framing import _LS, _PS, KIB64, check_bytes, check_separators, decode_frame, undecodable
+from rpcspy.checker.schema import SchemaChecker
+from rpcspy.checker.stream import StreamTracker
+from rpcspy.events import Frame
+
+HANDLED = object()
+"""Returned for a frame fully checked on the fast lane."""
+_DELTAS = frozenset({"text_delta", "thinking_delta", "toolcall_delta"})
+_E2_80 = b"\xe2\x80"
+"""The first two bytes of U+2028 and U+2029 in UTF-8."""
+_Struct = msgspec.Struct
+_decode = msgspec.json.decode
+
+
+def _tag_of(cls: type) -> Any:
+    config = getattr(cls, "__struct_config__", None)
+    return config.tag if config is not None and config.tag_field == "type" else None
+
+
+class FrameDecoder:
+    """Turns a frame into what the rules read, reporting framing and schema findings."""
+
+    def __init__(self, sink: Sink, schema: SchemaChecker, stream: StreamTracker) -> None:
+        self.sink, self.schema, self.stream = sink, schema, stream
+        self.once: set[tuple[str, str]] = set()
+        self._update_cls: Any = None
+        self._delta_tags: dict[type, str] = {}
+        self._dialect: str | None = None
+        from rpcspy.protocol import validate_bytes
+
+        self._validate_bytes = validate_bytes
+
+    def _learn(self, dialect: str) -> None:
+        """The dialect's message_update class and its delta event classes."""
+        from rpcspy.protocol import get_protocol
+
+        proto = get_protocol(dialect)
+        self._update_cls = proto.message_update
+        members = typing.get_args(proto.assistant_message_event) or (proto.assistant_message_event,)
+        self._delta_tags = {cls: tag for cls in members if (tag := _tag_of(cls)) in _DELTAS}
+        self._dialect = dialect
+
+    def __call__(self, frame: Frame) -> Any:
+        schema = self.schema
+        dialect = schema.dialect
+        if dialect is None:  # auto and undecided: builtins, for the detector
+            obj = decode_frame(frame, self.sink, self.once)
+            if type(obj) is dict:
+                schema.feed(frame.t, frame.seq, frame.dir, obj)
+            return obj
+        if dialect is not self._dialect:
+            self._learn(dialect)
+        data = frame.data
+        if not frame.nl or frame.cr or len(data) > KIB64:
+            check_bytes(frame, self.sink, self.once)
+        value, issues = self._validate_bytes(data, frame.dir, dialect)
+        if value is None:  # not JSON, or JSON null
+            return self._not_a_struct(frame)
+        if type(value) is self._update_cls:
+            # the hot path: a schema-clean message_update
+            ame = value.assistantMessageEvent
+            delta_type = self._delta_tags.get(type(ame))
+            stream = self.stream
+            if delta_type is not None and stream.active:
+                block = stream.blocks.get(ame.contentIndex)
+                if block is not None and block.delta_type == delta_type and not block.closed:
+                    delta = ame.delta
+                    block.pieces.append(delta)
+                    # new text arrives in deltas only (pi 0.73 partials repeat it): scan the short string
+                    if "\u2028" in delta or "\u2029" in delta:
+                        check_separators(frame, self.sink, self.once)
+                    return HANDLED
+        if _E2_80 in data and (_LS in data or _PS in data):  # one scan for ASCII-only frames
+            check_separators(frame, self.sink, self.once)
+        if isinstance(value, _Struct):
+            return _decode(data)  # the rules read builtins; clean non-delta frames are a minority
+        if issues and type(value) is dict:
+            schema.report(frame.t, frame.seq, frame.dir, issues)
+        return value
+
+    def _not_a_struct(self, frame: Frame) -> Any:
+        data = frame.data
+        try:
+            value = _decode(data)
+        except (msgspec.DecodeError, UnicodeDecodeError) as exc:  # the latter for bad UTF-8
+            obj = undecodable(frame, self.sink, str(exc))
+            if type(obj) is dict:  # invalid UTF-8, repaired as pi does
+                self.schema.feed(frame.t, frame.seq, frame.dir, obj)
+            return obj
+        check_separators(frame, self.sink, self.once)
+        return value
