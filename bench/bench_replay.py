@@ -28,12 +28,12 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
-from perfdoc import write_section  # noqa: E402
-from stream_gen import run_lines  # noqa: E402
+from perfdoc import write_section
+from stream_gen import run_lines
 
-from rpcspy.events import Eof, Exit, Frame  # noqa: E402
-from rpcspy.recording.format import encode_entry, encode_frame  # noqa: E402
-from rpcspy.recording.writer import event_line, make_header  # noqa: E402
+from rpcspy.events import Eof, Exit, Frame
+from rpcspy.recording.format import encode_entry, encode_frame
+from rpcspy.recording.writer import event_line, make_header
 
 PROMPT = b'{"id":"p1","type":"prompt","message":"stream please"}'
 RESPONSE = b'{"id":"p1","type":"response","command":"prompt","success":true}'

@@ -174,8 +174,7 @@ class FakeAgent:
         if pb.anchor_rec is None:
             pb.anchor_rec = item.t
         due = pb.anchor_live + max(0.0, item.t - pb.anchor_rec) / self.opt.speed
-        if due < self.last_due:
-            due = self.last_due
+        due = max(due, self.last_due)
         self.last_due = due
         return due
 

@@ -299,7 +299,7 @@ def run_client_cli(recording: str, argv: list[str], *, speed: float, timeout: fl
     from rpcspy.cli.recfile import make_console
     from rpcspy.replay.diff_render import render_diff
     from rpcspy.replay.differ import diff_recordings
-    from rpcspy.replay.normalise import Normaliser, NormaliseOptions
+    from rpcspy.replay.normalise import NormaliseOptions, Normaliser
 
     result = diff_recordings(recording, out, Normaliser(NormaliseOptions(usage=usage, redact=tuple(redact)),
                                                         stable=False))

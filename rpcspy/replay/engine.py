@@ -13,7 +13,14 @@ import msgspec
 
 from rpcspy.replay.ids import IdMapper, Served, canon
 from rpcspy.replay.matcher import NEED_MORE, Match, Matcher, NoMatch
-from rpcspy.replay.model import MISSING, ClientFrame, Divergence, RecordedCommand, Report, classify
+from rpcspy.replay.model import (
+    MISSING,
+    ClientFrame,
+    Divergence,
+    RecordedCommand,
+    Report,
+    classify,
+)
 
 PREFIX = "rpcspy replay: "
 DIALOG_METHODS = frozenset({"select", "confirm", "input", "editor"})

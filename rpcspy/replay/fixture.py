@@ -25,7 +25,7 @@ from rpcspy.recording.format import (
     encode_entry,
     encode_frame,
 )
-from rpcspy.replay.normalise import Normaliser, NormaliseOptions
+from rpcspy.replay.normalise import NormaliseOptions, Normaliser
 
 NOTE_PREFIX = "rpcspy fixture: "
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import msgspec
-
 import re
 from collections.abc import Iterator
 from typing import Any
+
+import msgspec
 
 _IDENT = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
 

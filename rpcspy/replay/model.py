@@ -173,10 +173,10 @@ class Report(msgspec.Struct):
         """The human report written to stderr at exit (empty when there is nothing to say)."""
         if not self.divergences and not self.unconsumed:
             return ""
-        lines = [
+        lines = [(
             f"rpcspy replay: {self.matched} client frame(s) matched, {len(self.divergences)} divergence(s), "
             f"{len(self.unconsumed)} recorded client frame(s) not consumed ({self.recording})"
-        ]
+        )]
         for d in self.divergences:
             lines.append(f"  diverged: live line {d.line} {d.label}: {d.message}")
         for c in self.unconsumed[:50]:

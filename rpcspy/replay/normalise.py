@@ -67,7 +67,7 @@ _ID_PARENT_TYPES = frozenset({"toolCall"}) | AGENT_REQUEST_TYPES | CLIENT_ANSWER
 
 _MS_RANGE = (946_684_800_000, 4_102_444_800_000)  # 2000..2100 in milliseconds
 _S_RANGE = (946_684_800, 4_102_444_800)
-_BASE = _dt.datetime(2000, 1, 1, tzinfo=_dt.timezone.utc)
+_BASE = _dt.datetime(2000, 1, 1, tzinfo=_dt.UTC)
 _ID_PREFIX = re.compile(r"^[A-Za-z]+[-_]")
 
 _encode = msgspec.json.encode
@@ -192,7 +192,7 @@ class Normaliser:
             out[k] = self._walk(x, k, d)
         return out
 
-    def _number(self, v: int | float, key: str) -> Any:
+    def _number(self, v: float, key: str) -> Any:
         if key in TIME_KEYS:
             lo, hi = _MS_RANGE
             if lo <= v < hi:

@@ -18,7 +18,14 @@ from typing import Union
 import msgspec
 
 from rpcspy.framing import split_cr
-from rpcspy.recording.format import ENTRY_TYPES, EofEntry, ExitEntry, FrameEntry, NoteEntry, SpawnFailedEntry
+from rpcspy.recording.format import (
+    ENTRY_TYPES,
+    EofEntry,
+    ExitEntry,
+    FrameEntry,
+    NoteEntry,
+    SpawnFailedEntry,
+)
 from rpcspy.replay.model import PlayItem, RecordedCommand, classify
 
 CHUNK = 1 << 20
@@ -33,7 +40,7 @@ _TRANSCRIPT_EXIT = re.compile(r"^exit code: (-?\d+)")
 class _Client:
     """A client frame line met while reading: the boundary of an exchange."""
 
-    __slots__ = ("seq", "t", "data")
+    __slots__ = ("data", "seq", "t")
 
     def __init__(self, seq: int, t: float, data: bytes) -> None:
         self.seq, self.t, self.data = seq, t, data

@@ -13,7 +13,7 @@ from rpcspy.framing import LineFramer
 from rpcspy.replay.agent import FakeAgent, ReplayOptions
 from rpcspy.replay.engine import ReplayEngine
 from rpcspy.replay.matcher import Matcher
-from rpcspy.replay.normalise import Normaliser, NormaliseOptions
+from rpcspy.replay.normalise import NormaliseOptions, Normaliser
 from rpcspy.replay.source import open_source
 
 

@@ -20,34 +20,34 @@ class Rec:
     def _seq(self) -> int:
         return len(self.events) + 1
 
-    def at(self, t: float) -> "Rec":
+    def at(self, t: float) -> Rec:
         self.t = t
         return self
 
-    def c(self, obj, *, raw: bytes | None = None) -> "Rec":
+    def c(self, obj, *, raw: bytes | None = None) -> Rec:
         data = raw if raw is not None else msgspec.json.encode(obj)
         self.events.append(Frame(self._seq(), self.t, "c2a", data))
         return self
 
-    def a(self, obj, *, raw: bytes | None = None, dt: float = 0.0) -> "Rec":
+    def a(self, obj, *, raw: bytes | None = None, dt: float = 0.0) -> Rec:
         self.t += dt
         data = raw if raw is not None else msgspec.json.encode(obj)
         self.events.append(Frame(self._seq(), self.t, "a2c", data))
         return self
 
-    def e(self, text: str) -> "Rec":
+    def e(self, text: str) -> Rec:
         self.events.append(Frame(self._seq(), self.t, "err", text.encode()))
         return self
 
-    def note(self, text: str) -> "Rec":
+    def note(self, text: str) -> Rec:
         self.events.append(Note(self._seq(), self.t, "info", text))
         return self
 
-    def eof(self) -> "Rec":
+    def eof(self) -> Rec:
         self.events.append(Eof(self._seq(), self.t, "c2a"))
         return self
 
-    def exit(self, code: int) -> "Rec":
+    def exit(self, code: int) -> Rec:
         self.events.append(Eof(self._seq(), self.t, "a2c"))
         self.events.append(Exit(self._seq(), self.t, code))
         return self

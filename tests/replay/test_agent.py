@@ -131,7 +131,7 @@ def test_dialog_timeout_plays_recorded_answer(tmp_path):
     assert live.read_json()["method"] == "confirm"
     resp = live.read_json(timeout=3)
     assert resp["id"] == "c1" and 0.25 <= time.monotonic() - t0 <= 1.5
-    code, _, err = live.finish()
+    _code, _, err = live.finish()
     assert b"not answered within its 300 ms timeout" in err
 
 
@@ -143,7 +143,7 @@ def test_agent_exit_mid_session_ends_replay(tmp_path):
             live.send(f.data)
     live.thread.join(5)
     assert live.code == 1  # like pi: the null line crashed it
-    code, _, err = live.finish()
+    _code, _, err = live.finish()
     assert b"TypeError" in err
 
 
@@ -173,7 +173,7 @@ def test_transcript_replays_to_recorded_frames(name):
     for f in frames:
         if f.dir == "c2a":
             live.send(f.raw().rstrip(b"\n"))
-    code, rest, err = live.finish()
+    _code, rest, err = live.finish()
     expected = [f.data for f in frames if f.dir == "a2c"]
     assert rest == expected
     assert b"diverg" not in err and b"not consumed" not in err

@@ -11,8 +11,13 @@ from rich.console import Console
 
 from rpcspy.events import Frame
 from rpcspy.replay.diff_render import render_diff
-from rpcspy.replay.differ import diff_direction, diff_recordings, label_of, normalise_frames
-from rpcspy.replay.normalise import Normaliser, NormaliseOptions
+from rpcspy.replay.differ import (
+    diff_direction,
+    diff_recordings,
+    label_of,
+    normalise_frames,
+)
+from rpcspy.replay.normalise import NormaliseOptions, Normaliser
 from tests.replay.helpers import Rec
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -6,7 +6,12 @@ import msgspec
 
 from rpcspy.recording.format import EofEntry, ExitEntry, NoteEntry
 from rpcspy.recording.reader import open_recording
-from rpcspy.replay.fixture import fixture_lines, parse_settings, read_fixture_options, settings_note
+from rpcspy.replay.fixture import (
+    fixture_lines,
+    parse_settings,
+    read_fixture_options,
+    settings_note,
+)
 from rpcspy.replay.normalise import NormaliseOptions
 from tests.replay.driver import LiveReplay
 from tests.replay.helpers import Rec
@@ -18,9 +23,8 @@ SID = "01a20213-d398-77e8-928f-7e42015cc8a7"
 def make_fixture(src, dst, **opts):
     rec = open_recording(src)
     with open(dst, "wb") as f:
-        for line in fixture_lines(rec.header, rec.entries(), NormaliseOptions(**opts), source=str(src),
-                                  transcript=rec.kind != "rpcspy"):
-            f.write(line)
+        f.writelines(fixture_lines(rec.header, rec.entries(), NormaliseOptions(**opts), source=str(src),
+                                  transcript=rec.kind != "rpcspy"))
     return dst
 
 
@@ -72,7 +76,7 @@ def test_fixture_replays_against_live_values(tmp_path):
     assert live.read_json()["id"] == "L1"
     live.send({"id": "L2", "type": "prompt", "message": "my account acct-999"})
     assert live.read_json() == {"id": "L2", "type": "response", "command": "prompt", "success": True}
-    code, rest, err = live.finish()
+    code, _rest, err = live.finish()
     assert code == 0 and b"diverg" not in err and b"not consumed" not in err
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from rpcspy.replay.matcher import NEED_MORE, Match, Matcher, NoMatch
 from rpcspy.replay.model import RecordedCommand, classify
-from rpcspy.replay.normalise import Normaliser, NormaliseOptions
+from rpcspy.replay.normalise import NormaliseOptions, Normaliser
 
 
 def rec(*lines: bytes) -> list[RecordedCommand]:
@@ -156,8 +156,8 @@ def test_unknown_mode_rejected():
         Matcher("fuzzy", normaliser=Normaliser(stable=False))  # type: ignore[arg-type]
 
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 @settings(max_examples=80, deadline=None)

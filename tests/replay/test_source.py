@@ -8,9 +8,16 @@ from hypothesis import strategies as st
 
 from rpcspy.events import Frame
 from rpcspy.recording.format import FrameEntry, encode_frame
-from rpcspy.replay.model import PlayItem
-from rpcspy.replay.source import _HEAD, FileSource, MemorySource, _Client, open_source, parse_line
 from rpcspy.recording.reader import open_recording
+from rpcspy.replay.model import PlayItem
+from rpcspy.replay.source import (
+    _HEAD,
+    FileSource,
+    MemorySource,
+    _Client,
+    open_source,
+    parse_line,
+)
 from tests.replay.helpers import basic_session
 
 TRANSCRIPTS = "/work/shared/transcripts"
