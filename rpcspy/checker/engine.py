@@ -1,7 +1,7 @@
 """The checker: a pure, stateful state machine fed frames, returning findings.
 
-Each frame is decoded once (:mod:`rpcspy.checker.framing`) and the object is
-handed to the rule modules: schema, correlation, extension UI, lifecycle and
+Each frame is decoded once (:mod:`rpcspy.checker.decoding`, which also runs the
+framing and schema rules) and the object is handed to the rule modules: schema, correlation, extension UI, lifecycle and
 stream integrity, misuse. Nothing here does I/O, and ``feed`` never raises: an
 internal failure becomes a ``checker.internal_error`` finding.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from rpcspy.checker.correlation import NONOBJECT, PARSE, Correlator, Pending
-from rpcspy.checker.findings import Sink
 from rpcspy.checker.decoding import HANDLED, FrameDecoder
+from rpcspy.checker.findings import Sink
 from rpcspy.checker.framing import Unparsed
 from rpcspy.checker.lifecycle import TEARDOWN, Lifecycle
 from rpcspy.checker.misuse import QUEUE_COMMANDS, MisuseTracker
@@ -32,7 +32,8 @@ class Checker:
     ``dialect`` is ``"auto"`` or one of :data:`rpcspy.protocol.DIALECTS`;
     ``strict_fields`` reports unknown fields as warnings instead of info;
     ``ignore`` is a set of rule ids never reported; ``unanswered_after`` (seconds)
-    reports commands still unanswered that long after they were sent.
+    reports commands still unanswered that long after they were sent (checked on
+    every frame, and on :meth:`tick` when the live proxy has no frame to feed).
     """
 
     def __init__(
@@ -80,6 +81,17 @@ class Checker:
         if sink.out:
             return sink.take()
         return []
+
+    def tick(self, t: float) -> list[Finding]:
+        """Time ``t`` passed with no frame (live use, e.g. once a second): report commands
+        unanswered for ``unanswered_after`` seconds. ``feed`` does the same on every frame."""
+        if self._unanswered_after is None or self._finished:
+            return []
+        try:
+            self._timeouts(t)
+        except Exception as exc:  # noqa: BLE001
+            self._sink.emit("checker.internal_error", t, None, None, f"checker failed on tick: {exc!r}")
+        return self._sink.take()
 
     def _feed(self, frame: Frame, obj: Any) -> None:
         """Dispatch a decoded frame (builtins) to the rule modules."""

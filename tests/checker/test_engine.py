@@ -150,3 +150,14 @@ def test_fast_path_is_taken_for_clean_deltas(monkeypatch: pytest.MonkeyPatch) ->
 def test_response_to_unknown_id_after_ok() -> None:
     assert hits(check(C(cmd("get_state", "a")), A(ok("get_state", "a")), A(ok("get_state", "b"))),
                 "correlation.unknown_id") == [3]
+
+
+def test_tick_reports_overdue_commands_without_frames() -> None:
+    c = Checker(unanswered_after=2.0)
+    [frame] = to_frames([C(cmd("get_state", "a"), t=1.0)])
+    assert c.feed(frame) == []
+    assert c.tick(2.5) == []
+    [f] = c.tick(3.5)
+    assert (f.rule, f.frame, f.t) == ("correlation.unanswered", 1, 3.5)
+    assert c.tick(9.0) == [] and c.finish(10.0) == []  # reported once
+    assert Checker().tick(100.0) == []  # without unanswered_after, ticks do nothing
