@@ -139,20 +139,24 @@ def _canon(v: Any) -> Any:
     return v
 
 
-def normalise_frames(frames: Iterable[Frame], norm: Normaliser) -> list[Norm]:
-    """Decode and normalise frames (JSON frames as values, other lines as text)."""
-    out: list[Norm] = []
-    for i, f in enumerate(frames):
-        try:
-            value = norm.value(_dec(f.data))
-        except (msgspec.DecodeError, UnicodeDecodeError):
-            value = norm.text(f.data.decode("utf-8", "replace"))
-        key = msgspec.json.encode(_canon(value), order="sorted")
-        out.append(Norm(i, f.seq, label_of(value), value, hashlib.blake2b(key, digest_size=16).digest()))
-    return out
+def normalise_frame(index: int, frame: Frame, norm: Normaliser, *, keep: bool = True) -> Norm:
+    """One frame decoded and normalised (JSON frames as values, other lines as text)."""
+    try:
+        value = norm.value(_dec(frame.data))
+    except (msgspec.DecodeError, UnicodeDecodeError):
+        value = norm.text(frame.data.decode("utf-8", "replace"))
+    key = msgspec.json.encode(_canon(value), order="sorted")
+    return Norm(index, frame.seq, label_of(value), value if keep else None,
+                hashlib.blake2b(key, digest_size=16).digest())
+
+
+def normalise_frames(frames: Iterable[Frame], norm: Normaliser, *, keep: bool = True) -> list[Norm]:
+    """Normalise a frame sequence; without ``keep`` only digests and labels are held (big recordings)."""
+    return [normalise_frame(i, f, norm, keep=keep) for i, f in enumerate(frames)]
 
 
 def diff_direction(direction: str, a: list[Norm], b: list[Norm]) -> DirectionDiff:
+    """Align and compare; ``changed`` items get their paths now if values are held, else in :func:`fill`."""
     items: list[Item] = []
     sm = difflib.SequenceMatcher(None, [x.digest for x in a], [x.digest for x in b], autojunk=False)
     for op, i1, i2, j1, j2 in sm.get_opcodes():
@@ -169,34 +173,68 @@ def _block(a: list[Norm], b: list[Norm]) -> list[Item]:
     for op, i1, i2, j1, j2 in sm.get_opcodes():
         if op == "equal":
             for x, y in zip(a[i1:i2], b[j1:j2]):
-                out.append(Item("changed", x.label, x, y, list(changes(x.value, y.value))))
+                it = Item("changed", x.label, x, y)
+                if x.value is not None or y.value is not None:
+                    it.changes = list(changes(x.value, y.value))
+                out.append(it)
             continue
         out.extend(Item("removed", x.label, a=x) for x in a[i1:i2])
         out.extend(Item("added", y.label, b=y) for y in b[j1:j2])
     return out
 
 
-def diff_recordings(a_path: str, b_path: str, norm: Normaliser, *, dirs: Iterable[str] = ("c2a", "a2c")) -> DiffResult:
-    """Read both recordings (any format :func:`open_recording` reads) and diff them."""
-    from rpcspy.recording.format import ExitEntry, FrameEntry, SpawnFailedEntry
+def _scan(path: str, dirs: tuple[str, ...]):
+    """(frames by direction as an iterator of (dir, Frame), exit code holder) of one recording, streamed."""
+    from rpcspy.recording.format import ExitEntry, FrameEntry, NoteEntry, SpawnFailedEntry
     from rpcspy.recording.reader import open_recording
 
+    rec = open_recording(path)
+    code: list[int | None] = [None]
+
+    def frames():
+        for e in rec.entries():
+            if isinstance(e, FrameEntry):
+                if e.dir in dirs:
+                    yield e.dir, e.to_frame()
+            elif isinstance(e, (ExitEntry, SpawnFailedEntry)):
+                code[0] = e.code
+            elif rec.kind != "rpcspy" and isinstance(e, NoteEntry) and e.text.startswith("exit code: "):
+                code[0] = int(e.text.split(": ", 1)[1])
+
+    return frames(), code
+
+
+def diff_recordings(a_path: str, b_path: str, norm: Normaliser, *, dirs: Iterable[str] = ("c2a", "a2c")) -> DiffResult:
+    """Diff two recordings (any format :func:`open_recording` reads) in constant memory per frame.
+
+    Pass 1 keeps a digest and a label per frame and aligns; pass 2 re-reads only the
+    frames that differ to list their values and changed paths.
+    """
     dirs = tuple(dirs)
 
-    def load(path: str) -> tuple[dict[str, list[Frame]], int | None]:
-        rec = open_recording(path)
-        frames: dict[str, list[Frame]] = {d: [] for d in dirs}
-        code = None
-        for e in rec.entries():
-            if isinstance(e, FrameEntry) and e.dir in frames:
-                frames[e.dir].append(e.to_frame())
-            elif isinstance(e, (ExitEntry, SpawnFailedEntry)):
-                code = e.code
-            elif rec.kind != "rpcspy" and type(e).__name__ == "NoteEntry" and e.text.startswith("exit code: "):
-                code = int(e.text.split(": ", 1)[1])
-        return frames, code
+    def digests(path: str) -> tuple[dict[str, list[Norm]], int | None]:
+        frames, code = _scan(path, dirs)
+        out: dict[str, list[Norm]] = {d: [] for d in dirs}
+        for d, f in frames:
+            out[d].append(normalise_frame(len(out[d]), f, norm, keep=False))
+        return out, code[0]
 
-    fa, ca = load(a_path)
-    fb, cb = load(b_path)
-    result = [diff_direction(d, normalise_frames(fa[d], norm), normalise_frames(fb[d], norm)) for d in dirs]
+    na, ca = digests(a_path)
+    nb, cb = digests(b_path)
+    result = [diff_direction(d, na[d], nb[d]) for d in dirs]
+    for side, path in (("a", a_path), ("b", b_path)):
+        wanted = {(r.dir, getattr(it, side).index): getattr(it, side) for r in result for it in r.items
+                  if getattr(it, side) is not None}
+        if wanted:
+            frames, _ = _scan(path, dirs)
+            counts = dict.fromkeys(dirs, 0)
+            for d, f in frames:
+                target = wanted.get((d, counts[d]))
+                if target is not None:
+                    target.value = normalise_frame(counts[d], f, norm).value
+                counts[d] += 1
+    for r in result:
+        for it in r.items:
+            if it.op == "changed":
+                it.changes = list(changes(it.a.value, it.b.value))  # type: ignore[union-attr]
     return DiffResult(a_path, b_path, result, ca, cb)
