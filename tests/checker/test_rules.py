@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 
 from rpcspy.checker import GROUPS, RULES, SEVERITIES
@@ -30,6 +32,10 @@ def test_every_issue_group_has_rules() -> None:
 def test_every_rule_has_a_case() -> None:
     assert set(CASES) | set(SPECIAL) == set(RULES)
     assert not set(CASES) & set(SPECIAL)
+    for where in SPECIAL.values():  # the named tests exist
+        module, _, name = where.partition("::")
+        mod = importlib.import_module(module[:-3].replace("/", "."))
+        assert callable(getattr(mod, name)), where
 
 
 # "auto" checks with builtins until the dialect is detected; a fixed dialect takes the typed

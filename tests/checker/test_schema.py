@@ -24,6 +24,13 @@ def test_issue_kinds_map_to_rules(kind: str, monkeypatch: pytest.MonkeyPatch) ->
         (f"schema.{expected}", 7, "c2a", "$.x", 1.5)
 
 
+def test_valid_frames_give_no_schema_findings() -> None:
+    frames = [C(cmd("prompt", "p", message="hi", images=[{"type": "image", "data": "aGk=", "mimeType": "image/png"}])),
+              A(ok("prompt", "p")), A(ev("agent_start"))]
+    for dialect in ("auto", "pi-0.73", "pi-0.84"):
+        assert [f for f in check(*frames, dialect=dialect) if f.group == "schema"] == [], dialect
+
+
 def test_findings_carry_the_json_path() -> None:
     findings = check(C(cmd("set_steering_mode", "a", mode="bogus")), dialect="pi-0.73")
     [f] = [f for f in findings if f.rule == "schema.bad_enum"]
