@@ -26,11 +26,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import msgspec  # noqa: E402
+import msgspec
 
-from rpcspy.events import Frame  # noqa: E402
-from rpcspy.recording.format import encode_entry, encode_frame  # noqa: E402
-from rpcspy.recording.writer import make_header  # noqa: E402
+from rpcspy.events import Frame
+from rpcspy.recording.format import encode_entry, encode_frame
+from rpcspy.recording.writer import make_header
 
 USAGE = {"input": 12, "output": 7, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 19,
          "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}

@@ -16,7 +16,7 @@ from typing import Any
 import msgspec
 
 from rpcspy.checker.findings import Sink
-from rpcspy.checker.framing import _LS, _PS, KIB64, check_bytes, check_separators, decode_frame, undecodable
+from rpcspy.checker.framing import KIB64, LS, PS, check_bytes, check_separators, decode_frame, undecodable
 from rpcspy.checker.schema import SchemaChecker
 from rpcspy.checker.stream import StreamTracker
 from rpcspy.events import Frame
@@ -88,7 +88,7 @@ class FrameDecoder:
                     if "\u2028" in delta or "\u2029" in delta:
                         check_separators(frame, self.sink, self.once)
                     return HANDLED
-        if _E2_80 in data and (_LS in data or _PS in data):  # one scan for ASCII-only frames
+        if _E2_80 in data and (LS in data or PS in data):  # one scan for ASCII-only frames
             check_separators(frame, self.sink, self.once)
         if isinstance(value, _Struct):
             return _decode(data)  # the rules read builtins; clean non-delta frames are a minority

@@ -74,7 +74,7 @@ class Checker:
                     self._feed(frame, obj)
                 elif self._unanswered_after is not None:
                     self._timeouts(frame.t)
-        except Exception as exc:  # noqa: BLE001 - the checker must never take the proxy down
+        except Exception as exc:  # the checker must never take the proxy down
             self._sink.emit("checker.internal_error", getattr(frame, "t", 0.0), getattr(frame, "seq", None),
                             getattr(frame, "dir", None), f"checker failed on this frame: {type(exc).__name__}: {exc}")
         sink = self._sink
@@ -89,7 +89,7 @@ class Checker:
             return []
         try:
             self._timeouts(t)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self._sink.emit("checker.internal_error", t, None, None, f"checker failed on tick: {exc!r}")
         return self._sink.take()
 
@@ -181,7 +181,7 @@ class Checker:
             self._corr.finish(t, why)
             self._ui.finish(t)
             self._life.finish(t, why)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self._sink.emit("checker.internal_error", t, None, None,
                             f"checker failed at end of session: {type(exc).__name__}: {exc}")
         return self._sink.take()

@@ -12,7 +12,7 @@ from rpcspy.events import Frame
 KIB64 = 64 * 1024
 MIB = 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
-_LS, _PS = "\u2028".encode(), "\u2029".encode()
+LS, PS = "\u2028".encode(), "\u2029".encode()
 _decode = msgspec.json.decode
 
 
@@ -64,7 +64,7 @@ def check_separators(frame: Frame, sink: Sink, once: set[tuple[str, str]]) -> No
     d = frame.dir
     if ("ls", d) not in once:
         data = frame.data
-        if _LS in data or _PS in data:
+        if LS in data or PS in data:
             once.add(("ls", d))
             sink.emit("framing.line_separator", frame.t, frame.seq, d,
                       f"{who(d)} frame contains a raw U+2028/U+2029; split lines on LF only{ONCE}")
@@ -107,7 +107,7 @@ def undecodable(frame: Frame, sink: Sink, error: str) -> Any:
         except (msgspec.DecodeError, UnicodeDecodeError) as exc2:
             error = str(exc2)
     hint = ""
-    if _LS in data or _PS in data:
+    if LS in data or PS in data:
         hint = " (a raw U+2028/U+2029 outside a string is not JSON whitespace)"
     sink.emit("framing.not_json", t, seq, d, f"{who(d)} frame is not JSON: {error}{hint}: {_snippet(data)}")
     return Unparsed(blank=False)

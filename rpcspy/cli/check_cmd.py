@@ -46,8 +46,8 @@ def command(recordings: tuple[str, ...], fail_on: str, fmt: str, dialect: str, i
     `rpcspy rules` lists. Findings recorded live are ignored: the check runs
     afresh. The dialect chosen, and why, is printed on stderr.
     """
-    from rpcspy.checker.rules import RULES, SEVERITY_RANK
     from rpcspy.checker import report
+    from rpcspy.checker.rules import RULES, SEVERITY_RANK
 
     if dialect not in _dialects():
         raise click.BadParameter(f"{dialect!r} is not one of {', '.join(_dialects())}", param_hint="--dialect")

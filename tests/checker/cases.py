@@ -10,7 +10,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tests.checker.helpers import (
-    A, C, F, assistant, cmd, err, ev, ok, run_close, run_open, text, tool_call, ui_req, ui_resp, upd, user,
+    A,
+    C,
+    F,
+    assistant,
+    cmd,
+    err,
+    ev,
+    ok,
+    run_close,
+    run_open,
+    text,
+    tool_call,
+    ui_req,
+    ui_resp,
+    upd,
 )
 
 

@@ -207,7 +207,6 @@ def test_transcript_findings(path: str) -> None:
 @pytest.mark.parametrize("path", [p for p in PATHS if "O1" not in p], ids=_key)
 def test_transcripts_need_no_dialect_hint(path: str) -> None:
     """Detection picks the right pi version wherever an agent event decides it."""
-    findings, _ = session_findings(path)
     checker = Checker()
     for frame in open_recording(path).frames():
         checker.feed(frame)

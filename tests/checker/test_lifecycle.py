@@ -5,7 +5,21 @@ from __future__ import annotations
 import pytest
 
 from tests.checker.helpers import (
-    A, C, assistant, check, cmd, ev, hits, ok, rules, run_close, run_open, text, tool_call, upd, user,
+    A,
+    C,
+    assistant,
+    check,
+    cmd,
+    ev,
+    hits,
+    ok,
+    rules,
+    run_close,
+    run_open,
+    text,
+    tool_call,
+    upd,
+    user,
 )
 
 COMPACT_DATA = {"summary": "s", "firstKeptEntryId": "e", "tokensBefore": 0}

@@ -6,7 +6,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.checker.helpers import A, assistant, check, ev, run_close, run_open, text, tool_call, upd
+from tests.checker.helpers import (
+    A,
+    assistant,
+    check,
+    ev,
+    run_close,
+    run_open,
+    text,
+    tool_call,
+    upd,
+)
 
 STREAM_RULES = ("stream.text_mismatch", "stream.toolcall_mismatch", "stream.block_order",
                 "stream.block_not_closed", "stream.final_mismatch")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.checker.helpers import A, C, check, hits, ui_req, ui_resp
+from tests.checker.helpers import A, C, check, ui_req, ui_resp
 
 UI = ("correlation.ui_unknown_id", "correlation.ui_duplicate", "correlation.ui_fire_and_forget",
       "correlation.ui_wrong_shape", "correlation.ui_late", "correlation.ui_unanswered")

@@ -150,7 +150,7 @@ def test_progress_bar_only_on_a_terminal(rec: str, monkeypatch: pytest.MonkeyPat
     from rpcspy.cli import check_cmd
 
     seen = []
-    import rpcspy.cli.recfile as recfile
+    from rpcspy.cli import recfile
 
     real = recfile.read_events
     monkeypatch.setattr(recfile, "read_events", lambda r, **kw: (seen.append(kw), real(r, **kw))[1])
