@@ -79,7 +79,7 @@ def test_pacing_follows_recording_and_speed(tmp_path):
     r.a({"type": "agent_start"}, dt=0.3)
     r.a({"type": "agent_end"}, dt=0.3)
     path = r.write(tmp_path / "r.jsonl")
-    for speed, low, high in ((1.0, 0.55, 1.5), (2.0, 0.27, 0.55), (0.0, 0.0, 0.15)):
+    for speed, low, high in ((1.0, 0.55, 2.0), (2.0, 0.27, 0.9), (0.0, 0.0, 0.3)):
         live = LiveReplay(path, speed=speed)
         t0 = time.monotonic()
         live.send({"id": "p", "type": "prompt", "message": "x"})
