@@ -12,8 +12,6 @@ The last two are converted to the same entries so every tool reads them alike.
 
 from __future__ import annotations
 
-import base64
-import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -22,16 +20,16 @@ from typing import BinaryIO, Union
 import msgspec
 
 from rpcspy.events import Frame
-from rpcspy.framing import LineFramer, split_cr
+from rpcspy.framing import LineFramer
 from rpcspy.recording.format import (
     FORMAT_NAME,
     FORMAT_VERSION,
     ENTRY_TYPES,
     FrameEntry,
     Header,
-    NoteEntry,
     UnknownEntry,
 )
+from rpcspy.recording.transcripts import raw_records, structured_records, transcript_entries
 
 CHUNK = 1 << 20
 _entry_decoder = msgspec.json.Decoder(Union[ENTRY_TYPES])  # type: ignore[valid-type]
@@ -80,9 +78,9 @@ class Recording:
                 next(lines, None)
                 yield from self._native(lines)
             elif self.kind == "structured-transcript":
-                yield from _from_structured(lines)
+                yield from transcript_entries(structured_records(lines))
             else:
-                yield from _from_raw_transcript(lines)
+                yield from transcript_entries(raw_records(lines))
 
     def frames(self) -> Iterator[Frame]:
         """Only the frames, as :class:`Frame` events."""
@@ -161,47 +159,6 @@ def _transcript_header(path: str, note: str) -> Header:
         argv = note.split("spawn: ", 1)[1].split("  (", 1)[0].split()
     return Header(rpcspy="transcript", argv=argv, cwd="", started="", started_unix=0.0, pid=0,
                   mode="transcript", source=os.path.basename(path))
-
-
-_DIRS = {"in": "c2a", "out": "a2c", "err": "err"}
-
-
-def _frame_entry(seq: int, t: float, direction: str, data: bytes) -> FrameEntry:
-    """A frame entry holding exact bytes: text when UTF-8, else base64."""
-    data, cr = split_cr(data)
-    try:
-        return FrameEntry(seq=seq, t=t, dir=direction, text=data.decode("utf-8"), cr=cr)  # type: ignore[arg-type]
-    except UnicodeDecodeError:
-        return FrameEntry(seq=seq, t=t, dir=direction, b64=base64.b64encode(data).decode(), cr=cr)  # type: ignore[arg-type]
-
-
-def _from_structured(lines: Iterator[tuple[bytes, bool]]) -> Iterator[msgspec.Struct]:
-    seq = 0
-    for line, _ in lines:
-        if not line.strip():
-            continue
-        # stdlib json: these files escape non-UTF-8 bytes as lone surrogates, which msgspec refuses.
-        rec = json.loads(line)
-        seq += 1
-        if rec["dir"] == "note":
-            yield NoteEntry(seq=seq, t=rec["t"], level="info", text=rec["raw"])
-        else:
-            raw = rec["raw"].encode("utf-8", "surrogateescape")
-            yield _frame_entry(seq, rec["t"], _DIRS.get(rec["dir"], "err"), raw)
-
-
-def _from_raw_transcript(lines: Iterator[tuple[bytes, bool]]) -> Iterator[msgspec.Struct]:
-    seq = 0
-    for line, _ in lines:
-        seq += 1
-        if line.startswith(b">> "):
-            yield _frame_entry(seq, 0.0, "c2a", line[3:])
-        elif line.startswith(b"!! "):
-            yield _frame_entry(seq, 0.0, "err", line[3:])
-        elif line.startswith(b"## "):
-            yield NoteEntry(seq=seq, t=0.0, level="info", text=line[3:].decode("utf-8", "replace"))
-        elif line:
-            yield _frame_entry(seq, 0.0, "a2c", line)
 
 
 def read_frames(path: str | os.PathLike[str]) -> Iterator[Frame]:

@@ -82,3 +82,13 @@ def test_every_shared_transcript_reads_cleanly() -> None:
         entries = list(rec.entries())
         assert any(isinstance(e, FrameEntry) for e in entries), path
         assert not rec.problems, path
+
+
+@pytest.mark.parametrize("layout", ["", "structured/"])
+def test_partial_client_writes_are_joined_as_on_the_wire(layout: str) -> None:
+    split = [f for f in open_recording(SHARED / f"transcripts/{layout}04_framing_and_errors.jsonl").frames()
+             if f.dir == "c2a" and b"spl" in f.data]
+    assert [f.data for f in split] == [b'{"id":"split","type":"get_state"}']
+    last = [f for f in open_recording(SHARED / f"transcripts/{layout}06_eof_without_trailing_newline.jsonl").frames()
+            if f.dir == "c2a"][-1]
+    assert last.data == b'{"id":"last","type":"get_state"}' and last.nl is False

@@ -1,0 +1,89 @@
+"""Reading the shared pi transcripts as recording entries.
+
+Two layouts exist: raw (``>> `` client lines, bare agent lines, ``!! `` stderr,
+``## `` harness notes) and structured (``{"t", "dir", "raw"}`` per line). Both are
+turned into records ``(t, dir, payload)`` and then into entries. The harness marks a
+client write that did not end a line with ``   <-- (no trailing newline yet)``: that
+piece is joined with the next client line into one frame, or, when the input ends
+first, becomes a last frame without LF, as it was on the wire.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterable, Iterator
+
+import msgspec
+
+from rpcspy.framing import split_cr
+from rpcspy.recording.format import FrameEntry, NoteEntry
+
+PARTIAL_MARK = b"   <-- (no trailing newline yet)"
+_DIRS = {"in": "c2a", "out": "a2c", "err": "err"}
+Record = tuple[float, str, bytes]
+"""(t, dir, payload); dir is c2a, a2c, err, or note (payload: the note's text)."""
+
+
+def structured_records(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Record]:
+    for line, _ in lines:
+        if not line.strip():
+            continue
+        rec = json.loads(line)  # stdlib: non-UTF-8 bytes are escaped as lone surrogates, which msgspec refuses
+        raw = rec["raw"].encode("utf-8", "surrogateescape")
+        yield rec["t"], "note" if rec["dir"] == "note" else _DIRS.get(rec["dir"], "err"), raw
+
+
+def raw_records(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Record]:
+    for line, _ in lines:
+        if line.startswith(b">> "):
+            yield 0.0, "c2a", line[3:]
+        elif line.startswith(b"!! "):
+            yield 0.0, "err", line[3:]
+        elif line.startswith(b"## "):
+            yield 0.0, "note", line[3:]
+        elif line:
+            yield 0.0, "a2c", line
+
+
+def transcript_entries(records: Iterable[Record]) -> Iterator[msgspec.Struct]:
+    """Entries numbered by transcript line; partial client writes re-joined as on the wire.
+
+    A joined frame keeps the seq of its first line (the continuation line's number
+    is unused), so seqs still point at transcript lines.
+    """
+    seq = 0
+    pending: tuple[int, float, bytes] | None = None
+    for t, direction, payload in records:
+        seq += 1
+        if direction == "c2a":
+            first = seq
+            if pending is not None:
+                first, _, head = pending
+                pending = None
+                payload = head + payload
+            if payload.endswith(PARTIAL_MARK):
+                pending = (first, t, payload[: -len(PARTIAL_MARK)])
+                continue
+            if first != seq:
+                yield _frame_entry(first, t, direction, payload)
+                continue
+        elif direction == "note" and pending is not None and b"EOF" in payload:
+            yield _frame_entry(pending[0], pending[1], "c2a", pending[2], nl=False)
+            pending = None
+        if direction == "note":
+            yield NoteEntry(seq=seq, t=t, level="info", text=payload.decode("utf-8", "replace"))
+        else:
+            yield _frame_entry(seq, t, direction, payload)
+    if pending is not None:
+        yield _frame_entry(pending[0], pending[1], "c2a", pending[2], nl=False)
+
+
+def _frame_entry(seq: int, t: float, direction: str, data: bytes, nl: bool = True) -> FrameEntry:
+    """A frame entry holding exact bytes: text when UTF-8, else base64."""
+    data, cr = split_cr(data)
+    try:
+        return FrameEntry(seq=seq, t=t, dir=direction, text=data.decode("utf-8"), cr=cr, nl=nl)  # type: ignore[arg-type]
+    except UnicodeDecodeError:
+        return FrameEntry(seq=seq, t=t, dir=direction, b64=base64.b64encode(data).decode(), cr=cr,  # type: ignore[arg-type]
+                          nl=nl)
