@@ -19,34 +19,6 @@ from rpcspy.recording import open_recording
 from rpcspy.render.adapt import events
 
 SHARED = "/work/shared"
-MARK = b"   <-- (no trailing newline yet)"
-
-
-def _repair(frames: list[Frame]) -> list[Frame]:
-    """Undo a harness artifact of the transcripts.
-
-    The harness logs a write without LF as a line ending in ``MARK``: when the next
-    frame continues it (T04 "split"), the two are one record on the wire; when stdin
-    closed after it (T06), it is a last frame without LF.
-    """
-    out: list[Frame] = []
-    skip = False
-    for i, frame in enumerate(frames):
-        if skip:
-            skip = False
-            continue
-        if frame.dir == "c2a" and frame.data.endswith(MARK):
-            data = frame.data[: -len(MARK)]
-            nxt = frames[i + 1] if i + 1 < len(frames) else None
-            if nxt is not None and nxt.dir == "c2a":
-                frame = Frame(frame.seq, nxt.t, "c2a", data + nxt.data, nxt.nl, nxt.cr)
-                skip = True
-            else:
-                frame = Frame(frame.seq, frame.t, "c2a", data, False, frame.cr)
-        out.append(frame)
-    return out
-
-
 def session_findings(path: str, dialect: str = "auto") -> tuple[list[Finding], dict[int, Frame]]:
     frames: list[Frame] = []
     exit_code = None
@@ -55,7 +27,6 @@ def session_findings(path: str, dialect: str = "auto") -> tuple[list[Finding], d
             frames.append(event)
         elif isinstance(event, Note) and (m := re.match(r"exit code: (-?\d+)", event.text)):
             exit_code = int(m[1])
-    frames = _repair(frames)
     checker = Checker(dialect=dialect)
     out: list[Finding] = []
     for frame in frames:
