@@ -39,11 +39,14 @@ command is not found, 126 if it cannot be executed, 2 for a usage error.""",
 @click.option("--report-level", type=click.Choice(["error", "warning", "info"]), default="warning", show_default=True,
               help="Lowest severity --report prints.")
 @click.option("--strict-fields", is_flag=True, help="Report unknown fields as warnings, not info.")
+@click.option("--unanswered-after", type=click.FloatRange(min=0.1), metavar="SECONDS",
+              help="Report a command still unanswered after SECONDS, as soon as that happens (default: only "
+                   "at the end of the session).")
 @click.option("--ignore", "ignore", multiple=True, metavar="RULE", help="Never report this rule (repeatable).")
 @click.option("--no-control", is_flag=True, help="Do not offer a control socket (rpcspy sessions/inject/watch).")
 @click.argument("agent", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- AGENT_CMD [ARGS...]")
 def command(output: str | None, directory: str, no_record: bool, check: bool, dialect: str, report: str | None,
-            report_level: str, strict_fields: bool, ignore: tuple[str, ...], no_control: bool,
+            report_level: str, strict_fields: bool, unanswered_after: float | None, ignore: tuple[str, ...], no_control: bool,
             agent: tuple[str, ...]) -> None:
     """Proxy AGENT_CMD transparently and record both directions and its stderr.
 
@@ -69,7 +72,7 @@ def command(output: str | None, directory: str, no_record: bool, check: bool, di
         from rpcspy.pump.check_observer import CheckObserver, CheckOptions
 
         options = CheckOptions(dialect=dialect, strict_fields=strict_fields, ignore=frozenset(ignore),
-                               report=report, min_severity=report_level)
+                               report=report, min_severity=report_level, unanswered_after=unanswered_after)
         observers.append(lambda _session: [CheckObserver(options)])
     config = ProxyConfig(argv=argv, record_path=path, observers=observers, observer_process=True,
                          control=not no_control)

@@ -27,6 +27,7 @@ class CheckOptions:
     report: str | None = None
     """None (recorded only), "stderr", or a file path."""
     min_severity: str = "info"
+    unanswered_after: float | None = None
     summary_fd: int = 2
     counts: Counter[str] = field(default_factory=Counter)
 
@@ -42,7 +43,8 @@ class CheckObserver:
         from rpcspy.checker import Checker
 
         self.options = options
-        self.checker = Checker(dialect=options.dialect, strict_fields=options.strict_fields, ignore=options.ignore)
+        self.checker = Checker(dialect=options.dialect, strict_fields=options.strict_fields, ignore=options.ignore,
+                               unanswered_after=options.unanswered_after)
         self._out: IO[str] | None = None
         self._console = None
         self._told_dialect = False
@@ -71,13 +73,21 @@ class CheckObserver:
             return
         else:
             return
+        self._publish(found, emit)
+        if not self._told_dialect and self.checker.dialect != "auto" and self._out is not None:
+            self._told_dialect = True
+            self._write(f"rpcspy: dialect {self.checker.dialect} ({self.checker.dialect_reason})", "dim")
+
+    def tick(self, t: float, emit: Emit) -> None:
+        """No traffic for a while: commands unanswered past --unanswered-after are reported now."""
+        if not self._finished:
+            self._publish(self.checker.tick(t), emit)
+
+    def _publish(self, found: list[Finding], emit: Emit) -> None:
         for finding in found:
             self.options.counts[finding.severity] += 1
             emit(finding)
             self._report(finding)
-        if not self._told_dialect and self.checker.dialect != "auto" and self._out is not None:
-            self._told_dialect = True
-            self._write(f"rpcspy: dialect {self.checker.dialect} ({self.checker.dialect_reason})", "dim")
 
     def _report(self, f: Finding) -> None:
         if self._out is None or _RANK[f.severity] > _RANK[self.options.min_severity]:

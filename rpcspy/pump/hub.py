@@ -100,6 +100,20 @@ class Dispatcher:
     def add_observer(self, observer: Observer) -> None:
         self.observers.append(observer)
 
+    def tick(self, t: float) -> None:
+        """Time passed with no traffic: observers with a ``tick(t, emit)`` may report (overdue answers)."""
+        derived: list[Event] = []
+        for obs in list(self.observers):
+            tick = getattr(obs, "tick", None)
+            if tick is None:
+                continue
+            try:
+                tick(t, derived.append)
+            except Exception as exc:
+                self._drop(obs, exc)
+        for extra in derived:
+            self.event(extra)
+
     def each(self, method: str) -> None:
         for obs in list(self.observers):
             try:

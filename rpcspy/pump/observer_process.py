@@ -27,6 +27,8 @@ from rpcspy.pump.spool import Spool
 
 Warn = Callable[[str], None]
 OBSERVER_NICENESS = 10
+TICK_SECONDS = 1.0
+"""With no traffic, observers get a ``tick`` this often (live checks for overdue answers)."""
 
 
 class PipeSink:
@@ -207,10 +209,15 @@ def _child_main(data_fd: int, make_observers: Callable[[ChildSession], list[Obse
     except OSError:
         pass
     decoder = wire.WireDecoder()
-    last_t = 0.0
-    while chunk := spool.get():
+    last_t, last_at = 0.0, time.monotonic()
+    while (chunk := spool.get(timeout=TICK_SECONDS)) != b"":
+        if chunk is None:  # quiet for a while: let observers report what is overdue
+            dispatcher.tick(last_t + time.monotonic() - last_at)
+            dispatcher.each("flush")
+            continue
         for msg in decoder.feed(chunk):
-            last_t = msg.t or last_t
+            if msg.t:
+                last_t, last_at = msg.t, time.monotonic()
             if msg.kind == wire.DATA:
                 dispatcher.data(msg.dir, msg.t, msg.payload, bool(msg.flags & wire.INJECTED))
             elif msg.kind == wire.EOF:

@@ -79,10 +79,11 @@ class Spool:
             self._closed = True
             self._cond.notify()
 
-    def get(self, size: int = 1 << 20) -> bytes:
-        """Up to ``size`` bytes in order; blocks while empty; b"" after close and drain."""
+    def get(self, size: int = 1 << 20, timeout: float | None = None) -> bytes | None:
+        """Up to ``size`` bytes in order; b"" after close and drain; None if ``timeout`` passed first."""
         with self._cond:
-            self._cond.wait_for(lambda: self._written > self._read or self._closed)
+            if not self._cond.wait_for(lambda: self._written > self._read or self._closed, timeout):
+                return None
             if self._written == self._read:
                 return b""
             start, end = self._read, min(self._written, self._read + size)

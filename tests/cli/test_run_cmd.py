@@ -45,3 +45,23 @@ def test_no_check_records_no_findings(tmp_path: Path) -> None:
                           timeout=60)
     assert done.returncode == 0 and b"protocol check" not in done.stderr
     assert not [e for e in open_recording(rec).entries() if isinstance(e, FindingEntry)]
+
+
+def test_unanswered_command_is_reported_live(tmp_path: Path) -> None:
+    """--unanswered-after reports while the session is still running, not only at its end."""
+    import time
+
+    rec = tmp_path / "r.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "rpcspy", "-o", str(rec), "--unanswered-after", "0.5",
+                             "--report", "stderr", "--", sys.executable, FAKE, "pid"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout.readline().startswith(b'{"pid"')  # type: ignore[union-attr]
+    proc.stdin.write(b'{"id":"lost","type":"get_state"}\n')  # type: ignore[union-attr]
+    proc.stdin.flush()  # type: ignore[union-attr]
+    time.sleep(3)
+    live = [e for e in open_recording(rec).entries()
+            if isinstance(e, FindingEntry) and e.rule == "correlation.unanswered"]
+    proc.stdin.close()  # type: ignore[union-attr]
+    proc.wait(30)
+    assert live, "the overdue command was not reported while the session ran"
+    assert live[0].dir == "c2a"
