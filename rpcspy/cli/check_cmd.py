@@ -7,6 +7,8 @@ from typing import Any
 
 import click
 
+from rpcspy.filters import filter_options
+
 EXIT_OK, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
 
 
@@ -38,13 +40,19 @@ unreadable recording or a usage error.""",
 @click.option("--strict-fields", is_flag=True, help="Report unknown fields as warnings instead of info.")
 @click.option("--unanswered-after", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
               help="Also report commands still unanswered SECONDS after they were sent.")
+@filter_options
 def command(recordings: tuple[str, ...], fail_on: str, fmt: str, dialect: str, ignore: tuple[str, ...],
-            strict_fields: bool, unanswered_after: float | None) -> None:
+            strict_fields: bool, unanswered_after: float | None, frame_filter: Any) -> None:
     """Check recordings for protocol violations: who broke the protocol, where.
 
     Each recording is checked on its own, frame by frame, with the rules that
     `rpcspy rules` lists. Findings recorded live are ignored: the check runs
     afresh. The dialect chosen, and why, is printed on stderr.
+
+    The filter options choose which findings are reported (the checker still
+    reads every frame): --dir and --seq/--time select by the frame a finding is
+    about, --type matches a rule id, group or severity (schema.*, error), and
+    --grep the rule and message.
     """
     from rpcspy.checker import report
     from rpcspy.checker.rules import RULES, SEVERITY_RANK
@@ -61,6 +69,8 @@ def command(recordings: tuple[str, ...], fail_on: str, fmt: str, dialect: str, i
         if result is None:
             unreadable = True
             continue
+        if frame_filter.active:
+            result.findings = [f for f in result.findings if frame_filter.match_finding(f)]
         results.append(result)
         if fmt != "junit":
             report.write(fmt, result, sys.stdout)

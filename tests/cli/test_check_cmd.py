@@ -158,3 +158,15 @@ def test_progress_bar_only_on_a_terminal(rec: str, monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(check_cmd, "_stderr_is_tty", lambda: True)
     run(rec)
     assert [kw["progress"] for kw in seen] == [True]  # the plain path reads entries directly
+
+
+def test_filters_choose_which_findings_are_reported() -> None:
+    t04 = f"{SHARED}/transcripts/structured/04_framing_and_errors.jsonl"
+    everything = run("--format", "json", t04)
+    schema_only = run("--format", "json", "--type", "schema.*", t04)
+    early_client = run("--format", "json", "--dir", "client", "--seq", "1..20", t04)
+    rules = [json.loads(ln)["rule"] for ln in schema_only.output.splitlines()]
+    assert rules and all(r.startswith("schema.") for r in rules)
+    assert len(rules) < len(everything.output.splitlines())
+    early = [json.loads(ln) for ln in early_client.output.splitlines()]
+    assert early and all(f["dir"] == "c2a" and 1 <= f["frame"] <= 20 for f in early)
