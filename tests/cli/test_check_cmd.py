@@ -165,8 +165,8 @@ def test_filters_choose_which_findings_are_reported() -> None:
     everything = run("--format", "json", t04)
     schema_only = run("--format", "json", "--type", "schema.*", t04)
     early_client = run("--format", "json", "--dir", "client", "--seq", "1..20", t04)
-    rules = [json.loads(ln)["rule"] for ln in schema_only.output.splitlines()]
+    rules = [json.loads(ln)["rule"] for ln in schema_only.stdout.splitlines()]
     assert rules and all(r.startswith("schema.") for r in rules)
-    assert len(rules) < len(everything.output.splitlines())
-    early = [json.loads(ln) for ln in early_client.output.splitlines()]
+    assert len(rules) < len(everything.stdout.splitlines())
+    early = [json.loads(ln) for ln in early_client.stdout.splitlines()]
     assert early and all(f["dir"] == "c2a" and 1 <= f["frame"] <= 20 for f in early)
