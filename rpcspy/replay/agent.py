@@ -37,6 +37,10 @@ class _Playback(msgspec.Struct):
     served: Served | None = None
     head: PlayItem | None = None
     started: bool = False
+    raw: bool = False
+    """Our own frames (failure responses): sent as they are, no id rewriting."""
+    stop: int | None = None
+    """Exit with this status once played (--strict)."""
 
 
 class ReplayOptions(msgspec.Struct):
@@ -102,6 +106,7 @@ class FakeAgent:
         self.eof = False
         self.start = 0.0
         self.rec = options.recorder
+        self.stopping = False
 
     # -- main loop -------------------------------------------------------------------------
     def run(self) -> int:
@@ -166,6 +171,9 @@ class FakeAgent:
                 pb.head = next(pb.items, None)
                 if pb.head is None:
                     self.playbacks.popleft()
+                    if pb.stop is not None:
+                        self._flush()
+                        raise _Stop(pb.stop)
                     continue
             return pb
         return None
@@ -181,7 +189,7 @@ class FakeAgent:
     # -- output ----------------------------------------------------------------------------
     def _emit(self, item: PlayItem, pb: _Playback, now: float) -> None:
         if item.dir == "a2c":
-            data = self.engine.agent_frame(item.data, pb.served, now=now, rec_t=item.t)
+            data = item.data if pb.raw else self.engine.agent_frame(item.data, pb.served, now=now, rec_t=item.t)
             self._record(Frame(0, now - self.start, "a2c", data, item.nl, item.cr))
             self.out.append(data + (b"\r" if item.cr else b"") + (b"\n" if item.nl else b""))
             self.out_size += len(data)
@@ -217,15 +225,12 @@ class FakeAgent:
             return False
         return True
 
-    def _send_now(self, data: bytes) -> None:
-        self._record(Frame(0, self.clock() - self.start, "a2c", data))
-        self.out.append(data + b"\n")
-        self._flush()
-
     # -- input -----------------------------------------------------------------------------
     def _on_input(self, ev: object) -> None:
         if ev is _EOF:
             self._on_eof()
+            return
+        if self.stopping:
             return
         t, raw, had_lf = ev  # type: ignore[misc]
         self.line_no += 1
@@ -246,11 +251,12 @@ class FakeAgent:
         if out.divergence is not None:  # the report first: whoever reads it after the reply sees it
             self._record(Note(0, t - self.start, "warning", "replay divergence: " + out.divergence.message, "c2a"))
             self._write_report(final=False)
-        if out.reply is not None:
-            self._send_now(out.reply)
-        if out.divergence is not None and self.opt.strict:
-            self._flush()
-            raise _Stop(STRICT_EXIT)
+        stop = STRICT_EXIT if out.divergence is not None and self.opt.strict else None
+        if stop is not None:
+            self.stopping = True  # --strict: nothing after the first divergence is answered
+        if out.reply is not None or stop is not None:  # after what earlier commands are owed, as an agent would
+            items = [PlayItem(0.0, "a2c", out.reply)] if out.reply is not None else []
+            self.playbacks.append(_Playback(iter(items), 0.0, t, raw=True, stop=stop))
 
     def _expire(self, now: float) -> None:
         while True:

@@ -177,3 +177,17 @@ def test_transcript_replays_to_recorded_frames(name):
     expected = [f.data for f in frames if f.dir == "a2c"]
     assert rest == expected
     assert b"diverg" not in err and b"not consumed" not in err
+
+
+def test_failure_response_waits_behind_earlier_answers(tmp_path):
+    r = Rec()
+    r.at(1.0).c({"id": "p", "type": "prompt", "message": "x"})
+    r.a({"id": "p", "type": "response", "command": "prompt", "success": True})
+    r.a({"type": "agent_start"}, dt=0.2)
+    r.a({"type": "agent_end"}, dt=0.2)
+    live = LiveReplay(r.write(tmp_path / "r.jsonl"), speed=1.0)
+    live.send({"id": "p", "type": "prompt", "message": "x"})
+    live.send({"id": "q", "type": "bogus"})
+    got = [live.read_json(timeout=3) for _ in range(4)]
+    assert [g.get("id", g["type"]) for g in got] == ["p", "agent_start", "agent_end", "q"]
+    live.finish()
