@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from rpcspy.events import Direction, Event, Note, Start
 from rpcspy.pump import wire
 from rpcspy.pump.hub import Dispatcher, Observer
+from rpcspy.pump.pipesink import PipeSink
 from rpcspy.pump.spawn import F_SETPIPE_SZ, PIPE_SIZE
 from rpcspy.pump.spool import Spool
 
@@ -29,75 +30,6 @@ Warn = Callable[[str], None]
 OBSERVER_NICENESS = 10
 TICK_SECONDS = 1.0
 """With no traffic, observers get a ``tick`` this often (live checks for overdue answers)."""
-
-
-class PipeSink:
-    """Proxy side: serialise what the relays forwarded into the observer pipe.
-
-    Writes are blocking with a bound: a child that does not read for
-    ``stall_timeout`` seconds is cut off (one warning), and forwarding goes on.
-    """
-
-    def __init__(self, fd: int, *, warn: Warn, stall_timeout: float = 10.0) -> None:
-        self.fd = fd
-        self._warn = warn
-        self._stall_timeout = stall_timeout
-        self._lock = threading.Lock()
-        self.dead = False
-        os.set_blocking(fd, False)
-
-    def publish(self, direction: Direction, t: float, chunk: bytes, injected: bool = False) -> None:
-        self._send([wire.header(wire.DATA, direction, t, len(chunk), wire.INJECTED if injected else 0), chunk])
-
-    def publish_eof(self, direction: Direction, t: float) -> None:
-        self._send([wire.header(wire.EOF, direction, t, 0)])
-
-    def publish_event(self, event: Event) -> None:
-        self._send(wire.event_message(event))
-
-    def _send(self, pieces: list[bytes]) -> None:
-        if self.dead:
-            return
-        with self._lock:
-            try:
-                self._writev(pieces)
-            except OSError as exc:
-                self._cut_off(f"observer process gone ({exc.strerror or exc}); recording stopped, forwarding continues")
-
-    def _writev(self, pieces: list[bytes]) -> None:
-        views = [memoryview(p) for p in pieces if p]
-        deadline = None
-        while views:
-            try:
-                n = os.writev(self.fd, views)
-            except BlockingIOError:
-                now = time.monotonic()
-                deadline = deadline or now + self._stall_timeout
-                if now >= deadline or not select.select([], [self.fd], [], deadline - now)[1]:
-                    self._cut_off(f"observers stalled for {self._stall_timeout:.0f}s; recording stopped, "
-                                  "forwarding continues")
-                    return
-                continue
-            deadline = None
-            while views and n >= len(views[0]):
-                n -= len(views.pop(0))
-            if n:
-                views[0] = views[0][n:]
-
-    def _cut_off(self, message: str) -> None:
-        if not self.dead:
-            self.dead = True
-            self._warn(message)
-            try:
-                os.close(self.fd)
-            except OSError:
-                pass
-
-    def close(self) -> None:
-        with self._lock:
-            if not self.dead:
-                self.dead = True
-                os.close(self.fd)
 
 
 @dataclass
@@ -154,21 +86,24 @@ def fork_observers(
 ) -> ObserverProcess:
     """Fork the observer process; call before starting threads or the agent."""
     data_r, data_w = os.pipe()
+    side_r, side_w = os.pipe()
     cmd_r, cmd_w = os.pipe()
-    try:
-        import fcntl
+    import fcntl
 
-        fcntl.fcntl(data_w, F_SETPIPE_SZ, PIPE_SIZE)
-    except OSError:
-        pass
+    for fd in (data_w, side_w):
+        try:
+            fcntl.fcntl(fd, F_SETPIPE_SZ, PIPE_SIZE)
+        except OSError:
+            pass
     pid = os.fork()
     if pid == 0:  # child
         code = 0
         try:
             os.close(data_w)
+            os.close(side_w)
             os.close(cmd_r)
             session.command_fd = cmd_w
-            _child_main(data_r, make_observers, session, warn)
+            _child_main(data_r, side_r, make_observers, session, warn)
         except BaseException:  # noqa: BLE001 - report and leave; never return into the proxy's code
             import traceback
 
@@ -176,20 +111,54 @@ def fork_observers(
             code = 70
         os._exit(code)
     os.close(data_r)
+    os.close(side_r)
     os.close(cmd_w)
-    return ObserverProcess(pid, PipeSink(data_w, warn=warn), cmd_r)
+    return ObserverProcess(pid, PipeSink(data_w, warn=warn, side_fd=side_w), cmd_r)
 
 
-def _drain(data_fd: int, spool: Spool) -> None:
-    """Empty the proxy's pipe into the spool as fast as it fills: the proxy never waits on observers."""
+def _drain(data_fd: int, side_fd: int, spool: Spool) -> None:
+    """Empty the proxy's pipes into the spool as fast as they fill: the proxy never waits on observers.
+
+    Messages are copied as they are, except SIDE_DATA headers: their bytes are taken
+    from the side pipe (spliced, never copied through Python) and spooled as DATA.
+    """
+    reader = _ExactReader(data_fd)
     try:
-        while spool.fill_from(data_fd):
-            pass
+        while (head := reader.read(wire.HEADER.size)) is not None:
+            kind, d, flags, t, length = wire.HEADER.unpack(head)
+            if kind == wire.SIDE_DATA:
+                spool.put(wire.HEADER.pack(wire.DATA, d, flags, t, length))
+                spool.fill_exactly_from(side_fd, length)
+                continue
+            spool.put(head)
+            if length:
+                payload = reader.read(length)
+                if payload is None:
+                    break
+                spool.put(payload)
     finally:
         spool.close()
 
 
-def _child_main(data_fd: int, make_observers: Callable[[ChildSession], list[Observer]], session: ChildSession,
+class _ExactReader:
+    """Reads exact sizes from a pipe, buffering what arrives beyond them."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buf = bytearray()
+
+    def read(self, size: int) -> bytes | None:
+        while len(self.buf) < size:
+            chunk = os.read(self.fd, max(size - len(self.buf), 1 << 16))
+            if not chunk:
+                return None
+            self.buf += chunk
+        out = bytes(self.buf[:size])
+        del self.buf[:size]
+        return out
+
+
+def _child_main(data_fd: int, side_fd: int, make_observers: Callable[[ChildSession], list[Observer]], session: ChildSession,
                 warn: Warn) -> None:
     for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGPIPE):
         signal.signal(signum, signal.SIG_IGN)
@@ -200,7 +169,7 @@ def _child_main(data_fd: int, make_observers: Callable[[ChildSession], list[Obse
     dispatcher = Dispatcher(make_observers(session), warn=warn)
     session.dispatcher = dispatcher
     spool = Spool()
-    threading.Thread(target=_drain, args=(data_fd, spool), name="rpcspy-spool", daemon=True).start()
+    threading.Thread(target=_drain, args=(data_fd, side_fd, spool), name="rpcspy-spool", daemon=True).start()
     sys.setswitchinterval(0.0005)  # the drain thread must get the GIL back quickly to keep the pipe empty
     try:
         # Linux niceness is per thread: only this (dispatching) thread yields the CPU to forwarding;

@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from rpcspy.events import Note
 from rpcspy.pump import wire
+from rpcspy.pump import zerocopy
 from rpcspy.pump.relay import CHUNK, Relay
 
 DIVERT_WINDOW = 4096
@@ -126,13 +127,82 @@ class AgentRelay(Relay):
     def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
         super().__init__(*args, **kwargs)
         self._markers: tuple[bytes, ...] = ()
+        self._wake_r, self._wake_w = os.pipe()
+        self._plain = threading.Event()
+        self._last_byte_was_nl = True
         self._at_line_start = True
         self._state = "pass"  # for the current line: pass, divert, or hold (undecided)
         self._held: list[bytes] = []
 
-    def divert_ids(self, prefix: bytes) -> None:
-        """From now on, responses whose id starts with ``prefix`` do not reach the client."""
+    def divert_ids(self, prefix: bytes, timeout: float = 5.0) -> None:
+        """From now on, responses whose id starts with ``prefix`` do not reach the client.
+
+        Returns once the relay reads the agent's output itself (leaving the zero-copy
+        path), so an answer to an injection made after this call is always seen.
+        """
         self._markers = (*self._markers, b'"id":"' + prefix)
+        try:
+            os.write(self._wake_w, b"!")
+        except (BlockingIOError, OSError):
+            pass
+        self._plain.wait(timeout)
+
+    def run(self) -> None:
+        side = getattr(self.hub, "side_fd", None)
+        try:
+            if side is not None and zerocopy.AVAILABLE and self._zero_copy(side):
+                self._at_eof()
+                return
+        finally:
+            self._at_line_start = self._last_byte_was_nl
+            self._plain.set()
+        super().run()
+
+    def _zero_copy(self, side: int) -> bool:
+        """tee into the observers' side pipe, then splice to the client: no copy through Python.
+
+        Returns True at EOF; False to continue on the plain path (an injection needs to
+        look at the bytes, or the kernel refused a step).
+        """
+        src, sink, clock = self.src, self.hub, self.clock
+        while not self._markers:
+            if self._wake_r in select.select([src, self._wake_r], [], [])[0]:
+                os.read(self._wake_r, 64)
+                continue
+            try:
+                n = zerocopy.tee(src, side, CHUNK)
+            except BlockingIOError:  # the side pipe is full: the observers are draining it
+                if not sink.wait_side_writable():  # type: ignore[attr-defined]
+                    return False
+                continue
+            except OSError:
+                return False
+            if n == 0:
+                return True
+            t = clock()
+            self.bytes += n
+            sink.publish_side(self.direction, t, n)  # type: ignore[attr-defined]
+            self._move(n)
+        return False
+
+    def _move(self, n: int) -> None:
+        """Forward the ``n`` bytes just tee'd (or drop them if the client is gone)."""
+        if self.dst_open and n > 1:
+            try:  # all but the last byte, which is read below: the relay must know if a line just ended
+                zerocopy.splice_exactly(self.src, self.dst, n - 1)
+                n = 1
+            except zerocopy.SpliceRefused as exc:
+                n = exc.left + 1  # e.g. a client stdout opened O_APPEND: copy the rest
+            except OSError as exc:
+                self.dst_open = False
+                if self.on_dst_closed is not None:
+                    self.on_dst_closed(self.direction, exc)
+        while n:
+            chunk = os.read(self.src, n)
+            n -= len(chunk)
+            self._last_byte_was_nl = chunk.endswith(b"\n")
+            if self.dst_open:
+                self._forward(chunk)
 
     def _pass(self, chunk: bytes, t: float) -> None:
         if not self._markers:
@@ -174,3 +244,8 @@ class AgentRelay(Relay):
             super()._pass(b"".join(self._held), self.clock())
             self._held.clear()
         super()._at_eof()
+        for fd in (self._wake_r, self._wake_w):
+            try:
+                os.close(fd)
+            except OSError:
+                pass

@@ -16,7 +16,8 @@ from typing import NamedTuple
 from rpcspy.events import DIRECTIONS, Direction, Event
 
 HEADER = struct.Struct("<BBBxdQ")
-DATA, EOF, EVENT, INJECT, DIVERT = 1, 2, 3, 4, 5
+DATA, EOF, EVENT, INJECT, DIVERT, SIDE_DATA = 1, 2, 3, 4, 5, 6
+"""SIDE_DATA: ``length`` bytes of data wait in the side pipe; no payload follows the header."""
 INJECTED = 1
 _DIR_INDEX = {d: i for i, d in enumerate(DIRECTIONS)}
 

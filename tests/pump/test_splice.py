@@ -99,3 +99,33 @@ def test_big_lines_pass_while_diverting(tmp_path: Path) -> None:
     h.send(big + b'{"id":"rpcspy-inject-2","type":"response"}\n' + b"tail without newline")
     out = h.finish()
     assert out == big + b"tail without newline"
+
+
+def test_injection_from_the_observer_process_on_the_zero_copy_path(tmp_path: Path) -> None:
+    """Process mode: agent output travels by tee/splice until a divert is asked for; then the
+    answer to the injection is kept from the client and recorded as injected."""
+    import subprocess
+    import sys
+
+    rec = tmp_path / "r.jsonl"
+    script = str(Path(__file__).with_name("inject_session.py"))
+    proc = subprocess.Popen([sys.executable, script, str(rec), "--", *fake("respond")], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE)
+    big = b'{"id":"warm","type":"x","pad":"' + b"p" * 3_000_000 + b'"}\n'  # several zero-copy chunks first
+    proc.stdin.write(big + b'{"id":"go","type":"ping"}\n')  # type: ignore[union-attr]
+    proc.stdin.flush()  # type: ignore[union-attr]
+    lines = [proc.stdout.readline() for _ in range(5)]  # type: ignore[union-attr]
+    proc.stdin.write(b'{"id":"after","type":"ping"}\n')  # type: ignore[union-attr]
+    proc.stdin.close()  # type: ignore[union-attr]
+    rest = proc.stdout.read()  # type: ignore[union-attr]
+    assert proc.wait(30) == 0
+    got = [json.loads(x) for x in lines + rest.splitlines()]
+    ids = [g.get("id") for g in got if g.get("type") == "response"]
+    assert ids == ["warm", "go", "after"]
+    assert [g["of"] for g in got if g.get("type") == "seen"] == ["x", "ping", "get_state", "ping"]
+    frames = list(open_recording(rec).frames())
+    injected = [(f.dir, f.data[:41]) for f in frames if f.injected]
+    assert injected == [("c2a", b'{"id":"rpcspy-inject-1","type":"get_state'),
+                        ("a2c", b'{"id":"rpcspy-inject-1","type":"response"')]
+    assert b"".join(f.raw() for f in frames if f.dir == "a2c" and not f.injected) == b"".join(
+        line for line in lines) + rest
