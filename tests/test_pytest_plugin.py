@@ -7,8 +7,10 @@ import sys
 from pathlib import Path
 
 from rpcspy.pytest_plugin import ReplayFactory
+from tests.paths import SHARED as SHARED_DIR
 
-REC = "/work/shared/transcripts/structured/01_basic_text_prompt.jsonl"
+REC = str(SHARED_DIR / "transcripts/structured/01_basic_text_prompt.jsonl")
+
 
 INNER = f'''
 import subprocess

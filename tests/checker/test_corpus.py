@@ -17,8 +17,9 @@ from rpcspy.checker import Checker
 from rpcspy.events import Finding, Frame, Note
 from rpcspy.recording import open_recording
 from rpcspy.render.adapt import events
+from tests.paths import SHARED as SHARED_DIR
 
-SHARED = "/work/shared"
+SHARED = str(SHARED_DIR)
 def session_findings(path: str, dialect: str = "auto") -> tuple[list[Finding], dict[int, Frame]]:
     frames: list[Frame] = []
     exit_code = None

@@ -12,8 +12,9 @@ from rpcspy.checker import Checker
 from rpcspy.events import Frame
 from rpcspy.recording import open_recording
 from tests.checker.helpers import A, C, F, check, cmd, ev, hits, ok, to_frames, upd
+from tests.paths import SHARED as SHARED_DIR
 
-SHARED = "/work/shared"
+SHARED = str(SHARED_DIR)
 
 
 def test_internal_error_is_a_finding(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,9 +14,10 @@ from rpcspy.cli import main
 from rpcspy.events import Exit, Frame
 from rpcspy.recording.format import encode_entry
 from rpcspy.recording.writer import event_line, make_header
+from tests.paths import SHARED as SHARED_DIR
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
-SHARED = "/work/shared"
+SHARED = str(SHARED_DIR)
 FIELDS = {"file", "seq", "t", "rule", "severity", "group", "message", "frame", "dir", "path", "related", "extra"}
 
 FRAMES = [

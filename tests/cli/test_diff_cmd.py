@@ -9,9 +9,10 @@ from click.testing import CliRunner
 
 from rpcspy.cli.diff_cmd import command as diff
 from rpcspy.cli.fixture_cmd import command as fixture
+from tests.paths import SHARED as SHARED_DIR
 
-T = "/work/shared/transcripts/structured"
-N = "/work/shared/transcripts087/structured"
+T = str(SHARED_DIR / "transcripts/structured")
+N = str(SHARED_DIR / "transcripts087/structured")
 
 
 def test_same_recording_exit_0():

@@ -8,8 +8,9 @@ from click.testing import CliRunner
 
 from rpcspy.cli.fixture_cmd import command
 from rpcspy.recording.reader import open_recording
+from tests.paths import SHARED as SHARED_DIR
 
-T = "/work/shared/transcripts/structured"
+T = str(SHARED_DIR / "transcripts/structured")
 
 
 def test_writes_fixture(tmp_path: Path):

@@ -12,8 +12,9 @@ from click.testing import CliRunner
 
 from rpcspy.cli.replay_cmd import command
 from rpcspy.recording.reader import open_recording
+from tests.paths import SHARED as SHARED_DIR
 
-T = "/work/shared/transcripts/structured"
+T = str(SHARED_DIR / "transcripts/structured")
 PY = [sys.executable, "-m", "rpcspy", "replay"]
 
 

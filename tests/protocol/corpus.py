@@ -10,8 +10,9 @@ from typing import Any
 import msgspec
 
 from rpcspy.recording.reader import open_recording
+from tests.paths import SHARED as SHARED_DIR
 
-SHARED = Path("/work/shared")
+SHARED = SHARED_DIR
 CORPORA: dict[str, tuple[str, str]] = {
     # name: (dialect, glob under SHARED)
     "pi-0.73.1": ("pi-0.73", "transcripts/structured/[0-9]*.jsonl"),

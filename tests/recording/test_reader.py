@@ -7,8 +7,8 @@ import pytest
 
 from rpcspy.recording import FORMAT_VERSION, RecordingError, open_recording
 from rpcspy.recording.format import FrameEntry, NoteEntry, UnknownEntry
+from tests.paths import SHARED
 
-SHARED = Path(__file__).resolve().parents[3] / "shared"
 HEADER = {"format": "rpcspy-recording", "version": 1, "rpcspy": "0.1.0", "argv": ["pi"], "cwd": "/", "started": "x",
           "started_unix": 0.0, "pid": 1}
 

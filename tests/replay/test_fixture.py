@@ -15,8 +15,9 @@ from rpcspy.replay.fixture import (
 from rpcspy.replay.normalise import NormaliseOptions
 from tests.replay.driver import LiveReplay
 from tests.replay.helpers import Rec
+from tests.paths import SHARED as SHARED_DIR
 
-T = "/work/shared/transcripts/structured"
+T = str(SHARED_DIR / "transcripts/structured")
 SID = "01a20213-d398-77e8-928f-7e42015cc8a7"
 
 

@@ -19,8 +19,9 @@ from rpcspy.replay.source import (
     parse_line,
 )
 from tests.replay.helpers import basic_session
+from tests.paths import SHARED as SHARED_DIR
 
-TRANSCRIPTS = "/work/shared/transcripts"
+TRANSCRIPTS = str(SHARED_DIR / "transcripts")
 
 
 def types(items) -> list:
