@@ -140,3 +140,26 @@ def test_help_and_module_entry() -> None:
     assert done.returncode == 0 and b"AGENT_CMD" in done.stdout and b"run" in done.stdout
     done = subprocess.run([*RPCSPY, "run", "--help"], capture_output=True, timeout=30)
     assert b"--output" in done.stdout and b"RPCSPY_DIR" in done.stdout
+
+
+def test_killed_proxy_still_leaves_a_complete_recording(tmp_path: Path) -> None:
+    """The observer process outlives a SIGKILLed proxy and records all that was forwarded."""
+    rec = tmp_path / "r.jsonl"
+    proc = spawn(rec, fake("respond"))
+    sent = [b'{"id":"k%d","type":"get_state"}\n' % i for i in range(20)]
+    for line in sent:
+        proc.stdin.write(line)  # type: ignore[union-attr]
+    proc.stdin.flush()  # type: ignore[union-attr]
+    for _ in range(40):  # each command: an event and a response
+        proc.stdout.readline()  # type: ignore[union-attr]
+    proc.kill()
+    proc.wait(10)
+    deadline = time.monotonic() + 10
+    frames: list = []
+    while time.monotonic() < deadline:
+        frames = list(open_recording(rec).frames())
+        if len([f for f in frames if f.dir == "a2c"]) >= 40:
+            break
+        time.sleep(0.1)
+    assert [f.raw() for f in frames if f.dir == "c2a"] == sent
+    assert len([f for f in frames if f.dir == "a2c" and b'"response"' in f.data]) == 20
