@@ -35,7 +35,7 @@ def command(recording: str, fmt: str, output: str | None, frames: bool, check: b
     collapsible row (pretty-printed JSON), assistant text and tool output
     visible, findings highlighted and listed at the top, and a text filter.
     """
-    from rpcspy.cli.recfile import open_or_fail, read_events, report_problems, want_progress
+    from rpcspy.cli.recfile import atomic_output, open_or_fail, read_events, report_problems, want_progress
     from rpcspy.cli.show_cmd import header
     from rpcspy.render.html import html_page
     from rpcspy.render.timeline import Timeline
@@ -59,18 +59,9 @@ def command(recording: str, fmt: str, output: str | None, frames: bool, check: b
                 sys.stdout.write(piece)
             sys.stdout.flush()
         else:
-            tmp = output + ".part"
-            try:
-                with open(tmp, "w", encoding="utf-8", errors="surrogateescape") as f:
-                    for piece in page:
-                        f.write(piece)
-                os.replace(tmp, output)
-            except OSError as exc:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}") from None
+            with atomic_output(output, "w", encoding="utf-8", errors="surrogateescape") as f:
+                for piece in page:
+                    f.write(piece)
             click.echo(f"wrote {output}", err=True)
     except BrokenPipeError:
         from rpcspy.cli.recfile import quiet_broken_pipe

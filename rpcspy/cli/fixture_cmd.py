@@ -37,7 +37,7 @@ def command(recording: str, output: str, usage: bool, redact: tuple[str, ...], c
     """
     import re
 
-    from rpcspy.cli.recfile import open_or_fail
+    from rpcspy.cli.recfile import atomic_output, open_or_fail
     from rpcspy.replay.fixture import fixture_lines
     from rpcspy.replay.normalise import NormaliseOptions
 
@@ -53,27 +53,17 @@ def command(recording: str, output: str, usage: bool, redact: tuple[str, ...], c
         if not force:
             raise click.BadParameter(f"{output} exists (--force overwrites it)", param_hint="-o")
     options = NormaliseOptions(usage=usage, redact=redact, compact_partials=compact_partials)
-    tmp = f"{output}.{os.getpid()}.tmp"
     lines = 0
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            buf: list[bytes] = []
-            for line in fixture_lines(rec.header, rec.entries(), options, source=os.path.abspath(recording),
-                                      transcript=rec.kind != "rpcspy"):
-                buf.append(line)
-                lines += 1
-                if len(buf) >= 512:
-                    f.write(b"".join(buf))
-                    buf.clear()
-            f.write(b"".join(buf))
-        os.replace(tmp, output)
-    except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}") from None
+    with atomic_output(output) as f:
+        buf: list[bytes] = []
+        for line in fixture_lines(rec.header, rec.entries(), options, source=os.path.abspath(recording),
+                                  transcript=rec.kind != "rpcspy"):
+            buf.append(line)
+            lines += 1
+            if len(buf) >= 512:
+                f.write(b"".join(buf))
+                buf.clear()
+        f.write(b"".join(buf))
     for problem in rec.problems:
         click.echo(f"rpcspy fixture: skipped {problem}", err=True)
     click.echo(f"rpcspy fixture: wrote {output} ({lines} lines)", err=True)

@@ -7,6 +7,7 @@ terminal and the output goes elsewhere; consoles get colour only on a terminal.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Iterator
@@ -131,3 +132,22 @@ def quiet_broken_pipe() -> None:
     except OSError:
         pass
     raise SystemExit(0)
+
+
+@contextlib.contextmanager
+def atomic_output(output: str, mode: str = "wb", **open_kwargs: Any) -> Iterator[IO[Any]]:
+    """Write ``output`` through a temporary file renamed into place (owner-only): a reader
+    never sees half a file, and a failure leaves no partial output but a clear error."""
+    tmp = f"{output}.{os.getpid()}.tmp"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, mode, **open_kwargs) as f:
+            yield f
+        os.replace(tmp, output)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}") from None
+

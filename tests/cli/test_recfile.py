@@ -47,3 +47,20 @@ def test_check_replaces_recorded_findings(tmp_path: Path) -> None:
     rules = {f.rule for f in fresh}
     assert {"framing.crlf", "framing.not_json", "correlation.idless_error"} <= rules
     assert "stream.partial_ahead" not in rules  # recorded findings are replaced, not kept
+
+
+def test_atomic_output_replaces_whole_or_fails_cleanly(tmp_path) -> None:  # noqa: ANN001
+    import click
+    import pytest as _pytest
+
+    from rpcspy.cli.recfile import atomic_output
+
+    out = tmp_path / "out.txt"
+    out.write_text("old")
+    with atomic_output(str(out), "w") as f:
+        f.write("new")
+    assert out.read_text() == "new" and (out.stat().st_mode & 0o777) == 0o600
+    with _pytest.raises(click.ClickException, match="cannot write"):
+        with atomic_output(str(tmp_path / "missing" / "x.txt")) as f:
+            f.write(b"x")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]
