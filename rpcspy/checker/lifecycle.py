@@ -28,7 +28,8 @@ _OUTSIDE_RUN_OK = frozenset({"custom"})
 
 def _role(obj: dict) -> Any:
     message = obj.get("message")
-    return message.get("role") if isinstance(message, dict) else None
+    role = message.get("role") if isinstance(message, dict) else None
+    return role if isinstance(role, str) else None  # a malformed role is the schema rules' business
 
 
 class Lifecycle:

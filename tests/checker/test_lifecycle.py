@@ -166,3 +166,14 @@ def test_events_may_not_carry_ids_but_some_frames_do() -> None:
                A({"type": "prompt_result", "id": "p", "agentInvoked": True, "status": "completed",
                   "sessionSettled": True})]
     assert hits(check(*allowed), "lifecycle.event_with_id") == []
+
+
+def test_malformed_role_does_not_break_the_lifecycle_rules() -> None:
+    """Found by hypothesis: a list-valued role made message_start raise (unhashable)."""
+    from rpcspy.checker import Checker
+    from rpcspy.events import Frame
+
+    checker = Checker()
+    found = checker.feed(Frame(1, 0.0, "a2c", b'{"message": {"type": null, "id": null, "role": []}, '
+                                               b'"type": "message_start"}'))
+    assert not [f for f in found if f.rule == "checker.internal_error"]

@@ -20,7 +20,14 @@ def _gen_docs():
 
 
 def test_cli_reference_is_current() -> None:
-    expected = _gen_docs().render()
+    # In a fresh interpreter: click caches each command's help option on first use, so
+    # commands other tests invoked on their own would render without their `-h` alias.
+    import subprocess
+    import sys
+
+    code = "import runpy, sys; m = runpy.run_path(sys.argv[1]); sys.stdout.write(m['render']())"
+    expected = subprocess.run([sys.executable, "-c", code, str(ROOT / "scripts" / "gen_docs.py")],
+                              capture_output=True, text=True, check=True, timeout=60).stdout
     current = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     assert current == expected, "docs/cli.md is stale: run `python scripts/gen_docs.py` and commit docs/cli.md"
 
