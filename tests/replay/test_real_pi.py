@@ -120,10 +120,20 @@ def test_client_replay_against_the_real_agent_diffs_clean(pi_agent, fake_llm, tm
     # streaming is timing-dependent in a real agent: pi 0.73's partial snapshots may already hold the next
     # delta, pi >= 0.84's assistant message_start may hold the first chunk, and bash output may arrive in
     # one tool_execution_update or two; anything else must be identical
+    # one delta more or less; and the abort cuts the slow reply wherever the stream is then, so the
+    # aborted text may be longer or shorter (one a prefix of the other) wherever it is repeated
     timing = {"message_start/assistant", "tool_execution_update"}
     odd = [it for it in result["directions"]["a2c"]["items"]
-           if it["type"] not in timing and not it["type"].startswith("message_update/")]
+           if it["type"] not in timing and not it["type"].startswith("message_update/") and not _cut_short(it)]
     assert odd == [], odd
+
+
+def _cut_short(item: dict) -> bool:
+    """A changed frame whose only differences are texts of which one is a prefix of the other."""
+    changes = item.get("changes") or []
+    return item.get("op") == "changed" and bool(changes) and all(
+        c["path"].endswith(".text") and isinstance(c.get("a"), str) and isinstance(c.get("b"), str)
+        and (c["a"].startswith(c["b"]) or c["b"].startswith(c["a"])) for c in changes)
 
 
 @pytest.mark.agents
