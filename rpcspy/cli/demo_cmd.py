@@ -46,7 +46,7 @@ def command(output: str | None, directory: str, speed: float, show: bool) -> Non
         raise click.ClickException(f"the bundled recording is missing ({demo}); reinstall rpcspy")
     rec = output or default_path(directory, ["demo"])
     me = [sys.executable, "-m", "rpcspy"]
-    chain = [*me, "replay", "--client", demo, "--timeout", "30", "--",
+    chain = [*me, "replay", "--client", demo, "--timeout", "30", "-o", os.devnull, "--",
              *me, "run", "-o", rec, "--", *me, "replay", "--speed", str(speed), demo]
     click.echo(f"rpcspy demo: proxying a fake agent (a replay of {os.path.basename(demo)}) ...", err=True)
     done = subprocess.run(chain, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,

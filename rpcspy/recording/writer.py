@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import re
+import stat
 from collections.abc import Callable, Sequence
 
 from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed, Start
@@ -118,10 +119,8 @@ class RecordingWriter:
             if parent:
                 os.makedirs(parent, mode=0o700, exist_ok=True)
             self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-            try:
-                os.fchmod(self._fd, 0o600)
-            except OSError:
-                pass  # character devices such as /dev/full refuse; nothing to protect there
+            if stat.S_ISREG(os.fstat(self._fd).st_mode):  # never chmod a device such as /dev/null
+                os.fchmod(self._fd, 0o600)  # an existing file keeps its old mode through O_TRUNC
         except OSError as exc:
             self._fail(exc)
             return

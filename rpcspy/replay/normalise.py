@@ -69,7 +69,8 @@ SECRET_KEYS = frozenset({
 AGENT_REQUEST_TYPES = frozenset({"extension_ui_request", "host_tool_call", "host_uri_request",
                                  "host_tool_cancel", "host_uri_cancel"})
 CLIENT_ANSWER_TYPES = frozenset({"extension_ui_response", "host_tool_result", "host_tool_update", "host_uri_result"})
-_ID_PARENT_TYPES = frozenset({"toolCall"}) | AGENT_REQUEST_TYPES | CLIENT_ANSWER_TYPES
+_ID_PARENT_TYPES = frozenset({"toolCall", "toolcall_start"}) | AGENT_REQUEST_TYPES | CLIENT_ANSWER_TYPES
+"""Objects whose `id` is volatile: tool calls (pi >= 0.84 also puts the id on `toolcall_start`), dialogs."""
 
 _MS_RANGE = (946_684_800_000, 4_102_444_800_000)  # 2000..2100 in milliseconds
 _S_RANGE = (946_684_800, 4_102_444_800)

@@ -78,3 +78,10 @@ def test_default_path_is_sortable_utc() -> None:
 
     when = dt.datetime(2026, 11, 22, 8, 53, 37, 123456, tzinfo=dt.timezone.utc)
     assert default_path("recordings", ["pi"], when) == "recordings/20261122T085337.123456Z-pi.jsonl"
+
+
+def test_devices_keep_their_mode() -> None:
+    """Recording to /dev/null (as root, too) must not chmod the device."""
+    before = os.stat("/dev/null").st_mode
+    RecordingWriter("/dev/null", make_header(["pi"]), warn=pytest.fail).close()
+    assert os.stat("/dev/null").st_mode == before

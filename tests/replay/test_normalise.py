@@ -148,3 +148,14 @@ def test_stable_normalisation_is_idempotent(value):
 @given(json_values)
 def test_tokens_equal_for_fixture_and_original(value):
     assert tokens(usage=True).value(stable(usage=True).value(value)) == tokens(usage=True).value(value)
+
+
+def test_tool_call_ids_are_replaced_alike_on_toolcall_start_and_the_tool_call() -> None:
+    """pi >= 0.84 repeats the tool call id on toolcall_start; one placeholder must serve both."""
+    from rpcspy.replay.normalise import Normaliser
+
+    norm = Normaliser(stable=True)
+    start = norm.value({"type": "message_update", "assistantMessageEvent": {"type": "toolcall_start", "id": "call_9",
+                                                                           "toolName": "bash"}})
+    end = norm.value({"type": "tool_execution_start", "toolCallId": "call_9"})
+    assert start["assistantMessageEvent"]["id"] == end["toolCallId"] != "call_9"
