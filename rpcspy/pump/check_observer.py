@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import IO
 
-from rpcspy.events import Event, Exit, Finding, Frame, Start
+from rpcspy.events import Event, Exit, Finding, Frame
 from rpcspy.pump.hub import Emit
 
 
@@ -69,8 +69,6 @@ class CheckObserver:
         elif isinstance(event, Exit):
             self._finished = True
             found = self.checker.finish(event.t, exit_code=event.code)
-        elif isinstance(event, Start):
-            return
         else:
             return
         self._publish(found, emit)

@@ -11,7 +11,6 @@ back to the proxy over a second pipe.
 from __future__ import annotations
 
 import os
-import select
 import signal
 import sys
 import threading
@@ -19,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from rpcspy.events import Direction, Event, Note, Start
+from rpcspy.events import Note, Start
 from rpcspy.pump import wire
 from rpcspy.pump.hub import Dispatcher, Observer
 from rpcspy.pump.pipesink import PipeSink
