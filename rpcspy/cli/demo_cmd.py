@@ -39,7 +39,7 @@ def command(output: str | None, directory: str, speed: float, show: bool) -> Non
     """
     from rpcspy.recording import RecordingError, open_recording
     from rpcspy.recording.format import FindingEntry, FrameEntry
-    from rpcspy.recording.writer import default_path
+    from rpcspy.recording.naming import default_path
 
     demo = bundled_recording()
     if not os.path.exists(demo):

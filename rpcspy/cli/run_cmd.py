@@ -59,7 +59,7 @@ def command(output: str | None, directory: str, no_record: bool, check: bool, di
     arrive (`tail -f` works), readable with jq, created owner-only (0600).
     """
     from rpcspy.pump.proxy import ProxyConfig, run_proxy
-    from rpcspy.recording.writer import default_path
+    from rpcspy.recording.naming import default_path
 
     argv = list(agent)
     if argv and argv[0] == "--":

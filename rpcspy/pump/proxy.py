@@ -5,17 +5,16 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from rpcspy.events import Direction, Exit, Note, SpawnFailed, Start
 from rpcspy.pump.hub import Hub, Observer, Sink
-from rpcspy.pump.recorder import Recorder
 from rpcspy.pump.relay import Relay, monotonic_clock
 from rpcspy.pump.spawn import SpawnError, enlarge_pipes, exit_status, spawn_agent
 from rpcspy.pump.splice import AgentRelay, ClientRelay
-from rpcspy.recording.writer import RecordingWriter, make_header
 
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -68,7 +67,8 @@ class ProxySession:
         self.config = config
         self.warn = warn or StderrWriter(config.stderr)
         self.clock = monotonic_clock()
-        self.header = make_header(config.argv, mode=config.mode)
+        self.started = time.time()
+        self.pid = os.getpid()
         self.proc: Any = None
         self.sink: Sink | None = None
         self.client_relay: ClientRelay | None = None
@@ -80,8 +80,12 @@ class ProxySession:
     def _make_observers(self, session: Any) -> list[Observer]:
         cfg = self.config
         observers: list[Observer] = []
-        if cfg.record_path is not None:
-            observers.append(Recorder(RecordingWriter(cfg.record_path, self.header, warn=self.warn)))
+        if cfg.record_path is not None:  # imported here: in the observer process, after the agent started
+            from rpcspy.pump.recorder import Recorder
+            from rpcspy.recording.writer import RecordingWriter, make_header
+
+            header = make_header(cfg.argv, mode=cfg.mode, started=self.started, pid=self.pid)
+            observers.append(Recorder(RecordingWriter(cfg.record_path, header, warn=self.warn)))
         for factory in cfg.observers:
             observers += factory(session)
         if cfg.control:

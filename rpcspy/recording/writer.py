@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-import re
 import stat
 from collections.abc import Callable, Sequence
 
 from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed, Start
+from rpcspy.recording.naming import agent_name, default_path  # noqa: F401 - re-exported
 from rpcspy.recording.format import (
     EofEntry,
     ExitEntry,
@@ -27,38 +27,19 @@ from rpcspy.recording.format import (
     frame_pieces,
 )
 
-_WRAPPERS = {"node", "nodejs", "bun", "npx", "bunx", "deno", "python", "python3", "env", "uv", "uvx"}
-
-
-def agent_name(argv: Sequence[str]) -> str:
-    """A short name for the agent, for file names: ``pi``, ``omp``, ``cli``..."""
-    rest = list(argv)
-    while rest:
-        base = os.path.basename(rest.pop(0))
-        if base in _WRAPPERS or base.startswith("-") or "=" in base:
-            continue
-        base = re.sub(r"\.(m?js|cjs|ts|py)$", "", base)
-        return re.sub(r"[^A-Za-z0-9._-]+", "_", base)[:40] or "agent"
-    return "agent"
-
-
-def default_path(directory: str, argv: Sequence[str], now: _dt.datetime | None = None) -> str:
-    """``DIR/20261122T085337.123456Z-pi.jsonl``: sortable, unique per microsecond."""
-    now = now or _dt.datetime.now(_dt.timezone.utc)
-    return os.path.join(directory, f"{now:%Y%m%dT%H%M%S.%f}Z-{agent_name(argv)}.jsonl")
-
-
-def make_header(argv: Sequence[str], *, mode: str = "proxy", source: str | None = None) -> Header:
+def make_header(argv: Sequence[str], *, mode: str = "proxy", source: str | None = None,
+                started: float | None = None, pid: int | None = None) -> Header:
+    """The header line; ``started`` (Unix time) and ``pid`` default to now and this process."""
     from rpcspy import __version__
 
-    now = _dt.datetime.now(_dt.timezone.utc)
+    now = _dt.datetime.fromtimestamp(started, _dt.timezone.utc) if started else _dt.datetime.now(_dt.timezone.utc)
     return Header(
         rpcspy=__version__,
         argv=list(argv),
         cwd=os.getcwd(),
         started=now.isoformat(timespec="microseconds").replace("+00:00", "Z"),
         started_unix=now.timestamp(),
-        pid=os.getpid(),
+        pid=pid or os.getpid(),
         mode=mode,
         source=source,
     )
