@@ -26,7 +26,7 @@ from rpcspy.pump.spawn import F_SETPIPE_SZ, PIPE_SIZE
 from rpcspy.pump.spool import Spool
 
 Warn = Callable[[str], None]
-OBSERVER_NICENESS = 10
+OBSERVER_NICENESS = 19
 TICK_SECONDS = 1.0
 """With no traffic, observers get a ``tick`` this often (live checks for overdue answers)."""
 
