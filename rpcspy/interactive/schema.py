@@ -1,0 +1,141 @@
+"""What the protocol says about client commands, for the parser, completer and validation (pure).
+
+A thin view over :mod:`rpcspy.protocol` (``command_types``, ``command_fields``,
+``validate``) that degrades gracefully: without the protocol package nothing is
+known and nothing is refused. With no dialect decided yet (``--dialect auto``
+before the agent gave itself away) every dialect counts: a command is offered if
+any dialect knows it and refused only if every dialect rejects it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class FieldInfo:
+    """One field of a command: ``type`` as the schema describes it (``string``, ``'a' | 'b'``, ...)."""
+
+    name: str
+    required: bool
+    type: str = "any"
+    enum: tuple[Any, ...] = ()
+
+    @property
+    def kind(self) -> str:
+        """string, boolean, integer, number, enum, array, object or any: how to read a typed value."""
+        if self.enum:
+            return "boolean" if all(isinstance(v, bool) for v in self.enum) else "enum"
+        t = self.type
+        for kind in ("string", "boolean", "integer", "number", "array", "object"):
+            if t == kind or t.startswith(kind + " ") or t.startswith(kind + "|"):
+                return kind
+        return "any"
+
+
+@lru_cache(maxsize=None)
+def _protocol() -> Any:
+    try:
+        import rpcspy.protocol as protocol
+    except ImportError:
+        return None
+    return protocol
+
+
+def available() -> bool:
+    """True when :mod:`rpcspy.protocol` can be used."""
+    return _protocol() is not None
+
+
+@lru_cache(maxsize=64)
+def _types(dialect: str) -> tuple[str, ...]:
+    p = _protocol()
+    try:
+        return tuple(p.command_types(dialect)) if p else ()
+    except Exception:  # an unknown dialect, a protocol still being written
+        return ()
+
+
+@lru_cache(maxsize=1024)
+def _fields(dialect: str, command: str) -> tuple[FieldInfo, ...]:
+    p = _protocol()
+    try:
+        raw = p.command_fields(dialect, command) if p else {}
+    except Exception:
+        raw = {}
+    out = []
+    for name, info in raw.items():
+        info = info if isinstance(info, dict) else {}
+        out.append(FieldInfo(name, bool(info.get("required")), str(info.get("type", "any")),
+                             tuple(info.get("enum") or ())))
+    return tuple(out)
+
+
+def dialects() -> tuple[str, ...]:
+    p = _protocol()
+    return tuple(getattr(p, "DIALECTS", ())) if p else ()
+
+
+ANSWER_TYPES = frozenset({"extension_ui_response", "host_tool_update", "host_tool_result", "host_uri_result"})
+"""Client frames that answer the agent: no id is assigned and no response comes back."""
+
+
+@dataclass
+class CommandSchema:
+    """Commands of one dialect, or of all of them while ``dialect`` is None (not decided yet)."""
+
+    dialect: str | None = None
+
+    def _candidates(self) -> tuple[str, ...]:
+        return (self.dialect,) if self.dialect else dialects()
+
+    def types(self) -> list[str]:
+        """Command types a client may send (commands first, then answers), no duplicates."""
+        seen: dict[str, None] = {}
+        for d in self._candidates():
+            for t in _types(d):
+                seen.setdefault(t, None)
+        names = list(seen)
+        return sorted(n for n in names if n not in ANSWER_TYPES) + [n for n in names if n in ANSWER_TYPES]
+
+    def known(self, command: str) -> bool:
+        return any(command in _types(d) for d in self._candidates())
+
+    def fields(self, command: str) -> list[FieldInfo]:
+        """The command's fields in schema order (``id`` last), from the first dialect that knows it."""
+        for d in self._candidates():
+            found = _fields(d, command)
+            if found:
+                return sorted(found, key=lambda f: f.name == "id")
+        return []
+
+    def problems(self, obj: Any) -> list[str]:
+        """Why ``obj`` is not a valid command (hard schema issues); [] when it is, or when unknowable."""
+        p = _protocol()
+        if p is None:
+            return []
+        reports: list[list[str]] = []
+        for d in self._candidates():
+            try:
+                issues = p.validate(obj, "c2a", d)
+            except Exception:
+                return []
+            hard = [f"{i.message} (at {i.path})" if i.path not in ("$", "$.type") else i.message
+                    for i in issues if i.hard]
+            if not hard:
+                return []
+            reports.append(hard)
+        return reports[0] if reports else []
+
+    def remarks(self, obj: Any) -> list[str]:
+        """Soft issues (unknown fields): sent anyway, but worth a word."""
+        p = _protocol()
+        if p is None or not self._candidates():
+            return []
+        try:
+            issues = p.validate(obj, "c2a", self._candidates()[0])
+        except Exception:
+            return []
+        return [i.message for i in issues if not i.hard]

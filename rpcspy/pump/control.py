@@ -1,0 +1,457 @@
+"""The control socket every proxy offers: list, watch and inject into a live session.
+
+:func:`start_control` (called by the proxy with its session) binds
+``<runtime dir>/<proxy pid>.sock`` (owner-only, in an owner-only directory),
+writes ``<pid>.json`` beside it and returns the :class:`ControlServer` observer.
+Clients speak JSONL; see docs/control-protocol.md. In short:
+
+* ``{"op":"info"}``: the session's metadata and live frame counts;
+* ``{"op":"subscribe","backlog":N}``: from then on, every recording entry line,
+  the same bytes as the recording (the last N events first);
+* ``{"op":"inject","command":{...}}``: the command goes to the agent between the
+  client's frames with an id of our own (``rpcspy-inject-<n>``); its response is
+  kept from the client and comes back here only, with the injector's id restored.
+
+Every message the server sends is one line; control messages start with
+``{"op":``, entry lines with ``{"kind":``. The observer side (``handle``) only
+appends to per-connection queues: a slow client never slows the session; one
+that falls too far behind is disconnected.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import stat
+import threading
+import time
+from collections import OrderedDict, deque
+from dataclasses import dataclass
+from typing import Any
+
+from rpcspy.events import Eof, Event, Exit, Frame, Start
+from rpcspy.pump.hub import Emit
+
+PREFIX = "rpcspy-inject-"
+"""The id namespace of injected commands; responses with such ids never reach the client."""
+ANSWER_TYPES = frozenset({"extension_ui_response", "host_tool_update", "host_tool_result", "host_uri_result"})
+"""Client frames that answer the agent: injected as they are, no id of ours, no response."""
+BACKLOG_EVENTS = 2000
+BACKLOG_BYTES = 8 << 20
+OUT_LIMIT = 32 << 20
+"""Bytes queued for one client before it is disconnected as too slow."""
+
+
+class ControlError(Exception):
+    """The control socket cannot be offered (unsafe or unusable runtime directory)."""
+
+
+def runtime_dir(create: bool = True) -> str:
+    """``$XDG_RUNTIME_DIR/rpcspy`` or ``/tmp/rpcspy-$UID``: a directory only this user can enter."""
+    base = os.environ.get("XDG_RUNTIME_DIR")
+    path = os.path.join(base, "rpcspy") if base else f"/tmp/rpcspy-{os.getuid()}"
+    if create:
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise ControlError(f"cannot create {path}: {exc.strerror}") from None
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        if create:
+            raise ControlError(f"{path} vanished") from None
+        return path
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
+        raise ControlError(f"{path} is not a directory owned by this user; refusing to use it")
+    if st.st_mode & 0o077:
+        os.chmod(path, 0o700)
+    return path
+
+
+def socket_path(directory: str, pid: int) -> str:
+    return os.path.join(directory, f"{pid}.sock")
+
+
+def meta_path(directory: str, pid: int) -> str:
+    return os.path.join(directory, f"{pid}.json")
+
+
+def dumps(obj: dict[str, Any]) -> bytes:
+    """One control message line."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+@dataclass
+class _Pending:
+    """An injected command waiting for its response."""
+
+    conn: _Conn
+    ref: Any
+    had_id: bool
+    original_id: Any
+    acked: bool = False
+    early: bytes | None = None
+
+
+class _Conn:
+    """One client: a reader thread for its requests, a writer thread for what it is sent."""
+
+    def __init__(self, sock: socket.socket, server: ControlServer) -> None:
+        self.sock = sock
+        self.server = server
+        self._out: deque[bytes] = deque()
+        self._size = 0
+        self._cond = threading.Condition()
+        self._closing = False
+        self.closed = False
+        self.subscribed = False
+        self.writer = threading.Thread(target=self._write_loop, name="rpcspy-control-out", daemon=True)
+        self.reader = threading.Thread(target=self._read_loop, name="rpcspy-control-in", daemon=True)
+
+    def start(self) -> None:
+        self.writer.start()
+        self.reader.start()
+
+    def push(self, data: bytes) -> None:
+        """Queue bytes for the client (never blocks)."""
+        with self._cond:
+            if self._closing:
+                return
+            if self._size + len(data) > OUT_LIMIT:
+                self._out.clear()
+                self._out.append(dumps({"op": "error", "error": "too far behind the session; disconnected"}))
+                self._closing = True
+            else:
+                self._out.append(data)
+                self._size += len(data)
+            self._cond.notify()
+
+    def finish(self) -> None:
+        """Send what is queued, then close."""
+        with self._cond:
+            self._closing = True
+            self._cond.notify()
+
+    def _write_loop(self) -> None:
+        try:
+            while True:
+                with self._cond:
+                    self._cond.wait_for(lambda: self._out or self._closing)
+                    batch = list(self._out)
+                    self._out.clear()
+                    self._size = 0
+                    last = self._closing and not batch
+                if last:
+                    break
+                self.sock.sendall(b"".join(batch))
+        except OSError:
+            pass
+        finally:
+            self._shut()
+
+    def _read_loop(self) -> None:
+        try:
+            with self.sock.makefile("rb") as f:
+                for line in f:
+                    if line.strip():
+                        self.server.request(self, line)
+        except (OSError, ValueError):
+            pass
+        if not self.subscribed:
+            self.finish()
+
+    def _shut(self) -> None:
+        with self._cond:
+            self._closing = True
+            self.closed = True
+        self.server.forget(self)
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+
+
+def _session_value(session: Any, name: str, default: Any = None) -> Any:
+    if hasattr(session, name):
+        return getattr(session, name)
+    config = getattr(session, "config", None)
+    return getattr(config, name, default)
+
+
+class ControlServer:
+    """The observer side of the control socket, plus its listener thread."""
+
+    name = "control"
+
+    def __init__(self, session: Any, directory: str | None = None) -> None:
+        self.session = session
+        self.pid = int(_session_value(session, "proxy_pid") or _session_value(session, "pid") or os.getpid())
+        self.argv = list(_session_value(session, "argv", []) or [])
+        self.record_path = _session_value(session, "record_path")
+        self.mode = _session_value(session, "mode", "proxy") or "proxy"
+        self.started = float(getattr(session, "started", 0) or time.time())
+        self.dir = directory or runtime_dir()
+        self.sock_path = socket_path(self.dir, self.pid)
+        self.meta_path = meta_path(self.dir, self.pid)
+        self.frames = {"c2a": 0, "a2c": 0, "err": 0}
+        self.injected = {"c2a": 0, "a2c": 0}
+        self.agent_pid: int | None = None
+        self.exit_code: int | None = None
+        self.input_closed = False
+        self._lock = threading.Lock()
+        self._inject_lock = threading.Lock()
+        self._conns: set[_Conn] = set()
+        self._subs: list[_Conn] = []
+        self._backlog: deque[tuple[Event, int]] = deque()
+        self._backlog_bytes = 0
+        self._pending: dict[str, _Pending] = {}
+        self._answered: OrderedDict[str, _Pending] = OrderedDict()
+        self._n = 0
+        self._diverting = False
+        self._closed = False
+        self._listener = self._listen()
+        self._write_meta()
+        self._thread = threading.Thread(target=self._accept_loop, name="rpcspy-control", daemon=True)
+        self._thread.start()
+
+    # --- socket and registry ---------------------------------------------------------
+    def _listen(self) -> socket.socket:
+        if os.path.exists(self.sock_path):  # our pid: a leftover of a dead process that had it before
+            os.unlink(self.sock_path)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.bind(self.sock_path)
+            os.chmod(self.sock_path, 0o600)  # the directory is 0700 already: nobody else got in between
+            sock.listen(16)
+        except OSError:
+            sock.close()
+            raise
+        return sock
+
+    def metadata(self) -> dict[str, Any]:
+        from rpcspy import __version__
+
+        return {
+            "pid": self.pid, "agent_pid": self.agent_pid, "argv": self.argv, "cwd": os.getcwd(),
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started)), "started_unix": self.started,
+            "record_path": os.path.abspath(self.record_path) if self.record_path else None,
+            "mode": self.mode, "socket": self.sock_path, "rpcspy": __version__,
+        }
+
+    def _write_meta(self) -> None:
+        tmp = f"{self.meta_path}.{os.getpid()}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(dumps(self.metadata()))
+        os.replace(tmp, self.meta_path)
+
+    def _accept_loop(self) -> None:
+        while True:
+            try:
+                sock, _ = self._listener.accept()
+            except OSError:
+                return  # closed
+            conn = _Conn(sock, self)
+            with self._lock:
+                if self._closed:
+                    sock.close()
+                    return
+                self._conns.add(conn)
+            conn.start()
+
+    def forget(self, conn: _Conn) -> None:
+        with self._lock:
+            self._conns.discard(conn)
+            if conn in self._subs:
+                self._subs.remove(conn)
+
+    # --- observer ----------------------------------------------------------------------
+    def handle(self, event: Event, emit: Emit) -> None:
+        if isinstance(event, Frame):
+            self.frames[event.dir] += 1
+            if event.injected and event.dir != "err":
+                self.injected[event.dir] += 1
+                if event.dir == "a2c":
+                    self._answer(event.data)
+            size = len(event.data) + 64
+        else:
+            size = 128
+            if isinstance(event, Start):
+                self.agent_pid = event.pid
+                try:
+                    self._write_meta()
+                except OSError:
+                    pass
+            elif isinstance(event, Exit):
+                self.exit_code = event.code
+                self._fail_pending("the agent exited before answering")
+            elif isinstance(event, Eof) and event.dir == "c2a":
+                self.input_closed = True
+        with self._lock:
+            self._backlog.append((event, size))
+            self._backlog_bytes += size
+            while len(self._backlog) > BACKLOG_EVENTS or self._backlog_bytes > BACKLOG_BYTES:
+                self._backlog_bytes -= self._backlog.popleft()[1]
+            if self._subs:
+                from rpcspy.recording.writer import event_line
+
+                line = event_line(event)
+                for conn in self._subs:
+                    conn.push(line)
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            conns = list(self._conns)
+        self._fail_pending("the session ended before the agent answered")
+        try:
+            self._listener.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self._listener.close()
+        for path in (self.sock_path, self.meta_path):
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        for conn in conns:
+            conn.finish()
+        deadline = time.monotonic() + 2.0
+        for conn in conns:
+            conn.writer.join(max(0.0, deadline - time.monotonic()))
+
+    # --- requests ----------------------------------------------------------------------
+    def request(self, conn: _Conn, line: bytes) -> None:
+        """One request line from a client (its reader thread)."""
+        try:
+            req = json.loads(line)
+        except ValueError as exc:
+            conn.push(dumps({"op": "error", "ok": False, "error": f"not JSON: {exc}"}))
+            return
+        if not isinstance(req, dict):
+            conn.push(dumps({"op": "error", "ok": False, "error": "a request is a JSON object"}))
+            return
+        op, ref = req.get("op"), req.get("ref")
+        if op == "info":
+            conn.push(dumps({"op": "info", "ref": ref, "ok": True, **self.info()}))
+        elif op == "subscribe":
+            self._subscribe(conn, ref, req.get("backlog", 0))
+        elif op == "inject":
+            self._inject(conn, ref, req.get("command"))
+        else:
+            conn.push(dumps({"op": str(op), "ref": ref, "ok": False, "error": f"unknown op {op!r}"}))
+
+    def info(self) -> dict[str, Any]:
+        with self._lock:
+            subscribers = len(self._subs)
+        return {**self.metadata(), "frames": dict(self.frames), "injected": dict(self.injected),
+                "subscribers": subscribers, "exit_code": self.exit_code, "input_closed": self.input_closed}
+
+    def _subscribe(self, conn: _Conn, ref: Any, backlog: Any) -> None:
+        from rpcspy.recording.writer import event_line
+
+        if backlog is True:
+            backlog = BACKLOG_EVENTS
+        n = backlog if isinstance(backlog, int) and not isinstance(backlog, bool) else 0
+        with self._lock:
+            events = [e for e, _ in self._backlog][-n:] if n > 0 else []
+            conn.push(dumps({"op": "subscribe", "ref": ref, "ok": True, "backlog": len(events)}))
+            for event in events:
+                conn.push(event_line(event))
+            conn.subscribed = True
+            if conn not in self._subs:
+                self._subs.append(conn)
+
+    def _inject(self, conn: _Conn, ref: Any, command: Any) -> None:
+        def fail(error: str) -> None:
+            conn.push(dumps({"op": "inject", "ref": ref, "ok": False, "error": error}))
+
+        if not isinstance(command, dict) or not isinstance(command.get("type"), str):
+            return fail("command must be a JSON object with a string type (anything else would be answered "
+                        "to the client, which never asked)")
+        if self.exit_code is not None or self.input_closed:
+            return fail("the agent's stdin is closed" if self.exit_code is None else "the agent has exited")
+        if command["type"] in ANSWER_TYPES:
+            line = dumps(command)
+            try:
+                with self._inject_lock:
+                    self.session.inject(line)
+            except (OSError, RuntimeError, ValueError) as exc:
+                return fail(f"cannot inject: {exc}")
+            conn.push(dumps({"op": "inject", "ref": ref, "ok": True, "inject_id": None, "expects_response": False}))
+            return
+        with self._inject_lock:
+            with self._lock:
+                self._n += 1
+                inject_id = f"{PREFIX}{self._n}"
+                pend = _Pending(conn, ref, "id" in command, command.get("id"))
+                self._pending[inject_id] = pend
+            line = dumps({"id": inject_id, **{k: v for k, v in command.items() if k != "id"}})
+            try:
+                if not self._diverting:
+                    self.session.divert_ids(PREFIX.encode())
+                    self._diverting = True
+                self.session.inject(line)
+            except (OSError, RuntimeError, ValueError) as exc:
+                with self._lock:
+                    self._pending.pop(inject_id, None)
+                return fail(f"cannot inject: {exc}")
+        with self._lock:
+            conn.push(dumps({"op": "inject", "ref": ref, "ok": True, "inject_id": inject_id,
+                             "expects_response": True}))
+            pend.acked = True
+            if pend.early is not None:
+                conn.push(pend.early)
+
+    def _answer(self, data: bytes) -> None:
+        """A diverted response: back to its injector only, with the injector's id restored."""
+        try:
+            obj = json.loads(data)
+        except ValueError:
+            return
+        rid = obj.get("id") if isinstance(obj, dict) else None
+        if not isinstance(rid, str):
+            return
+        with self._lock:
+            pend = self._pending.pop(rid, None)
+            repeat = pend is None
+            if pend is None:
+                pend = self._answered.get(rid)
+                if pend is None:
+                    return
+            else:
+                self._answered[rid] = pend
+                while len(self._answered) > 256:
+                    self._answered.popitem(last=False)
+            restored = dict(obj)
+            if pend.had_id:
+                restored["id"] = pend.original_id
+            else:
+                del restored["id"]
+            msg = dumps({"op": "response", "ref": pend.ref, "inject_id": rid, "repeat": repeat, "response": restored})
+            if pend.acked:
+                pend.conn.push(msg)
+            else:
+                pend.early = msg
+
+    def _fail_pending(self, error: str) -> None:
+        with self._lock:
+            pending, self._pending = self._pending, {}
+            for rid, pend in pending.items():
+                msg = dumps({"op": "response", "ref": pend.ref, "inject_id": rid, "ok": False, "error": error})
+                if pend.acked:
+                    pend.conn.push(msg)
+                else:
+                    pend.early = msg
+
+
+def start_control(session: Any) -> ControlServer:
+    """Offer the control socket for ``session``; the returned observer cleans up at ``close()``."""
+    return ControlServer(session)

@@ -1,0 +1,353 @@
+"""The control server against a fake session: registry files, info, subscribe, inject and id mapping."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import stat
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from rpcspy.control_client import ControlClient, decode_entry, find_session, list_sessions
+from rpcspy.events import Eof, Exit, Frame, Note, Start
+from rpcspy.pump import control
+from rpcspy.pump.control import ControlError, runtime_dir, start_control
+from rpcspy.recording.writer import event_line
+
+
+class FakeSession:
+    """What the control server needs of a session; records what it is asked to do."""
+
+    def __init__(self, on_inject=None) -> None:  # noqa: ANN001
+        self.argv = ["pi", "--mode", "rpc"]
+        self.record_path = "rec.jsonl"
+        self.proxy_pid = os.getpid()
+        self.started = 1_700_000_000.0
+        self.injected: list[bytes] = []
+        self.diverted: list[bytes] = []
+        self.on_inject = on_inject
+
+    def inject(self, line: bytes) -> None:
+        self.injected.append(line)
+        if self.on_inject is not None:
+            self.on_inject(line)
+
+    def divert_ids(self, prefix: bytes) -> None:
+        self.diverted.append(prefix)
+
+
+@pytest.fixture
+def rundir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    return tmp_path / "rpcspy"
+
+
+@pytest.fixture
+def server(rundir: Path):  # noqa: ANN201
+    srv = start_control(FakeSession())
+    yield srv
+    srv.close()
+
+
+def feed(srv, *events) -> None:  # noqa: ANN001
+    for e in events:
+        srv.handle(e, lambda _e: None)
+    srv.flush()
+
+
+def frame(seq: int, direction: str, obj, injected: bool = False) -> Frame:  # noqa: ANN001
+    return Frame(seq, seq / 10, direction, json.dumps(obj, separators=(",", ":")).encode(), injected=injected)
+
+
+class Lines:
+    """A raw client: send request lines, read reply lines."""
+
+    def __init__(self, path: str) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(5)
+        self.sock.connect(path)
+        self.f = self.sock.makefile("rb")
+
+    def send(self, obj) -> None:  # noqa: ANN001
+        self.sock.sendall(json.dumps(obj).encode() + b"\n")
+
+    def line(self) -> bytes:
+        return self.f.readline()
+
+    def close(self) -> None:
+        self.f.close()
+        self.sock.close()
+
+
+def test_registry_files_are_owner_only(server, rundir: Path) -> None:
+    assert stat.S_IMODE(os.stat(rundir).st_mode) == 0o700
+    sock = rundir / f"{os.getpid()}.sock"
+    meta = rundir / f"{os.getpid()}.json"
+    assert stat.S_ISSOCK(os.stat(sock).st_mode) and stat.S_IMODE(os.stat(sock).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(meta).st_mode) == 0o600
+    data = json.loads(meta.read_text())
+    assert data["pid"] == os.getpid() and data["argv"] == ["pi", "--mode", "rpc"]
+    assert data["record_path"] == os.path.abspath("rec.jsonl") and data["socket"] == str(sock)
+    assert data["started"] == "2023-11-14T22:13:20Z"
+
+
+def test_start_event_records_agent_pid_and_close_removes_files(rundir: Path) -> None:
+    srv = start_control(FakeSession())
+    feed(srv, Start(1, 0.0, 4242, ["pi"]))
+    meta = rundir / f"{os.getpid()}.json"
+    assert json.loads(meta.read_text())["agent_pid"] == 4242
+    srv.close()
+    assert not meta.exists() and not (rundir / f"{os.getpid()}.sock").exists()
+
+
+def test_runtime_dir_refuses_a_symlink(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    os.symlink(tmp_path / "elsewhere", tmp_path / "rpcspy")
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    with pytest.raises(ControlError, match="not a directory owned"):
+        runtime_dir()
+
+
+def test_runtime_dir_tightens_a_loose_mode(rundir: Path) -> None:
+    rundir.mkdir(mode=0o755)
+    os.chmod(rundir, 0o755)
+    assert runtime_dir() == str(rundir)
+    assert stat.S_IMODE(os.stat(rundir).st_mode) == 0o700
+
+
+def test_info_counts_frames_by_direction(server) -> None:  # noqa: ANN001
+    feed(server, Start(1, 0.0, 7, ["pi"]), frame(2, "c2a", {"id": "a", "type": "get_state"}),
+         frame(3, "a2c", {"id": "a", "type": "response"}), Frame(4, 0.4, "err", b"warn"),
+         frame(5, "c2a", {"id": "rpcspy-inject-1", "type": "get_state"}, injected=True))
+    with ControlClient(server.sock_path) as client:
+        info = client.info()
+    assert info["ok"] is True
+    assert info["frames"] == {"c2a": 2, "a2c": 1, "err": 1}
+    assert info["injected"] == {"c2a": 1, "a2c": 0}
+    assert info["agent_pid"] == 7 and info["pid"] == os.getpid() and info["exit_code"] is None
+
+
+def test_subscribe_streams_the_recordings_bytes_after_a_backlog(server) -> None:  # noqa: ANN001
+    early = [Start(1, 0.0, 7, ["pi"]), frame(2, "c2a", {"type": "get_state"}), frame(3, "a2c", {"type": "x"})]
+    feed(server, *early)
+    raw = Lines(server.sock_path)
+    raw.send({"op": "subscribe", "ref": 1, "backlog": 2})
+    ack = json.loads(raw.line())
+    assert ack == {"op": "subscribe", "ref": 1, "ok": True, "backlog": 2}
+    assert [raw.line(), raw.line()] == [event_line(e) for e in early[1:]]
+    late = [Frame(4, 0.5, "a2c", b"not json \xff"), Note(5, 0.6, "warning", "hm"), Exit(6, 0.7, 0)]
+    feed(server, *late)
+    assert [raw.line() for _ in late] == [event_line(e) for e in late]
+    server.close()
+    assert raw.line() == b""  # EOF once the session is over
+    raw.close()
+    assert decode_entry(event_line(late[0])).to_frame() == late[0]
+
+
+def test_inject_maps_ids_and_answers_only_the_injector(rundir: Path) -> None:
+    session = FakeSession()
+    srv = start_control(session)
+    try:
+        watcher = Lines(srv.sock_path)
+        watcher.send({"op": "subscribe", "ref": 1})
+        assert json.loads(watcher.line())["ok"]
+        responses: list[dict] = []
+        with ControlClient(srv.sock_path, on_response=responses.append) as client:
+            ack = client.inject({"id": "mine", "type": "get_state"})
+            assert ack["ok"] and ack["inject_id"] == "rpcspy-inject-1" and ack["expects_response"]
+            assert session.diverted == [b"rpcspy-inject-"]
+            assert session.injected == [b'{"id":"rpcspy-inject-1","type":"get_state"}\n']
+            ack2 = client.inject({"type": "steer", "message": "go"})
+            assert session.injected[1] == b'{"id":"rpcspy-inject-2","type":"steer","message":"go"}\n'
+            assert session.diverted == [b"rpcspy-inject-"], "divert is asked for once"
+            # the proxy publishes what it injected and the diverted responses (injected=True)
+            sent = [frame(1, "c2a", json.loads(line), injected=True) for line in session.injected]
+            answers = [frame(3, "a2c", {"id": "rpcspy-inject-1", "type": "response", "command": "get_state",
+                                        "success": True, "data": {"x": 1}}, injected=True),
+                       frame(4, "a2c", {"id": "rpcspy-inject-2", "type": "response", "command": "steer",
+                                        "success": True}, injected=True)]
+            feed(srv, *sent, *answers)
+            first = client.wait_response(ack["ref"], 5)
+            second = client.wait_response(ack2["ref"], 5)
+        assert first["response"] == {"id": "mine", "type": "response", "command": "get_state", "success": True,
+                                     "data": {"x": 1}}
+        assert first["inject_id"] == "rpcspy-inject-1" and first["repeat"] is False
+        assert "id" not in second["response"], "no id was given, so none comes back"
+        assert len(responses) == 2
+        # a subscriber sees the frames as recorded (server ids, injected flag) and no response message
+        lines = [watcher.line() for _ in range(4)]
+        assert lines == [event_line(e) for e in (*sent, *answers)]
+        assert all(b'"injected":true' in line for line in lines)
+        watcher.close()
+    finally:
+        srv.close()
+
+
+def test_response_before_the_ack_still_follows_it(rundir: Path) -> None:
+    """The agent may answer before the injector is told the injection went out."""
+    holder = {}
+
+    def answer_at_once(line: bytes) -> None:
+        rid = json.loads(line)["id"]
+        feed(holder["srv"], frame(9, "a2c", {"id": rid, "type": "response", "command": "get_state",
+                                             "success": True}, injected=True))
+
+    srv = holder["srv"] = start_control(FakeSession(on_inject=answer_at_once))
+    try:
+        raw = Lines(srv.sock_path)
+        raw.send({"op": "inject", "ref": "r", "command": {"id": 5, "type": "get_state"}})
+        ack, resp = json.loads(raw.line()), json.loads(raw.line())
+        assert (ack["op"], resp["op"]) == ("inject", "response")
+        assert resp["ref"] == "r" and resp["response"]["id"] == 5
+        raw.close()
+    finally:
+        srv.close()
+
+
+def test_answers_are_injected_verbatim_without_divert(server) -> None:  # noqa: ANN001
+    with ControlClient(server.sock_path) as client:
+        ack = client.inject({"type": "extension_ui_response", "id": "dlg-1", "value": "B"})
+    assert ack["ok"] and ack["inject_id"] is None and ack["expects_response"] is False
+    assert server.session.injected == [b'{"type":"extension_ui_response","id":"dlg-1","value":"B"}\n']
+    assert server.session.diverted == []
+
+
+@pytest.mark.parametrize("command", [None, [1], {"id": "x"}, {"type": 3}, "get_state"])
+def test_inject_refuses_what_is_not_a_typed_object(server, command) -> None:  # noqa: ANN001
+    with ControlClient(server.sock_path) as client:
+        ack = client.inject(command)
+    assert ack["ok"] is False and "JSON object" in ack["error"]
+    assert server.session.injected == []
+
+
+def test_inject_refused_once_input_is_closed_or_agent_exited(server) -> None:  # noqa: ANN001
+    feed(server, Eof(1, 0.1, "c2a"))
+    with ControlClient(server.sock_path) as client:
+        assert "stdin is closed" in client.inject({"type": "get_state"})["error"]
+        feed(server, Exit(2, 0.2, 0))
+        assert "exited" in client.inject({"type": "get_state"})["error"]
+    assert server.session.injected == []
+
+
+def test_pending_injection_fails_when_the_agent_exits(server) -> None:  # noqa: ANN001
+    with ControlClient(server.sock_path) as client:
+        ack = client.inject({"type": "get_state"})
+        feed(server, Exit(2, 0.2, 1))
+        msg = client.wait_response(ack["ref"], 5)
+    assert msg["ok"] is False and "exited" in msg["error"]
+
+
+def test_session_failure_to_inject_is_reported(rundir: Path) -> None:
+    def broken(line: bytes) -> None:
+        raise BrokenPipeError("the agent's stdin is closed")
+
+    srv = start_control(FakeSession(on_inject=broken))
+    try:
+        with ControlClient(srv.sock_path) as client:
+            ack = client.inject({"type": "get_state"})
+        assert ack["ok"] is False and "stdin is closed" in ack["error"]
+    finally:
+        srv.close()
+
+
+def test_bad_requests_get_errors(server) -> None:  # noqa: ANN001
+    raw = Lines(server.sock_path)
+    raw.sock.sendall(b"not json\n")
+    assert json.loads(raw.line())["error"].startswith("not JSON")
+    raw.send({"op": "launch", "ref": 3})
+    reply = json.loads(raw.line())
+    assert reply["ok"] is False and reply["ref"] == 3 and "unknown op" in reply["error"]
+    raw.close()
+
+
+def test_a_slow_subscriber_is_dropped_and_never_blocks_the_session(server, monkeypatch) -> None:  # noqa: ANN001
+    monkeypatch.setattr(control, "OUT_LIMIT", 64 << 10)
+    raw = Lines(server.sock_path)
+    raw.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    raw.send({"op": "subscribe", "ref": 1})
+    json.loads(raw.line())
+    big = Frame(1, 0.1, "a2c", b'{"type":"x","pad":"' + b"y" * 8000 + b'"}')
+    start = time.monotonic()
+    for _ in range(2000):  # ~16 MB into a client that reads nothing
+        feed(server, big)
+    assert time.monotonic() - start < 5
+    tail = b""
+    while chunk := raw.sock.recv(1 << 20):
+        tail = (tail + chunk)[-4096:]
+    assert b"too far behind" in tail
+    raw.close()
+
+
+def test_sessions_are_listed_and_stale_ones_cleaned(server, rundir: Path) -> None:  # noqa: ANN001
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    (rundir / f"{dead.pid}.json").write_text(json.dumps({"pid": dead.pid, "argv": ["old"]}))
+    (rundir / f"{dead.pid}.sock").write_text("")
+    found = {s.pid: s for s in list_sessions()}
+    assert found[dead.pid].state == "stale"
+    assert not (rundir / f"{dead.pid}.json").exists() and not (rundir / f"{dead.pid}.sock").exists()
+    live = found[os.getpid()]
+    assert live.state == "live" and live.info is not None and live.info["frames"] == {"c2a": 0, "a2c": 0, "err": 0}
+    assert find_session(None).pid == os.getpid()
+    assert find_session(str(os.getpid())).pid == os.getpid()
+    with pytest.raises(LookupError, match="no live rpcspy session with pid"):
+        find_session("1")
+
+
+def test_find_session_asks_which_when_there_are_several(rundir: Path) -> None:
+    sessions = []
+    try:
+        for pid_offset in range(2):
+            fake = FakeSession()
+            fake.proxy_pid = os.getpid() if pid_offset == 0 else os.getppid()
+            sessions.append(start_control(fake))
+        with pytest.raises(LookupError, match="2 live sessions"):
+            find_session(None)
+    finally:
+        for s in sessions:
+            s.close()
+
+
+def test_concurrent_injectors_each_get_their_own_answers(rundir: Path) -> None:
+    import queue
+
+    agent: queue.Queue = queue.Queue()  # the agent answers in its own time, one dispatcher feeds the server
+
+    def answer(line: bytes) -> None:
+        rid = json.loads(line)["id"]
+        agent.put(frame(9, "a2c", {"id": rid, "type": "response", "command": "get_state", "success": True},
+                        injected=True))
+
+    srv = start_control(FakeSession(on_inject=answer))
+
+    def dispatcher() -> None:
+        while (event := agent.get()) is not None:
+            feed(srv, event)
+
+    threading.Thread(target=dispatcher, daemon=True).start()
+    results: dict[int, list] = {}
+
+    def run(k: int) -> None:
+        with ControlClient(srv.sock_path) as client:
+            got = []
+            for i in range(20):
+                ack = client.inject({"id": f"c{k}-{i}", "type": "get_state"})
+                got.append(client.wait_response(ack["ref"], 5)["response"]["id"])
+            results[k] = got
+
+    try:
+        threads = [threading.Thread(target=run, args=(k,)) for k in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert results == {k: [f"c{k}-{i}" for i in range(20)] for k in range(3)}
+    finally:
+        agent.put(None)
+        srv.close()
