@@ -25,6 +25,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "fixture": ("rpcspy.cli.fixture_cmd", "Turn a recording into a stable regression fixture (volatile values normalised)."),
     "diff": ("rpcspy.cli.diff_cmd", "Compare two recordings semantically, frame by frame (exit 1 on a difference)."),
     "schema": ("rpcspy.cli.schema_cmd", "Print the JSON Schema of the protocol (per dialect) for client authors."),
+    "repl": ("rpcspy.cli.repl_cmd", "Drive an agent by hand at an interactive prompt (recorded like a proxied session)."),
+    "sessions": ("rpcspy.cli.sessions_cmd", "List the live proxied sessions (pid, agent, start, recording, frame counts)."),
+    "watch": ("rpcspy.cli.watch_cmd", "Follow a live session (or a growing recording) with the live timeline."),
+    "inject": ("rpcspy.cli.inject_cmd", "Inject commands into a live session; its client never sees their answers."),
 }
 
 

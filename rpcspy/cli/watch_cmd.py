@@ -1,0 +1,136 @@
+"""``rpcspy watch [SESSION|REC]``: follow a live session, or a recording as it is written."""
+
+from __future__ import annotations
+
+import os
+import queue
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import click
+
+from rpcspy.cli.recfile import color_option
+
+POLL_SECONDS = 0.2
+
+
+@click.command(
+    "watch",
+    epilog="""\b
+Examples:
+  rpcspy watch                    the only live session (see `rpcspy sessions`)
+  rpcspy watch 12345              session 12345, from its last 200 events on
+  rpcspy watch rec.jsonl          a recording, followed as it grows (like tail -f)
+  rpcspy watch --no-follow rec.jsonl""",
+)
+@click.argument("target", required=False, metavar="[SESSION|REC]")
+@click.option("--backlog", type=click.IntRange(min=0), default=200, show_default=True,
+              help="Live session: start with this many recent events.")
+@click.option("--follow/--no-follow", default=True, show_default=True,
+              help="Recording: keep reading as it grows, until the session's exit is in it.")
+@click.option("--full", is_flag=True, help="Do not clip long tool output and stderr.")
+@click.option("--width", type=click.IntRange(40, 10000), default=None, help="Line width (default: the terminal's).")
+@color_option
+def command(target: str | None, backlog: int, follow: bool, full: bool, width: int | None, color: str) -> None:
+    """Show a session as it happens: the timeline of `rpcspy show`, live.
+
+    The proxy's stdout belongs to its client (an IDE, a script), so this is how
+    a person watches: from another terminal, with assistant text as it streams,
+    tool calls, responses with their latency, dialogs and the findings of the
+    live checker. SESSION is a proxy's pid (default: the only live one); REC a
+    recording file, shown from its start.
+    """
+    from rpcspy.cli.recfile import make_console
+    from rpcspy.interactive.live import LiveView
+    from rpcspy.render.text import TextOptions
+
+    console = make_console(color=color, width=width)
+    view = LiveView(TextOptions(full=full), wrap=max(console.width - 22, 20))
+    try:
+        if target is not None and os.path.isfile(target):
+            batches = _recording(target, follow)
+        else:
+            batches = _session(target, backlog, console)
+        for batch in batches:
+            for renderable in view.feed_all(batch):
+                console.print(renderable)
+        for renderable in view.finish():
+            console.print(renderable)
+    except KeyboardInterrupt:
+        console.print("stopped watching", style="dim")
+    except BrokenPipeError:
+        from rpcspy.cli.recfile import quiet_broken_pipe
+
+        quiet_broken_pipe()
+    sys.stdout.flush()
+
+
+def _session(spec: str | None, backlog: int, console: Any) -> Iterator[list[Any]]:
+    """Batches of events from a live session's control socket, until it ends."""
+    from rpcspy.control_client import ControlClient, ControlError, find_session
+    from rpcspy.render.adapt import entry_to_event
+
+    try:
+        target = find_session(spec)
+    except (LookupError, ControlError) as exc:
+        raise click.ClickException(str(exc)) from None
+    inbox: queue.Queue[Any] = queue.Queue()
+    try:
+        client = ControlClient(target.socket, on_entry=inbox.put, on_close=lambda: inbox.put(None))
+        reply = client.subscribe(backlog)
+    except (OSError, TimeoutError, ConnectionError) as exc:
+        raise click.ClickException(f"cannot watch session {target.pid}: {exc}") from None
+    if not reply.get("ok"):
+        raise click.ClickException(f"cannot watch session {target.pid}: {reply.get('error')}")
+    console.print(f"watching session {target.pid}: {' '.join(target.argv)}"
+                  + (f" (recording to {target.meta['record_path']})" if target.meta.get("record_path") else ""),
+                  style="bold", highlight=False)
+    try:
+        while True:
+            entry = inbox.get()
+            batch = []
+            while entry is not None:
+                batch.append(entry_to_event(entry))
+                try:
+                    entry = inbox.get_nowait()
+                except queue.Empty:
+                    break
+            if batch:
+                yield batch
+            if entry is None:
+                console.print("── the session ended", style="dim", highlight=False)
+                return
+    finally:
+        client.close()
+
+
+def _recording(path: str, follow: bool) -> Iterator[list[Any]]:
+    """Batches of events from a recording file, read as it grows (rpcspy recordings) or once (transcripts)."""
+    from rpcspy.cli.recfile import open_or_fail
+    from rpcspy.control_client import decode_entry
+    from rpcspy.recording.format import ExitEntry, SpawnFailedEntry
+    from rpcspy.render.adapt import entry_to_event, events
+
+    rec = open_or_fail(path)
+    if rec.kind != "rpcspy":
+        yield list(events(rec.entries()))
+        return
+    with open(path, "rb") as f:
+        f.readline()  # the header
+        pending = b""
+        while True:
+            chunk = f.read(1 << 20)
+            if chunk:
+                pending += chunk
+                *lines, pending = pending.split(b"\n")
+                entries = [e for e in (decode_entry(line) for line in lines if line.strip()) if e is not None]
+                if entries:
+                    yield [entry_to_event(e) for e in entries]
+                if any(isinstance(e, (ExitEntry, SpawnFailedEntry)) for e in entries):
+                    return
+                continue
+            if not follow:
+                return
+            time.sleep(POLL_SECONDS)

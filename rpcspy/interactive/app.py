@@ -1,0 +1,415 @@
+"""The REPL: a prompt-toolkit prompt under the agent's live stream (``rpcspy repl`` and ``rpcspy inject``).
+
+Output is printed above the prompt (``patch_stdout``); the status bar shows what
+is running, waiting and queued, and the line the agent is writing. Dialogs take
+over the prompt while they are open and give it back, text and all. Keys:
+Tab completes, Enter sends (or continues open JSON), Ctrl-C clears the line, else
+aborts what runs, else leaves; Ctrl-D closes the agent's stdin and waits for it
+(``inject``: detaches).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import time
+from collections import deque
+from typing import Any
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.application import get_app
+from prompt_toolkit.completion import WordCompleter
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.patch_stdout import patch_stdout
+from rich.console import Console
+from rich.text import Text
+
+from rpcspy.events import Event, Frame
+from rpcspy.interactive.complete import ReplCompleter
+from rpcspy.interactive.dialogs import Dialog
+from rpcspy.interactive.live import LiveView
+from rpcspy.interactive.schema import CommandSchema
+from rpcspy.interactive.state import OpenDialog
+from rpcspy.interactive.syntax import META_COMMANDS, IdAllocator, encode, incomplete, parse, prepare
+
+_DIALOG, _QUIT, _ENDED, _STALE, _TIMEOUT = (object() for _ in range(5))
+HELP = """\
+Type a command: its type, then its fields. Positional values fill the required fields in order,
+the last text field takes the rest of the line; name=value sets any field.
+  prompt Hello there           set_thinking_level high        bash ls -la
+  set_model anthropic claude-sonnet-4                          prompt streamingBehavior=steer Go on
+  {"type": "get_state"}        raw JSON, over several lines until it closes
+  !prompt                      ! sends even what the schema refuses (to test the agent)
+Ids are added for you (r1, r2, ...). Tab completes commands, fields and values.
+Ctrl-C: clear the line / abort what runs / leave.  Ctrl-D: close the agent's stdin and wait for it.
+"""
+
+
+def history_path() -> str:
+    """``$XDG_STATE_HOME/rpcspy/history`` (default ``~/.local/state/rpcspy/history``)."""
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "rpcspy", "history")
+
+
+def open_history(path: str | None) -> History:
+    if not path:
+        return InMemoryHistory()
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        if not os.path.exists(path):
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+        return FileHistory(path)
+    except OSError:
+        return InMemoryHistory()
+
+
+class ReplApp:
+    """One interactive session over a backend (see :mod:`rpcspy.interactive.backends`)."""
+
+    def __init__(self, backend: Any, *, dialect: str = "auto", history: str | None = None) -> None:
+        self.backend = backend
+        self.fixed = None if dialect == "auto" else dialect
+        self.detector: Any = None
+        if self.fixed is None:
+            try:
+                from rpcspy.protocol import DialectDetector
+
+                self.detector = DialectDetector()
+            except ImportError:
+                pass
+        self.ids = IdAllocator()
+        self.view = LiveView()
+        self.history = open_history(history)
+        self.console: Console | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._incoming: deque[Event] = deque()
+        self._draining = False
+        self._dialogs: deque[tuple[OpenDialog, float]] = deque()
+        self._dialog: tuple[Any, Any] | None = None
+        self._saved = ""
+        self._ended = asyncio.Event()
+        self.session: PromptSession[Any] | None = None
+
+    # --- schema --------------------------------------------------------------------------
+    def schema(self) -> CommandSchema:
+        if self.fixed is not None:
+            return CommandSchema(self.fixed)
+        if self.detector is not None and self.detector.sure:
+            return CommandSchema(self.detector.dialect)
+        return CommandSchema(None)
+
+    # --- output --------------------------------------------------------------------------
+    def out(self, *things: Any, style: str = "") -> None:
+        assert self.console is not None
+        for thing in things:
+            if isinstance(thing, str):
+                self.console.print(Text(thing, style), highlight=False)
+            else:
+                self.console.print(thing)
+
+    # --- events from the backend's threads ------------------------------------------------
+    def _from_thread(self, events: list[Event]) -> None:
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(self._take, events)
+
+    def _end_from_thread(self) -> None:
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(self._on_end)
+
+    def _take(self, events: list[Event]) -> None:
+        self._incoming.extend(events)
+        if not self._draining:
+            self._draining = True
+            self.loop.call_soon(self._drain)  # type: ignore[union-attr]
+
+    def _drain(self) -> None:
+        self._draining = False
+        events, self._incoming = list(self._incoming), deque()
+        if self.console is None:
+            return
+        self.view.wrap = max(self.console.width - 22, 20)
+        for event in events:
+            if self.detector is not None and not self.detector.sure and isinstance(event, Frame) \
+                    and event.dir == "a2c":
+                self._detect(event)
+            self.out(*self.view.feed(event))
+        self.out(*self.view.flush())
+        now = time.monotonic()
+        self._dialogs.extend((d, now) for d in self.view.state.take_opened())
+        self._interrupt_for_dialogs()
+        self._refresh()
+
+    def _detect(self, frame: Frame) -> None:
+        import json
+
+        try:
+            self.detector.feed(json.loads(frame.data), "a2c")
+        except ValueError:
+            pass
+
+    def _on_end(self) -> None:
+        self._drain()  # events delivered before the end were queued before this call
+        if self.console is not None:
+            self.out(*self.view.finish())
+        self._ended.set()
+        app = self._running_app()
+        if app is not None:
+            app.exit(result=_ENDED)
+
+    def _running_app(self) -> Any:
+        if self._dialog is not None:
+            return self._dialog[1] if self._dialog[1].is_running else None
+        if self.session is not None and self.session.app.is_running:
+            return self.session.app
+        return None
+
+    def _interrupt_for_dialogs(self) -> None:
+        if self._dialog is not None:
+            dialog_id, app = self._dialog
+            if not self.view.state.is_open(dialog_id) and app.is_running:
+                app.exit(result=_STALE)
+        elif self._dialogs and self.session is not None and self.session.app.is_running:
+            self._saved = self.session.default_buffer.text
+            self.session.app.exit(result=_DIALOG)
+
+    def _refresh(self) -> None:
+        app = self._running_app()
+        if app is not None:
+            app.invalidate()
+
+    # --- the status bar ------------------------------------------------------------------
+    def toolbar(self) -> Any:
+        state = self.view.state
+        parts: list[tuple[str, str]] = []
+        for style, text in state.status_parts():
+            if parts:
+                parts.append(("", " · "))
+            parts.append((style, text))
+        hint = "  [Ctrl-C: " + (state.abort_command() or "quit") + "]"
+        parts.append(("", hint))
+        if self.view.tail:
+            width = self.console.width if self.console else 80
+            parts.append(("", "\n┆ " + self.view.tail[-(width - 3):]))
+        return parts
+
+    # --- the main loop -------------------------------------------------------------------
+    def run(self) -> int:
+        return asyncio.run(self._main())
+
+    async def _main(self) -> int:
+        self.loop = asyncio.get_running_loop()
+        self._ended = asyncio.Event()
+        with patch_stdout(raw=True):
+            self.console = Console(file=sys.stdout, highlight=False)
+            self.session = PromptSession(history=self.history, completer=ReplCompleter(self.schema),
+                                         complete_while_typing=False, bottom_toolbar=self.toolbar,
+                                         key_bindings=self._bindings(), erase_when_done=True,
+                                         prompt_continuation=lambda width, *_: "." * (width - 1) + " ")
+            self._intro()
+            try:
+                self.backend.start(self._from_thread, self._end_from_thread)
+            except (OSError, ConnectionError, TimeoutError) as exc:
+                self.out(f"cannot start: {exc}", style="bold red")
+                return 1
+            code = await self._loop()
+            self.out(*self.view.finish())
+        return code
+
+    def _intro(self) -> None:
+        what = "injecting into" if self.backend.injecting else "agent:"
+        self.out(f"rpcspy {'inject' if self.backend.injecting else 'repl'}: {what} {self.backend.label}", style="bold")
+        rec = getattr(self.backend, "record_path", None)
+        if rec:
+            self.out(f"recording to {rec}", style="dim")
+        self.out("Tab completes · /help · Ctrl-D " + ("detaches" if self.backend.injecting else "quits"), style="dim")
+
+    def _prompt_text(self) -> str:
+        return "inject> " if self.backend.injecting else "rpcspy> "
+
+    async def _loop(self) -> int:
+        assert self.session is not None
+        while True:
+            if self._dialogs:
+                dialog, received = self._dialogs.popleft()
+                if self.view.state.is_open(dialog.id):
+                    await self._ask(dialog, received)
+                continue
+            if self._ended.is_set():
+                return await self._finish(ended=True)
+            try:
+                result = await self.session.prompt_async(self._prompt_text(), default=self._saved)
+            except EOFError:
+                result = _QUIT
+            except KeyboardInterrupt:
+                result = _QUIT
+            if result is _DIALOG:
+                continue
+            self._saved = ""
+            if result is _ENDED:
+                return await self._finish(ended=True)
+            if result is _QUIT:
+                return await self._finish(ended=False)
+            if await self._handle(result) is _QUIT:
+                return await self._finish(ended=False)
+
+    def _bindings(self) -> KeyBindings:
+        kb = KeyBindings()
+
+        @kb.add("enter", filter=Condition(lambda: incomplete(get_app().current_buffer.text)))
+        def _continue(event: Any) -> None:
+            event.current_buffer.insert_text("\n")
+
+        @kb.add("c-c")
+        def _interrupt(event: Any) -> None:
+            buf = event.app.current_buffer
+            if buf.text:
+                buf.reset()
+                return
+            command = self.view.state.abort_command()
+            if command is None:
+                event.app.exit(result=_QUIT)
+                return
+            self.out(f"Ctrl-C: sending {command}", style="yellow")
+            asyncio.ensure_future(self._send_obj({"type": command}))
+
+        return kb
+
+    async def _handle(self, text: str) -> Any:
+        schema = self.schema()
+        parsed = parse(text, schema)
+        if parsed.kind == "empty":
+            return None
+        if parsed.kind == "meta":
+            return self._meta(parsed.meta, parsed.arg)
+        out = prepare(parsed, schema, self.ids)
+        if out.refused:
+            self.out(Text.assemble(("✗ not sent: ", "bold red"), (out.refused, "red")))
+            self._saved = text  # give it back to fix
+            return None
+        for remark in out.remarks:
+            self.out(f"  note: {remark}", style="dim")
+        await self._send_line(out.line)
+        return None
+
+    async def _send_obj(self, obj: dict[str, Any]) -> None:
+        await self._send_line(encode(self.ids.assign(obj)))
+
+    async def _send_line(self, line: bytes) -> None:
+        assert self.loop is not None
+        error = await self.loop.run_in_executor(None, self.backend.send, line)
+        if error:
+            self.out(f"✗ not sent: {error}", style="bold red")
+
+    def _meta(self, name: str, arg: str) -> Any:
+        if name in ("quit", "exit"):
+            return _QUIT
+        if name == "help":
+            self.out(HELP, style="")
+            for meta, help_ in META_COMMANDS.items():
+                self.out(f"  /{meta:<8} {help_}", style="dim")
+        elif name == "dialect":
+            from rpcspy.interactive.schema import dialects
+
+            if arg:
+                if arg not in dialects() and arg != "auto":
+                    self.out(f"unknown dialect {arg!r}: one of auto, {', '.join(dialects())}", style="red")
+                else:
+                    self.fixed = None if arg == "auto" else arg
+            current = self.fixed or (self.detector.dialect + " (detected)" if self.detector and self.detector.sure
+                                     else "not known yet (all dialects)")
+            self.out(f"dialect: {current}", style="dim")
+        elif name == "raw":
+            asyncio.ensure_future(self._send_line((arg + "\n").encode()))
+        return None
+
+    # --- dialogs -------------------------------------------------------------------------
+    async def _ask(self, opened: OpenDialog, received: float) -> None:
+        dialog = Dialog.from_request(opened.request)
+        lines = dialog.lines()
+        self.out(Text("? " + lines[0], "bold magenta"), *(Text("  " + x) for x in lines[1:]))
+        deadline = received + dialog.timeout_ms / 1000 if dialog.timeout_ms is not None else None
+        options = list(dialog.options) + [str(i) for i in range(1, len(dialog.options) + 1)]
+        session: PromptSession[Any] = PromptSession(
+            completer=WordCompleter(options) if dialog.method == "select" else None,
+            multiline=dialog.method == "editor", erase_when_done=True, refresh_interval=0.5,
+            bottom_toolbar=lambda: self._dialog_toolbar(dialog, deadline), enable_open_in_editor=True)
+        default = dialog.prefill if dialog.method == "editor" else ""
+        while True:
+            self._dialog = (dialog.id, session.app)
+            timer = self.loop.call_later(max(deadline - time.monotonic(), 0), self._expire, session.app) \
+                if deadline is not None and self.loop is not None else None
+            try:
+                text = await session.prompt_async(dialog.prompt(), default=default,
+                                                  placeholder=dialog.placeholder or None)
+            except (KeyboardInterrupt, EOFError):
+                text = None
+            finally:
+                self._dialog = None
+                if timer is not None:
+                    timer.cancel()
+            if text is _TIMEOUT:
+                self.out(f"  dialog {dialog.method} timed out: the agent went on with its default", style="yellow")
+                return
+            if text is _STALE or text is _ENDED:
+                if text is _STALE:
+                    self.out(f"  dialog {dialog.method} closed elsewhere (answered or cancelled)", style="dim")
+                return
+            if text is None:
+                answer = dialog.cancel()
+            else:
+                try:
+                    answer = dialog.answer(text)
+                except ValueError as exc:
+                    self.out(f"  {exc}", style="yellow")
+                    default = text
+                    continue
+            await self._send_line(encode(answer))
+            return
+
+    def _expire(self, app: Any) -> None:
+        if app.is_running:
+            app.exit(result=_TIMEOUT)
+
+    def _dialog_toolbar(self, dialog: Dialog, deadline: float | None) -> str:
+        keys = "Esc Enter sends, Ctrl-X Ctrl-E opens $EDITOR" if dialog.method == "editor" else "Enter answers"
+        left = f" · {max(deadline - time.monotonic(), 0):.0f} s left" if deadline is not None else ""
+        return f"dialog {dialog.method}: {keys}, Ctrl-C cancels{left}"
+
+    # --- the end -------------------------------------------------------------------------
+    async def _finish(self, ended: bool) -> int:
+        if self.backend.injecting:
+            if ended:
+                self.out("the session ended", style="bold")
+            else:
+                self.backend.detach()
+                self.out("detached", style="dim")
+            return 0
+        if not ended:
+            self.out("closing the agent's stdin; waiting for it to exit (Ctrl-C stops it)", style="dim")
+            self.backend.close_input()
+            assert self.loop is not None
+            watched = _watch_sigint(self.loop, self.backend.terminate)
+            try:
+                await self._ended.wait()
+            finally:
+                _unwatch_sigint(self.loop, watched)
+        code = self.backend.wait(5.0)
+        self.out(f"agent exited with status {code}", style="bold")
+        return code if code is not None else 1
+
+
+def _watch_sigint(loop: asyncio.AbstractEventLoop, action: Any) -> bool:
+    try:
+        loop.add_signal_handler(signal.SIGINT, action)
+    except (NotImplementedError, RuntimeError, ValueError):
+        return False
+    return True
+
+
+def _unwatch_sigint(loop: asyncio.AbstractEventLoop, watched: bool) -> None:
+    if watched:
+        loop.remove_signal_handler(signal.SIGINT)

@@ -1,0 +1,162 @@
+"""The live view: events in, rich renderables out, for ``rpcspy repl``, ``inject`` and ``watch`` (pure).
+
+Items come from :class:`rpcspy.render.timeline.Timeline` and print as ``rpcspy show``
+prints them (findings under their frame), with one difference: an assistant
+message is shown while it streams. Its headline prints when it starts, then its
+text and (dimmed) thinking line by line as the deltas complete them, and when the
+message ends, the rest, its tool calls and a closing summary (stop reason,
+tokens, time). :attr:`LiveView.tail` is the line still being written, for a
+status bar.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.text import Text
+
+from rpcspy.events import Event
+from rpcspy.interactive.state import SessionState
+from rpcspy.render.items import Item
+from rpcspy.render.summarize import clean
+from rpcspy.render.text import BLOCK_STYLES, INDENT, ItemView, TextOptions, block_text, finding_text, headline, indented
+from rpcspy.render.timeline import Timeline
+
+_STREAMED = ("text", "thinking")
+
+
+class Body:
+    """Text under an item, indented like ``rpcspy show`` indents blocks."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield from indented(console, self.text, max(options.max_width - INDENT, 20))
+
+
+def streamed_text(kind: str, piece: str, first: bool) -> Text:
+    """A piece of a streamed block, styled as its kind (thinking dimmed)."""
+    text = Text()
+    if kind == "thinking" and first:
+        text.append("(thinking) ", "dim")
+    text.append(clean(piece[:-1] if piece.endswith("\n") else piece), BLOCK_STYLES.get(kind, ""))
+    return text
+
+
+class LiveView:
+    """Feed events; print what :meth:`feed`, :meth:`flush` and :meth:`finish` return, in order."""
+
+    def __init__(self, opts: TextOptions = TextOptions(), wrap: int = 100) -> None:
+        self.opts = opts
+        self.wrap = max(wrap, 20)
+        """A streamed line longer than this prints before its end (at a space), not only in the tail."""
+        self.timeline = Timeline()
+        self.state = SessionState()
+        self.tail = ""
+        """The last, unfinished line of the message being streamed ("" if none)."""
+        self._live: Item | None = None
+        self._printed: list[int] = []
+
+    def feed(self, event: Event) -> list[RenderableType]:
+        self.state.feed(event)
+        return self._render(self.timeline.feed(event))
+
+    def feed_all(self, events: Iterable[Event]) -> list[RenderableType]:
+        """Feed a batch and flush: what a live source delivers at once."""
+        out: list[RenderableType] = []
+        for event in events:
+            out += self.feed(event)
+        return out + self.flush()
+
+    def flush(self) -> list[RenderableType]:
+        """End of a batch: release finished items, print the lines the stream completed."""
+        return self._render(self.timeline.flush()) + self._progress()
+
+    def finish(self) -> list[RenderableType]:
+        """End of the session: whatever is still open, marked as cut off."""
+        self.tail = ""
+        return self._render(self.timeline.finish())
+
+    # --- streaming -----------------------------------------------------------------------
+    def _progress(self) -> list[RenderableType]:
+        item = self.timeline.pending()
+        if item is None or item.kind != "assistant":
+            self.tail = ""
+            return []
+        out: list[RenderableType] = []
+        if item is not self._live:
+            self._live, self._printed = item, []
+            out.append(self._headline(item))
+        out += self._pieces(item, final=False)
+        last = next((b for b in reversed(item.blocks) if b.kind in _STREAMED), None)
+        idx = item.blocks.index(last) if last is not None else -1
+        rest = last.text[self._printed[idx]:] if last is not None and idx < len(self._printed) else ""
+        self.tail = clean(rest.rsplit("\n", 1)[-1])[-300:]
+        return out
+
+    def _headline(self, item: Item) -> RenderableType:
+        line = headline(item)
+        return _Fit(line)
+
+    def _pieces(self, item: Item, final: bool) -> list[RenderableType]:
+        """Text of streamed blocks not printed yet: whole lines (long ones at a space), or all when ``final``."""
+        out: list[RenderableType] = []
+        blocks = item.blocks
+        for i, block in enumerate(blocks):
+            if block.kind not in _STREAMED:
+                continue
+            while len(self._printed) <= i:
+                self._printed.append(0)
+            text, done = block.text, self._printed[i]
+            cuts: list[int] = []
+            if final or any(b.text for b in blocks[i + 1:]):
+                cuts.append(len(text))
+            else:
+                cuts.append(text.rfind("\n") + 1)
+                at = max(done, cuts[0])
+                while len(text) - at > self.wrap:
+                    space = text.rfind(" ", at, at + self.wrap)
+                    at = space + 1 if space > at else at + self.wrap
+                    cuts.append(at)
+            for end in cuts:
+                if end > done:
+                    out.append(Body(streamed_text(block.kind, text[done:end], first=done == 0)))
+                    done = end
+            self._printed[i] = done
+        return out
+
+    # --- finished items ------------------------------------------------------------------
+    def _render(self, items: list[Item]) -> list[RenderableType]:
+        out: list[RenderableType] = []
+        for item in items:
+            if item is self._live:
+                out += self._close_live(item)
+            else:
+                out.append(ItemView(item, self.opts))
+        return out
+
+    def _close_live(self, item: Item) -> list[RenderableType]:
+        out = self._pieces(item, final=True)
+        for block in item.blocks:
+            if block.kind not in _STREAMED and (block.text or block.kind == "toolcall"):
+                out.append(Body(block_text(block, self.opts)))
+        for f in item.findings:
+            out.append(Body(finding_text(f)))
+        style = {"error": "bold red", "warning": "yellow"}.get(item.status or "", "dim")
+        out.append(Text(" " * INDENT + "└ " + clean(item.summary), style, no_wrap=True, overflow="ellipsis"))
+        self._live, self._printed, self.tail = None, [], ""
+        return out
+
+
+class _Fit:
+    """One line cut to the width."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        line = self.text.copy()
+        line.truncate(options.max_width, overflow="ellipsis")
+        yield line

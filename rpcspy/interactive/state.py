@@ -1,0 +1,194 @@
+"""What a person at the REPL needs to know right now, folded from the session's events (pure).
+
+Is the agent streaming, which commands wait for an answer, what is queued,
+is a compaction or a retry under way, which dialogs are open, what did
+extensions put in their status lines, did the agent exit. The REPL's status bar
+and its Ctrl-C (abort what is running) read this.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from rpcspy.events import Event, Exit, Finding, Frame, SpawnFailed
+
+DIALOG_METHODS = frozenset({"select", "confirm", "input", "editor"})
+_ANSWERS = frozenset({"extension_ui_response", "host_tool_update", "host_tool_result", "host_uri_result"})
+_MAX_PENDING = 256
+_SKIP = (b'{"type":"message_update"', b'{"type":"tool_execution_update"', b'{"type":"bash_execution_update"')
+
+
+@dataclass
+class OpenDialog:
+    """An extension_ui_request that waits for an answer."""
+
+    request: dict[str, Any]
+    t: float
+
+    @property
+    def id(self) -> Any:
+        return self.request.get("id")
+
+
+@dataclass
+class SessionState:
+    streaming: bool = False
+    pending: OrderedDict[str, tuple[str, float]] = field(default_factory=OrderedDict)
+    """Commands sent with an id and not answered yet: id -> (type, t)."""
+    queue: tuple[list[str], list[str]] = ([], [])
+    """(steering, followUp) as the last queue_update said."""
+    compacting: str | None = None
+    retrying: bool = False
+    dialogs: OrderedDict[Any, OpenDialog] = field(default_factory=OrderedDict)
+    statuses: dict[str, str] = field(default_factory=dict)
+    widgets: dict[str, list[str]] = field(default_factory=dict)
+    title: str | None = None
+    findings: Counter[str] = field(default_factory=Counter)
+    exit_code: int | None = None
+    last_t: float = 0.0
+    opened: list[OpenDialog] = field(default_factory=list)
+    """Dialogs opened since the app last took them (:meth:`take_opened`)."""
+
+    def feed(self, event: Event) -> None:
+        self.last_t = event.t
+        if isinstance(event, Frame):
+            if event.dir == "err" or event.data.startswith(_SKIP):
+                return
+            try:
+                obj = json.loads(event.data)
+            except ValueError:
+                return
+            if isinstance(obj, dict):
+                (self._client if event.dir == "c2a" else self._agent)(obj, event.t)
+        elif isinstance(event, Finding):
+            self.findings[event.severity] += 1
+        elif isinstance(event, (Exit, SpawnFailed)):
+            self.exit_code = event.code
+            self.streaming = False
+            self.dialogs.clear()
+
+    # --- client frames -------------------------------------------------------------------
+    def _client(self, obj: dict[str, Any], t: float) -> None:
+        kind = obj.get("type")
+        if kind in _ANSWERS:
+            self.dialogs.pop(_key(obj.get("id")), None)
+            return
+        cid = obj.get("id")
+        if isinstance(cid, str) and isinstance(kind, str):
+            self.pending[cid] = (kind, t)
+            while len(self.pending) > _MAX_PENDING:
+                self.pending.popitem(last=False)
+
+    # --- agent frames --------------------------------------------------------------------
+    def _agent(self, obj: dict[str, Any], t: float) -> None:
+        kind = obj.get("type")
+        if kind == "response":
+            rid = obj.get("id")
+            if isinstance(rid, str):
+                self.pending.pop(rid, None)
+        elif kind == "agent_start":
+            self.streaming, self.retrying = True, False
+        elif kind in ("agent_end", "prompt_result"):
+            self.streaming = False
+        elif kind == "queue_update":
+            steering, follow = obj.get("steering"), obj.get("followUp")
+            self.queue = (_strings(steering), _strings(follow))
+        elif kind in ("compaction_start", "auto_compaction_start"):
+            self.compacting = str(obj.get("reason") or "running")
+        elif kind in ("compaction_end", "auto_compaction_end"):
+            self.compacting = None
+        elif kind == "auto_retry_start":
+            self.retrying = True
+        elif kind == "auto_retry_end":
+            self.retrying = False
+        elif kind == "extension_ui_request":
+            self._ui(obj, t)
+
+    def _ui(self, obj: dict[str, Any], t: float) -> None:
+        method = obj.get("method")
+        if method in DIALOG_METHODS:
+            dialog = OpenDialog(obj, t)
+            self.dialogs[_key(obj.get("id"))] = dialog
+            self.opened.append(dialog)
+        elif method == "cancel":
+            self.dialogs.pop(_key(obj.get("targetId")), None)
+        elif method == "setStatus" and isinstance(obj.get("statusKey"), str):
+            text = obj.get("statusText")
+            if isinstance(text, str):
+                self.statuses[obj["statusKey"]] = text
+            else:
+                self.statuses.pop(obj["statusKey"], None)
+        elif method == "setWidget" and isinstance(obj.get("widgetKey"), str):
+            lines = obj.get("widgetLines")
+            if isinstance(lines, list):
+                self.widgets[obj["widgetKey"]] = [str(x) for x in lines]
+            else:
+                self.widgets.pop(obj["widgetKey"], None)
+        elif method == "setTitle" and isinstance(obj.get("title"), str):
+            self.title = obj["title"]
+
+    # --- questions -----------------------------------------------------------------------
+    def take_opened(self) -> list[OpenDialog]:
+        """Dialogs opened since the last call that are still open."""
+        opened, self.opened = self.opened, []
+        return [d for d in opened if self.is_open(d.id)]
+
+    def is_open(self, dialog_id: Any) -> bool:
+        return _key(dialog_id) in self.dialogs
+
+    def pending_of(self, kind: str) -> list[str]:
+        return [cid for cid, (k, _) in self.pending.items() if k == kind]
+
+    @property
+    def busy(self) -> bool:
+        """Something Ctrl-C could stop: a run, a bash command, a retry wait, a compaction."""
+        return self.streaming or self.retrying or self.compacting is not None or bool(self.pending_of("bash"))
+
+    def abort_command(self) -> str | None:
+        """The command that stops what is running (None when idle)."""
+        if self.pending_of("bash"):
+            return "abort_bash"
+        if self.retrying and not self.streaming:
+            return "abort_retry"
+        if self.streaming or self.compacting is not None:
+            return "abort"
+        return None
+
+    def status_parts(self) -> list[tuple[str, str]]:
+        """(style, text) pieces of the status line."""
+        parts: list[tuple[str, str]] = []
+        if self.exit_code is not None:
+            parts.append(("bold", f"agent exited ({self.exit_code})"))
+        elif self.streaming:
+            parts.append(("bold green", "● streaming"))
+        else:
+            parts.append(("", "idle"))
+        if self.pending:
+            names = ", ".join(f"{k} {cid}" for cid, (k, _) in list(self.pending.items())[-3:])
+            parts.append(("", f"waiting: {names}" + (" …" if len(self.pending) > 3 else "")))
+        steering, follow = self.queue
+        if steering or follow:
+            parts.append(("yellow", f"queue: {len(steering)} steer, {len(follow)} follow-up"))
+        if self.compacting is not None:
+            parts.append(("yellow", f"compacting ({self.compacting})"))
+        if self.retrying:
+            parts.append(("yellow", "retry pending"))
+        if self.dialogs:
+            parts.append(("magenta", f"{len(self.dialogs)} dialog(s) open"))
+        for key, text in list(self.statuses.items())[:3]:
+            parts.append(("cyan", f"{key}: {text}"))
+        errors, warnings = self.findings["error"], self.findings["warning"]
+        if errors or warnings:
+            parts.append(("bold red" if errors else "yellow", f"findings: {errors} error(s), {warnings} warning(s)"))
+        return parts
+
+
+def _key(value: Any) -> Any:
+    return value if isinstance(value, (str, int, float, bool, type(None))) else json.dumps(value, sort_keys=True)
+
+
+def _strings(value: Any) -> list[str]:
+    return [str(x) for x in value] if isinstance(value, list) else []
