@@ -38,7 +38,9 @@ class Dialog:
             v = req.get(name)
             return v if isinstance(v, str) else ""
 
-        options = tuple(str(o) for o in req.get("options") or () if isinstance(o, (str, int, float)))
+        raw_options = req.get("options")
+        options = tuple(str(o) for o in raw_options if isinstance(o, (str, int, float))) \
+            if isinstance(raw_options, list) else ()
         raw = req.get("optionDetails")
         details = tuple(str(d.get("description") or "") if isinstance(d, dict) else ""
                         for d in raw) if isinstance(raw, list) else ()

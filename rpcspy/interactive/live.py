@@ -5,8 +5,9 @@ prints them (findings under their frame), with one difference: an assistant
 message is shown while it streams. Its headline prints when it starts, then its
 text and (dimmed) thinking line by line as the deltas complete them, and when the
 message ends, the rest, its tool calls and a closing summary (stop reason,
-tokens, time). :attr:`LiveView.tail` is the line still being written, for a
-status bar.
+tokens, time). Tool and bash output shows as it comes too (clipped like
+``rpcspy show`` clips it). :attr:`LiveView.tail` is the line still being
+written, for a status bar.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from rpcspy.render.summarize import clean
 from rpcspy.render.text import BLOCK_STYLES, INDENT, ItemView, TextOptions, block_text, finding_text, headline, indented
 from rpcspy.render.timeline import Timeline
 
-_STREAMED = ("text", "thinking")
+_STREAMED = ("text", "thinking", "output")
+_LIVE_KINDS = ("assistant", "tool_output", "bash_output")
+"""Items shown while they grow: a streamed message, a tool's or a bash command's output."""
 
 
 class Body:
@@ -58,6 +61,8 @@ class LiveView:
         """The last, unfinished line of the message being streamed ("" if none)."""
         self._live: Item | None = None
         self._printed: list[int] = []
+        self._lines = 0
+        self._clipped = 0
 
     def feed(self, event: Event) -> list[RenderableType]:
         self.state.feed(event)
@@ -82,17 +87,19 @@ class LiveView:
     # --- streaming -----------------------------------------------------------------------
     def _progress(self) -> list[RenderableType]:
         item = self.timeline.pending()
-        if item is None or item.kind != "assistant":
+        if item is None or item.kind not in _LIVE_KINDS:
             self.tail = ""
             return []
         out: list[RenderableType] = []
         if item is not self._live:
-            self._live, self._printed = item, []
+            self._live, self._printed, self._lines, self._clipped = item, [], 0, 0
             out.append(self._headline(item))
         out += self._pieces(item, final=False)
         last = next((b for b in reversed(item.blocks) if b.kind in _STREAMED), None)
         idx = item.blocks.index(last) if last is not None else -1
         rest = last.text[self._printed[idx]:] if last is not None and idx < len(self._printed) else ""
+        if self._clipped:
+            rest = ""
         self.tail = clean(rest.rsplit("\n", 1)[-1])[-300:]
         return out
 
@@ -109,23 +116,39 @@ class LiveView:
                 continue
             while len(self._printed) <= i:
                 self._printed.append(0)
-            text, done = block.text, self._printed[i]
+            text = block.text
+            done = min(self._printed[i], len(text))
             cuts: list[int] = []
             if final or any(b.text for b in blocks[i + 1:]):
                 cuts.append(len(text))
             else:
                 cuts.append(text.rfind("\n") + 1)
                 at = max(done, cuts[0])
-                while len(text) - at > self.wrap:
+                while block.kind != "output" and len(text) - at > self.wrap:
                     space = text.rfind(" ", at, at + self.wrap)
                     at = space + 1 if space > at else at + self.wrap
                     cuts.append(at)
             for end in cuts:
                 if end > done:
-                    out.append(Body(streamed_text(block.kind, text[done:end], first=done == 0)))
+                    piece = self._clip(block.kind, text[done:end])
+                    if piece:
+                        out.append(Body(streamed_text(block.kind, piece, first=done == 0)))
                     done = end
             self._printed[i] = done
         return out
+
+    def _clip(self, kind: str, piece: str) -> str:
+        """Tool and bash output is clipped like ``rpcspy show`` clips it (``--full``: never)."""
+        if kind != "output" or self.opts.full:
+            return piece
+        lines = piece.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        room = max(self.opts.max_lines - self._lines, 0)
+        self._lines += min(len(lines), room)
+        self._clipped += max(len(lines) - room, 0)
+        return "\n".join(ln if len(ln) <= self.opts.max_line else ln[: self.opts.max_line] + " …"
+                         for ln in lines[:room])
 
     # --- finished items ------------------------------------------------------------------
     def _render(self, items: list[Item]) -> list[RenderableType]:
@@ -139,6 +162,9 @@ class LiveView:
 
     def _close_live(self, item: Item) -> list[RenderableType]:
         out = self._pieces(item, final=True)
+        if self._clipped:
+            out.append(Text(" " * INDENT + f"… {self._clipped} more lines (rpcspy show --full shows them)",
+                            "dim italic"))
         for block in item.blocks:
             if block.kind not in _STREAMED and (block.text or block.kind == "toolcall"):
                 out.append(Body(block_text(block, self.opts)))
@@ -146,7 +172,7 @@ class LiveView:
             out.append(Body(finding_text(f)))
         style = {"error": "bold red", "warning": "yellow"}.get(item.status or "", "dim")
         out.append(Text(" " * INDENT + "└ " + clean(item.summary), style, no_wrap=True, overflow="ellipsis"))
-        self._live, self._printed, self.tail = None, [], ""
+        self._live, self._printed, self.tail, self._clipped = None, [], "", 0
         return out
 
 

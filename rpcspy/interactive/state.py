@@ -54,6 +54,8 @@ class SessionState:
 
     def feed(self, event: Event) -> None:
         self.last_t = event.t
+        if self.dialogs:
+            self._expire(event.t)
         if isinstance(event, Frame):
             if event.dir == "err" or event.data.startswith(_SKIP):
                 return
@@ -129,6 +131,13 @@ class SessionState:
                 self.widgets.pop(obj["widgetKey"], None)
         elif method == "setTitle" and isinstance(obj.get("title"), str):
             self.title = obj["title"]
+
+    def _expire(self, t: float) -> None:
+        """Dialogs whose timeout passed: the agent went on with its default, silently."""
+        for key, d in list(self.dialogs.items()):
+            timeout = d.request.get("timeout")
+            if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and t > d.t + timeout / 1000:
+                del self.dialogs[key]
 
     # --- questions -----------------------------------------------------------------------
     def take_opened(self) -> list[OpenDialog]:

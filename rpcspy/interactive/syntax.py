@@ -14,7 +14,8 @@ Accepted input::
 In the short syntax the last positional text field takes the rest of the line as
 typed (quotes and all); a line ending in ``\\`` continues on the next line, and
 that line break is kept. Values are read by the field's type: ``true``/``on``/``yes``
-for booleans, numbers, JSON for arrays and objects, text otherwise.
+for booleans, numbers, JSON for arrays and objects (in single quotes if it has
+spaces: ``images='[{"type": "image", ...}]'``), text otherwise.
 """
 
 from __future__ import annotations
@@ -224,7 +225,7 @@ def _parse_short(body: str, schema: CommandSchema, force: bool) -> Parsed:
             tok = toks[i]
             name, eq, value = tok.text.partition("=")
             if eq and (name in by_name or (not by_name and _NAME.match(name))):
-                obj[name] = coerce(unquote(value), by_name.get(name))
+                obj[name] = coerce(value if value[:1] in ("{", "[") else unquote(value), by_name.get(name))
                 positional = [f for f in positional if f.name != name]
                 i += 1
                 continue
