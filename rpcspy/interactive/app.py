@@ -365,7 +365,6 @@ class ReplApp:
                     answer = dialog.answer(text)
                 except ValueError as exc:
                     self.out(f"  {exc}", style="yellow")
-                    default = text
                     continue
             await self._send_line(encode(answer))
             return

@@ -27,6 +27,11 @@ def plain(data: bytes) -> str:
     return _ANSI.sub(b"", data).replace(b"\r", b"").decode("utf-8", "replace")
 
 
+def squeezed(text: str) -> str:
+    """Without the blank lines the status bar's placement leaves (for failure messages)."""
+    return re.sub(r"\n\s*\n+", "\n", text)
+
+
 class Terminal:
     """``rpcspy ARGS`` (or any argv) on a pty of ``rows`` x ``cols``."""
 
@@ -81,7 +86,7 @@ class Terminal:
                 if all(n in self.since_mark() for n in needles):
                     return self.since_mark()
                 missing = [n for n in needles if n not in self.since_mark()]
-                raise AssertionError(f"not shown: {missing}\n--- screen output since mark ---\n{self.since_mark()[-4000:]}")
+                raise AssertionError(f"not shown: {missing}\n--- output since mark ---\n{squeezed(self.since_mark())[-4000:]}")
 
     def settle(self, quiet: float = 0.3, timeout: float = 5) -> None:
         """Read until nothing new arrives for ``quiet`` seconds."""
@@ -111,7 +116,7 @@ class Terminal:
         deadline = time.monotonic() + timeout
         while self._pump(min(max(deadline - time.monotonic(), 0.01), 0.2)):
             if time.monotonic() > deadline:
-                raise AssertionError(f"still running after {timeout} s\n{self.text[-3000:]}")
+                raise AssertionError(f"still running after {timeout} s\n{squeezed(self.text)[-3000:]}")
         self.child.close()
         return self.child.exitstatus if self.child.exitstatus is not None else 128 + (self.child.signalstatus or 0)
 
