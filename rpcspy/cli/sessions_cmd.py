@@ -57,7 +57,8 @@ def command(as_json: bool, no_clean: bool, color: str) -> None:
     table = Table(box=None, header_style="bold", pad_edge=False)
     for name, justify in (("PID", "right"), ("AGENT", "left"), ("STARTED", "left"), ("RECORDING", "left"),
                           ("C→A", "right"), ("A→C", "right"), ("INJ", "right"), ("STATE", "left")):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+        table.add_column(name, justify=justify, no_wrap=name != "RECORDING",  # type: ignore[arg-type]
+                         max_width=32 if name == "AGENT" else None, overflow="ellipsis")
     for s in live:
         table.add_row(*_row(s))
     console.print(table)
@@ -80,6 +81,21 @@ def _row(s: Any) -> list[str]:
         state = "input closed"
     count = (lambda d: str(frames.get(d, "?"))) if s.info else (lambda d: "?")
     inj = str(sum(injected.values())) if s.info else "?"
-    return [str(s.pid), " ".join(s.argv) or "?", when, rec or "-", count("c2a"), count("a2c"), inj, state]
+    return [str(s.pid), short_argv(s.argv), when, rec or "-", count("c2a"), count("a2c"), inj, state]
+
+
+def short_argv(argv: list[str]) -> str:
+    """The agent's short name and its arguments: ``pi --mode rpc`` for ``/usr/bin/node /x/pi/cli.js --mode rpc``."""
+    from rpcspy.recording.naming import agent_name
+
+    if not argv:
+        return "?"
+    name = agent_name(argv)
+    rest = argv[1:]
+    for i, arg in enumerate(argv):
+        if os.path.basename(arg).startswith(name):
+            rest = argv[i + 1:]
+            break
+    return " ".join([name, *rest])
 
 
