@@ -84,6 +84,7 @@ def _once(target: Any, text: str, timeout: float, dialect: str) -> int:
     from rpcspy.control_client import ControlClient
 
     command = _command(text, dialect)
+    ack: dict[str, Any] = {}
     try:
         with ControlClient(target.socket) as client:
             ack = client.inject(command)
@@ -93,11 +94,11 @@ def _once(target: Any, text: str, timeout: float, dialect: str) -> int:
             if not ack.get("expects_response"):
                 return 0
             msg = client.wait_response(ack["ref"], timeout)
+    except TimeoutError:  # before OSError, of which it is a subclass
+        click.echo(f"rpcspy inject: no response within {timeout:g} s (injected as {ack.get('inject_id')})", err=True)
+        return 1
     except (OSError, ConnectionError) as exc:
         click.echo(f"rpcspy inject: {exc}", err=True)
-        return 1
-    except TimeoutError:
-        click.echo(f"rpcspy inject: no response within {timeout:g} s (injected as {ack.get('inject_id')})", err=True)
         return 1
     if "response" not in msg:
         click.echo(f"rpcspy inject: {msg.get('error', 'no response')}", err=True)
