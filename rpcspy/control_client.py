@@ -53,7 +53,7 @@ def _decoder() -> Any:
 
         from rpcspy.recording.format import ENTRY_TYPES
 
-        _DECODER = msgspec.json.Decoder(Union[ENTRY_TYPES])  # type: ignore[valid-type]
+        _DECODER = msgspec.json.Decoder(Union[ENTRY_TYPES])  # type: ignore[valid-type]  # noqa: UP007
     return _DECODER
 
 

@@ -54,8 +54,9 @@ def command(session: str | None, once: str | None, timeout: float, dialect: str,
         sys.exit(_once(target, once, timeout, dialect))
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise click.UsageError("the inject REPL needs a terminal; use --once COMMAND in scripts")
-    from rpcspy.interactive.app import ReplApp, history_path
+    from rpcspy.interactive.app import ReplApp
     from rpcspy.interactive.backends import RemoteBackend
+    from rpcspy.interactive.history import history_path
 
     label = f"session {target.pid}: {' '.join(target.argv)}" if target.pid else target.socket
     app = ReplApp(RemoteBackend(target.socket, backlog=backlog, label=label), dialect=dialect,

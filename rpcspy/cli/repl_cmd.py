@@ -57,8 +57,9 @@ def command(output: str | None, directory: str, no_record: bool, dialect: str, c
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise click.UsageError("rpcspy repl needs a terminal; to drive an agent from a script, run it under "
                                "`rpcspy -- AGENT_CMD` and write JSON lines to its stdin")
-    from rpcspy.interactive.app import ReplApp, history_path
+    from rpcspy.interactive.app import ReplApp
     from rpcspy.interactive.backends import LocalBackend
+    from rpcspy.interactive.history import history_path
     from rpcspy.recording.naming import default_path
 
     path = None if no_record else (output or default_path(directory, argv))

@@ -46,8 +46,9 @@ def command(as_json: bool, no_clean: bool, color: str) -> None:
         return
     live = [s for s in sessions if s.state != "stale"]
     stale = len(sessions) - len(live)
-    from rpcspy.cli.recfile import make_console
     from rich.table import Table
+
+    from rpcspy.cli.recfile import make_console
 
     console = make_console(color=color)
     if not live:

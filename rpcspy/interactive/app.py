@@ -11,7 +11,6 @@ aborts what runs, else leaves; Ctrl-D closes the agent's stdin and waits for it
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import sys
 import time
@@ -22,7 +21,6 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.application import get_app
 from prompt_toolkit.completion import WordCompleter
 from prompt_toolkit.filters import Condition
-from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.patch_stdout import patch_stdout
 from rich.console import Console
@@ -31,42 +29,21 @@ from rich.text import Text
 from rpcspy.events import Event, Frame
 from rpcspy.interactive.complete import ReplCompleter
 from rpcspy.interactive.dialogs import Dialog
+from rpcspy.interactive.history import open_history
 from rpcspy.interactive.live import LiveView
 from rpcspy.interactive.schema import CommandSchema
 from rpcspy.interactive.state import OpenDialog
-from rpcspy.interactive.syntax import META_COMMANDS, IdAllocator, encode, incomplete, parse, prepare
+from rpcspy.interactive.syntax import (
+    HELP,
+    META_COMMANDS,
+    IdAllocator,
+    encode,
+    incomplete,
+    parse,
+    prepare,
+)
 
 _DIALOG, _QUIT, _ENDED, _STALE, _TIMEOUT = (object() for _ in range(5))
-HELP = """\
-Type a command: its type, then its fields. Positional values fill the required fields in order,
-the last text field takes the rest of the line; name=value sets any field.
-  prompt Hello there           set_thinking_level high        bash ls -la
-  set_model anthropic claude-sonnet-4                          prompt streamingBehavior=steer Go on
-  {"type": "get_state"}        raw JSON, over several lines until it closes
-  !prompt                      ! sends even what the schema refuses (to test the agent)
-Ids are added for you (r1, r2, ...). Tab completes commands, fields and values.
-Ctrl-C: clear the line / abort what runs / leave.  Ctrl-D: close the agent's stdin and wait for it.
-"""
-
-
-def history_path() -> str:
-    """``$XDG_STATE_HOME/rpcspy/history`` (default ``~/.local/state/rpcspy/history``)."""
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return os.path.join(base, "rpcspy", "history")
-
-
-def open_history(path: str | None) -> History:
-    if not path:
-        return InMemoryHistory()
-    try:
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        if not os.path.exists(path):
-            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
-        return FileHistory(path)
-    except OSError:
-        return InMemoryHistory()
-
-
 class ReplApp:
     """One interactive session over a backend (see :mod:`rpcspy.interactive.backends`)."""
 

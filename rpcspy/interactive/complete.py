@@ -79,9 +79,9 @@ def _field_candidates(command: str, fields: list[FieldInfo], done: list[Any], cu
         return
     positional = [f for f in positional_fields(command, fields) if f.name not in named]
     given = [t for t in done if not ("=" in t.text and t.text.partition("=")[0] in by_name)]
-    if given and len(given) >= len(positional):
-        if positional and positional[-1].kind in ("string", "any") and positional[-1].name != "id":
-            return  # the last text field takes the rest of the line: nothing more to offer
+    if given and len(given) >= len(positional) and positional \
+            and positional[-1].kind in ("string", "any") and positional[-1].name != "id":
+        return  # the last text field takes the rest of the line: nothing more to offer
     named |= {f.name for f in positional[: len(given)]}
     positional = positional[len(given):]
     if positional:

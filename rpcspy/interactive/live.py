@@ -21,9 +21,19 @@ from rpcspy.events import Event
 from rpcspy.interactive.state import SessionState
 from rpcspy.render.items import Item
 from rpcspy.render.summarize import clean
-from rpcspy.render.text import BLOCK_STYLES, INDENT, ItemView, TextOptions, block_text, finding_text, headline, indented
+from rpcspy.render.text import (
+    BLOCK_STYLES,
+    INDENT,
+    ItemView,
+    TextOptions,
+    block_text,
+    finding_text,
+    headline,
+    indented,
+)
 from rpcspy.render.timeline import Timeline
 
+_DEFAULT_OPTIONS = TextOptions()
 _STREAMED = ("text", "thinking", "output")
 _LIVE_KINDS = ("assistant", "tool_output", "bash_output")
 """Items shown while they grow: a streamed message, a tool's or a bash command's output."""
@@ -44,14 +54,14 @@ def streamed_text(kind: str, piece: str, first: bool) -> Text:
     text = Text()
     if kind == "thinking" and first:
         text.append("(thinking) ", "dim")
-    text.append(clean(piece[:-1] if piece.endswith("\n") else piece), BLOCK_STYLES.get(kind, ""))
+    text.append(clean(piece.removesuffix("\n")), BLOCK_STYLES.get(kind, ""))
     return text
 
 
 class LiveView:
     """Feed events; print what :meth:`feed`, :meth:`flush` and :meth:`finish` return, in order."""
 
-    def __init__(self, opts: TextOptions = TextOptions(), wrap: int = 100) -> None:
+    def __init__(self, opts: TextOptions = _DEFAULT_OPTIONS, wrap: int = 100) -> None:
         self.opts = opts
         self.wrap = max(wrap, 20)
         """A streamed line longer than this prints before its end (at a space), not only in the tail."""

@@ -10,7 +10,7 @@ any dialect knows it and refused only if every dialect rejects it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 
@@ -30,15 +30,15 @@ class FieldInfo:
             return "boolean" if all(isinstance(v, bool) for v in self.enum) else "enum"
         t = self.type
         for kind in ("string", "boolean", "integer", "number", "array", "object"):
-            if t == kind or t.startswith(kind + " ") or t.startswith(kind + "|"):
+            if t == kind or t.startswith((kind + " ", kind + "|")):
                 return kind
         return "any"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _protocol() -> Any:
     try:
-        import rpcspy.protocol as protocol
+        from rpcspy import protocol
     except ImportError:
         return None
     return protocol
@@ -54,7 +54,7 @@ def _types(dialect: str) -> tuple[str, ...]:
     p = _protocol()
     try:
         return tuple(p.command_types(dialect)) if p else ()
-    except Exception:  # an unknown dialect, a protocol still being written
+    except Exception:  # noqa: BLE001 - an unknown dialect, a protocol still being written
         return ()
 
 
@@ -63,7 +63,7 @@ def _fields(dialect: str, command: str) -> tuple[FieldInfo, ...]:
     p = _protocol()
     try:
         raw = p.command_fields(dialect, command) if p else {}
-    except Exception:
+    except Exception:  # noqa: BLE001 - degrade: nothing known about the command
         raw = {}
     out = []
     for name, info in raw.items():
@@ -120,7 +120,7 @@ class CommandSchema:
         for d in self._candidates():
             try:
                 issues = p.validate(obj, "c2a", d)
-            except Exception:
+            except Exception:  # noqa: BLE001 - validation must never stop the REPL
                 return []
             hard = [f"{i.message} (at {i.path})" if i.path not in ("$", "$.type") else i.message
                     for i in issues if i.hard]
@@ -136,6 +136,6 @@ class CommandSchema:
             return []
         try:
             issues = p.validate(obj, "c2a", self._candidates()[0])
-        except Exception:
+        except Exception:  # noqa: BLE001 - validation must never stop the REPL
             return []
         return [i.message for i in issues if not i.hard]

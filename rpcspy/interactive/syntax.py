@@ -35,6 +35,16 @@ META_COMMANDS = {
     "dialect": "show or set the dialect used for completion and validation",
     "raw": "send the rest of the line verbatim (no JSON, no validation)",
 }
+HELP = """\
+Type a command: its type, then its fields. Positional values fill the required fields in order,
+the last text field takes the rest of the line; name=value sets any field.
+  prompt Hello there           set_thinking_level high        bash ls -la
+  set_model anthropic claude-sonnet-4                          prompt streamingBehavior=steer Go on
+  {"type": "get_state"}        raw JSON, over several lines until it closes
+  !prompt                      ! sends even what the schema refuses (to test the agent)
+Ids are added for you (r1, r2, ...). Tab completes commands, fields and values.
+Ctrl-C: clear the line / abort what runs / leave.  Ctrl-D: close the agent's stdin and wait for it.
+"""
 _TOKEN = re.compile(r"""(?:[^\s"']+|"(?:[^"\\]|\\.)*"?|'[^']*'?)+""")
 _NAME = re.compile(r"[A-Za-z_][\w.-]*\Z")
 _TRUE = {"true", "yes", "on", "1", "y"}

@@ -31,7 +31,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from rpcspy.events import Eof, Event, Exit, Frame, Start
+from rpcspy.pump.control_conn import Connection, dumps
 from rpcspy.pump.hub import Emit
+from rpcspy.recording.writer import event_line
 
 PREFIX = "rpcspy-inject-"
 """The id namespace of injected commands; responses with such ids never reach the client."""
@@ -39,8 +41,6 @@ ANSWER_TYPES = frozenset({"extension_ui_response", "host_tool_update", "host_too
 """Client frames that answer the agent: injected as they are, no id of ours, no response."""
 BACKLOG_EVENTS = 2000
 BACKLOG_BYTES = 8 << 20
-OUT_LIMIT = 32 << 20
-"""Bytes queued for one client before it is disconnected as too slow."""
 
 
 class ControlError(Exception):
@@ -79,100 +79,16 @@ def meta_path(directory: str, pid: int) -> str:
     return os.path.join(directory, f"{pid}.json")
 
 
-def dumps(obj: dict[str, Any]) -> bytes:
-    """One control message line."""
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
-
-
 @dataclass
 class _Pending:
     """An injected command waiting for its response."""
 
-    conn: _Conn
+    conn: Connection
     ref: Any
     had_id: bool
     original_id: Any
     acked: bool = False
     early: bytes | None = None
-
-
-class _Conn:
-    """One client: a reader thread for its requests, a writer thread for what it is sent."""
-
-    def __init__(self, sock: socket.socket, server: ControlServer) -> None:
-        self.sock = sock
-        self.server = server
-        self._out: deque[bytes] = deque()
-        self._size = 0
-        self._cond = threading.Condition()
-        self._closing = False
-        self.closed = False
-        self.subscribed = False
-        self.writer = threading.Thread(target=self._write_loop, name="rpcspy-control-out", daemon=True)
-        self.reader = threading.Thread(target=self._read_loop, name="rpcspy-control-in", daemon=True)
-
-    def start(self) -> None:
-        self.writer.start()
-        self.reader.start()
-
-    def push(self, data: bytes) -> None:
-        """Queue bytes for the client (never blocks)."""
-        with self._cond:
-            if self._closing:
-                return
-            if self._size + len(data) > OUT_LIMIT:
-                self._out.clear()
-                self._out.append(dumps({"op": "error", "error": "too far behind the session; disconnected"}))
-                self._closing = True
-            else:
-                self._out.append(data)
-                self._size += len(data)
-            self._cond.notify()
-
-    def finish(self) -> None:
-        """Send what is queued, then close."""
-        with self._cond:
-            self._closing = True
-            self._cond.notify()
-
-    def _write_loop(self) -> None:
-        try:
-            while True:
-                with self._cond:
-                    self._cond.wait_for(lambda: self._out or self._closing)
-                    batch = list(self._out)
-                    self._out.clear()
-                    self._size = 0
-                    last = self._closing and not batch
-                if last:
-                    break
-                self.sock.sendall(b"".join(batch))
-        except OSError:
-            pass
-        finally:
-            self._shut()
-
-    def _read_loop(self) -> None:
-        try:
-            with self.sock.makefile("rb") as f:
-                for line in f:
-                    if line.strip():
-                        self.server.request(self, line)
-        except (OSError, ValueError):
-            pass
-        if not self.subscribed:
-            self.finish()
-
-    def _shut(self) -> None:
-        with self._cond:
-            self._closing = True
-            self.closed = True
-        self.server.forget(self)
-        try:
-            self.sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        self.sock.close()
 
 
 def _session_value(session: Any, name: str, default: Any = None) -> Any:
@@ -204,8 +120,8 @@ class ControlServer:
         self.input_closed = False
         self._lock = threading.Lock()
         self._inject_lock = threading.Lock()
-        self._conns: set[_Conn] = set()
-        self._subs: list[_Conn] = []
+        self._conns: set[Connection] = set()
+        self._subs: list[Connection] = []
         self._backlog: deque[tuple[Event, int]] = deque()
         self._backlog_bytes = 0
         self._pending: dict[str, _Pending] = {}
@@ -255,7 +171,7 @@ class ControlServer:
                 sock, _ = self._listener.accept()
             except OSError:
                 return  # closed
-            conn = _Conn(sock, self)
+            conn = Connection(sock, self.request, self.forget)
             with self._lock:
                 if self._closed:
                     sock.close()
@@ -263,7 +179,7 @@ class ControlServer:
                 self._conns.add(conn)
             conn.start()
 
-    def forget(self, conn: _Conn) -> None:
+    def forget(self, conn: Connection) -> None:
         with self._lock:
             self._conns.discard(conn)
             if conn in self._subs:
@@ -297,8 +213,6 @@ class ControlServer:
             while len(self._backlog) > BACKLOG_EVENTS or self._backlog_bytes > BACKLOG_BYTES:
                 self._backlog_bytes -= self._backlog.popleft()[1]
             if self._subs:
-                from rpcspy.recording.writer import event_line
-
                 line = event_line(event)
                 for conn in self._subs:
                     conn.push(line)
@@ -328,7 +242,7 @@ class ControlServer:
             conn.writer.join(max(0.0, deadline - time.monotonic()))
 
     # --- requests ----------------------------------------------------------------------
-    def request(self, conn: _Conn, line: bytes) -> None:
+    def request(self, conn: Connection, line: bytes) -> None:
         """One request line from a client (its reader thread)."""
         try:
             req = json.loads(line)
@@ -354,9 +268,7 @@ class ControlServer:
         return {**self.metadata(), "frames": dict(self.frames), "injected": dict(self.injected),
                 "subscribers": subscribers, "exit_code": self.exit_code, "input_closed": self.input_closed}
 
-    def _subscribe(self, conn: _Conn, ref: Any, backlog: Any) -> None:
-        from rpcspy.recording.writer import event_line
-
+    def _subscribe(self, conn: Connection, ref: Any, backlog: Any) -> None:
         if backlog is True:
             backlog = BACKLOG_EVENTS
         n = backlog if isinstance(backlog, int) and not isinstance(backlog, bool) else 0
@@ -369,7 +281,7 @@ class ControlServer:
             if conn not in self._subs:
                 self._subs.append(conn)
 
-    def _inject(self, conn: _Conn, ref: Any, command: Any) -> None:
+    def _inject(self, conn: Connection, ref: Any, command: Any) -> None:
         def fail(error: str) -> None:
             conn.push(dumps({"op": "inject", "ref": ref, "ok": False, "error": error}))
 

@@ -3,51 +3,25 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from rpcspy.recording import open_recording
+from tests.cli.proxied import RPCSPY, control_env, proxied
 from tests.interactive.terminal import Terminal
 from tests.paths import REPO
 from tests.pump.proxyrun import fake
 
-RPCSPY = [sys.executable, "-m", "rpcspy"]
-
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    (tmp_path / "run").mkdir()
-    return {**os.environ, "XDG_RUNTIME_DIR": str(tmp_path / "run"), "NO_COLOR": "1",
-            "XDG_STATE_HOME": str(tmp_path / "state"), "PYTHONPATH": str(REPO)}
-
-
-@contextmanager
-def proxied(agent: list[str], env: dict[str, str], rec: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """``rpcspy -o REC -- AGENT`` with piped stdio, registered on its control socket."""
-    proc = subprocess.Popen([*RPCSPY, "-o", str(rec), "--no-check", "--", *agent], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    sock = Path(env["XDG_RUNTIME_DIR"]) / "rpcspy" / f"{proc.pid}.sock"
-    deadline = time.monotonic() + 20
-    try:
-        while not sock.exists():
-            assert time.monotonic() < deadline and proc.poll() is None, "the proxy never offered its socket"
-            time.sleep(0.05)
-        yield proc
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait(10)
+    return control_env(tmp_path)
 
 
 def inject(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*RPCSPY, "inject", *args], env=env, capture_output=True, text=True, timeout=60)
+    return subprocess.run([*RPCSPY, "inject", *args], env=env, check=False, capture_output=True, text=True, timeout=60)
 
 
 def test_once_answers_the_injector_only(env: dict[str, str], tmp_path: Path) -> None:

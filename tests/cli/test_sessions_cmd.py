@@ -7,22 +7,29 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.cli.test_inject_cmd import RPCSPY, env, proxied  # noqa: F401 - env is a fixture
+import pytest
+
+from tests.cli.proxied import RPCSPY, control_env, proxied
 from tests.pump.proxyrun import fake
 
 
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    return control_env(tmp_path)
+
+
 def sessions(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*RPCSPY, "sessions", *args], env={**env, "COLUMNS": "200"}, capture_output=True,
+    return subprocess.run([*RPCSPY, "sessions", *args], env={**env, "COLUMNS": "200"}, check=False, capture_output=True,
                           text=True, timeout=60)
 
 
-def test_live_sessions_are_listed_with_their_counts(env: dict[str, str], tmp_path: Path) -> None:  # noqa: F811
+def test_live_sessions_are_listed_with_their_counts(env: dict[str, str], tmp_path: Path) -> None:
     rec = tmp_path / "listed.jsonl"
     with proxied(fake("respond"), env, rec) as proc:
         assert proc.stdin is not None
         proc.stdin.write(b'{"id":"c1","type":"get_state"}\n{"id":"c2","type":"get_state"}\n')
         proc.stdin.flush()
-        subprocess.run([*RPCSPY, "inject", "--once", "get_state"], env=env, capture_output=True, timeout=60)
+        subprocess.run([*RPCSPY, "inject", "--once", "get_state"], env=env, check=False, capture_output=True, timeout=60)
         (entry,) = json.loads(sessions(env, "--json").stdout)
         assert entry["pid"] == proc.pid and entry["state"] == "live" and entry["mode"] == "proxy"
         assert entry["record_path"] == str(rec) and entry["agent_pid"] > 0
@@ -37,7 +44,7 @@ def test_live_sessions_are_listed_with_their_counts(env: dict[str, str], tmp_pat
     assert "no live rpcspy sessions" in sessions(env).stdout
 
 
-def test_stale_registrations_are_removed(env: dict[str, str]) -> None:  # noqa: F811
+def test_stale_registrations_are_removed(env: dict[str, str]) -> None:
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
     run = Path(env["XDG_RUNTIME_DIR"]) / "rpcspy"

@@ -20,7 +20,7 @@ def headlines(text: str) -> list[str]:
 
 
 def watch(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*RPCSPY, "watch", "--width", "120", *args], capture_output=True, text=True,
+    return subprocess.run([*RPCSPY, "watch", "--width", "120", *args], check=False, capture_output=True, text=True,
                           timeout=timeout)
 
 
@@ -46,7 +46,7 @@ def test_follows_a_recording_until_its_exit(tmp_path: Path) -> None:
     for needle in ("→ get_state #s1", "✓ prompt #p1", "Hello \\u2028world!", "agent_end", "■ exit 0"):
         assert needle in out
     assert out.index("→ get_state #s1") < out.index("agent_end") < out.index("■ exit 0")
-    shown = subprocess.run([*RPCSPY, "show", "--width", "120", str(SAMPLE)], capture_output=True, text=True).stdout
+    shown = subprocess.run([*RPCSPY, "show", "--width", "120", str(SAMPLE)], check=False, capture_output=True, text=True).stdout
     assert headlines(out) == headlines(shown), "the same items as rpcspy show"
 
 
@@ -64,6 +64,6 @@ def test_a_transcript_is_shown_whole() -> None:
 
 
 def test_no_live_session(tmp_path: Path) -> None:
-    r = subprocess.run([*RPCSPY, "watch"], capture_output=True, text=True, timeout=60,
+    r = subprocess.run([*RPCSPY, "watch"], check=False, capture_output=True, text=True, timeout=60,
                        env={"PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": str(tmp_path), "PYTHONPATH": str(REPO)})
     assert r.returncode == 1 and "no live rpcspy session" in r.stderr

@@ -46,7 +46,7 @@ class Terminal:
         self.mark = 0
 
     @classmethod
-    def rpcspy(cls, *args: str, **kw) -> Terminal:  # noqa: ANN003
+    def rpcspy(cls, *args: str, **kw) -> Terminal:
         return cls([sys.executable, "-m", "rpcspy", *args], **kw)
 
     # --- reading -------------------------------------------------------------------------

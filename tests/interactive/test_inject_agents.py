@@ -17,7 +17,7 @@ from pathlib import Path
 
 from rpcspy.recording import open_recording
 from tests.support.agents import REPO_ROOT
-from tests.support.driver import AgentProcess, is_response
+from tests.support.driver import AgentProcess
 from tests.support.scenarios import idle_event, is_idle
 
 
@@ -38,10 +38,10 @@ def wait_registered(run: Path, pid: int, timeout: float = 20) -> None:
 
 def inject(env: dict[str, str], pid: int, command: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "rpcspy", "inject", str(pid), "--once", command, "--timeout", "30"],
-                          env=env, capture_output=True, text=True, timeout=60)
+                          env=env, check=False, capture_output=True, text=True, timeout=60)
 
 
-def test_injected_commands_never_reach_the_client(pi_agent, fake_llm, tmp_path: Path) -> None:  # noqa: ANN001
+def test_injected_commands_never_reach_the_client(pi_agent, fake_llm, tmp_path: Path) -> None:
     rec = tmp_path / "session.jsonl"
     env = control_env(pi_agent.env, tmp_path / "run")
     with AgentProcess([sys.executable, "-m", "rpcspy", "-o", str(rec), "--", *pi_agent.argv], env=env,
@@ -89,21 +89,21 @@ def test_injected_commands_never_reach_the_client(pi_agent, fake_llm, tmp_path: 
     assert not (tmp_path / "run" / "rpcspy" / f"{ap.proc.pid}.sock").exists(), "the socket goes with the session"
 
 
-def test_sessions_and_watch_follow_a_live_session(pi_agent, fake_llm, tmp_path: Path) -> None:  # noqa: ANN001
+def test_sessions_and_watch_follow_a_live_session(pi_agent, fake_llm, tmp_path: Path) -> None:
     rec = tmp_path / "watched.jsonl"
     env = control_env(pi_agent.env, tmp_path / "run")
     with AgentProcess([sys.executable, "-m", "rpcspy", "-o", str(rec), "--", *pi_agent.argv], env=env,
                       cwd=pi_agent.cwd) as ap:
         wait_registered(tmp_path / "run", ap.proc.pid)
         ap.request({"id": "s1", "type": "get_state"}, timeout=60)
-        listed = subprocess.run([sys.executable, "-m", "rpcspy", "sessions", "--json"], env=env, capture_output=True,
+        listed = subprocess.run([sys.executable, "-m", "rpcspy", "sessions", "--json"], env=env, check=False, capture_output=True,
                                 text=True, timeout=30)
         (session,) = json.loads(listed.stdout)
         assert session["pid"] == ap.proc.pid and session["argv"] == pi_agent.argv
         assert session["record_path"] == str(rec) and session["info"]["frames"]["c2a"] == 1
         assert session["info"]["frames"]["a2c"] >= 1
         table = subprocess.run([sys.executable, "-m", "rpcspy", "sessions"], env={**env, "COLUMNS": "200"},
-                               capture_output=True, text=True, timeout=30).stdout
+                               check=False, capture_output=True, text=True, timeout=30).stdout
         assert str(ap.proc.pid) in table and "watched.jsonl" in table
 
         watcher = subprocess.Popen([sys.executable, "-m", "rpcspy", "watch", str(ap.proc.pid), "--width", "160"],

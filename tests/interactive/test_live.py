@@ -39,7 +39,7 @@ def live_render(name: str, batch: int = 4) -> str:
 
 
 @pytest.mark.parametrize("name", GOLDEN)
-def test_live_view_matches_golden(name: str, live_golden) -> None:  # noqa: ANN001
+def test_live_view_matches_golden(name: str, live_golden) -> None:
     live_golden(f"{name}.txt", live_render(name))
 
 

@@ -9,13 +9,13 @@ from rpcspy.recording import open_recording
 from tests.interactive.terminal import Terminal
 
 
-def repl_env(agent, tmp_path: Path) -> dict[str, str]:  # noqa: ANN001
+def repl_env(agent, tmp_path: Path) -> dict[str, str]:
     (tmp_path / "run").mkdir(exist_ok=True)
     return {**agent.env, "NO_COLOR": "1", "XDG_STATE_HOME": str(tmp_path / "state"),
             "XDG_RUNTIME_DIR": str(tmp_path / "run")}
 
 
-def test_prompt_state_and_quit(agent, fake_llm, tmp_path: Path) -> None:  # noqa: ANN001
+def test_prompt_state_and_quit(agent, fake_llm, tmp_path: Path) -> None:
     rec = tmp_path / "repl.jsonl"
     t = Terminal.rpcspy("repl", "-o", str(rec), "--", *agent.argv, env=repl_env(agent, tmp_path), cwd=agent.cwd)
     try:
@@ -40,7 +40,7 @@ def test_prompt_state_and_quit(agent, fake_llm, tmp_path: Path) -> None:  # noqa
     assert len(fake_llm.chat_requests) == 1
 
 
-def test_tools_bash_and_abort_on_pi(pi_agent, fake_llm, tmp_path: Path) -> None:  # noqa: ANN001
+def test_tools_bash_and_abort_on_pi(pi_agent, fake_llm, tmp_path: Path) -> None:
     rec = tmp_path / "pi.jsonl"
     t = Terminal.rpcspy("repl", "-o", str(rec), "--", *pi_agent.argv, env=repl_env(pi_agent, tmp_path),
                         cwd=pi_agent.cwd)

@@ -9,7 +9,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rpcspy.interactive.schema import CommandSchema, FieldInfo
-from rpcspy.interactive.syntax import IdAllocator, coerce, encode, incomplete, parse, prepare, tokens, unquote
+from rpcspy.interactive.syntax import (
+    IdAllocator,
+    coerce,
+    encode,
+    incomplete,
+    parse,
+    prepare,
+    tokens,
+    unquote,
+)
 
 PI = CommandSchema("pi-0.73")
 ANY = CommandSchema(None)
@@ -85,7 +94,7 @@ def test_without_a_schema_fields_are_name_value_only() -> None:
         def fields(self, command: str) -> list:
             return []
 
-        def problems(self, obj) -> list[str]:  # noqa: ANN001
+        def problems(self, obj) -> list[str]:
             return []
 
     assert parse("anything x=1 y=on", Nothing()).obj == {"type": "anything", "x": 1, "y": "on"}

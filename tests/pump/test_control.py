@@ -14,9 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from rpcspy.control_client import ControlClient, decode_entry, find_session, list_sessions
+from rpcspy.control_client import (
+    ControlClient,
+    decode_entry,
+    find_session,
+    list_sessions,
+)
 from rpcspy.events import Eof, Exit, Frame, Note, Start
-from rpcspy.pump import control
+from rpcspy.pump import control_conn
 from rpcspy.pump.control import ControlError, runtime_dir, start_control
 from rpcspy.recording.writer import event_line
 
@@ -24,7 +29,7 @@ from rpcspy.recording.writer import event_line
 class FakeSession:
     """What the control server needs of a session; records what it is asked to do."""
 
-    def __init__(self, on_inject=None) -> None:  # noqa: ANN001
+    def __init__(self, on_inject=None) -> None:
         self.argv = ["pi", "--mode", "rpc"]
         self.record_path = "rec.jsonl"
         self.proxy_pid = os.getpid()
@@ -49,19 +54,19 @@ def rundir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def server(rundir: Path):  # noqa: ANN201
+def server(rundir: Path):
     srv = start_control(FakeSession())
     yield srv
     srv.close()
 
 
-def feed(srv, *events) -> None:  # noqa: ANN001
+def feed(srv, *events) -> None:
     for e in events:
         srv.handle(e, lambda _e: None)
     srv.flush()
 
 
-def frame(seq: int, direction: str, obj, injected: bool = False) -> Frame:  # noqa: ANN001
+def frame(seq: int, direction: str, obj, injected: bool = False) -> Frame:
     return Frame(seq, seq / 10, direction, json.dumps(obj, separators=(",", ":")).encode(), injected=injected)
 
 
@@ -74,7 +79,7 @@ class Lines:
         self.sock.connect(path)
         self.f = self.sock.makefile("rb")
 
-    def send(self, obj) -> None:  # noqa: ANN001
+    def send(self, obj) -> None:
         self.sock.sendall(json.dumps(obj).encode() + b"\n")
 
     def line(self) -> bytes:
@@ -121,7 +126,7 @@ def test_runtime_dir_tightens_a_loose_mode(rundir: Path) -> None:
     assert stat.S_IMODE(os.stat(rundir).st_mode) == 0o700
 
 
-def test_info_counts_frames_by_direction(server) -> None:  # noqa: ANN001
+def test_info_counts_frames_by_direction(server) -> None:
     feed(server, Start(1, 0.0, 7, ["pi"]), frame(2, "c2a", {"id": "a", "type": "get_state"}),
          frame(3, "a2c", {"id": "a", "type": "response"}), Frame(4, 0.4, "err", b"warn"),
          frame(5, "c2a", {"id": "rpcspy-inject-1", "type": "get_state"}, injected=True))
@@ -133,7 +138,7 @@ def test_info_counts_frames_by_direction(server) -> None:  # noqa: ANN001
     assert info["agent_pid"] == 7 and info["pid"] == os.getpid() and info["exit_code"] is None
 
 
-def test_subscribe_streams_the_recordings_bytes_after_a_backlog(server) -> None:  # noqa: ANN001
+def test_subscribe_streams_the_recordings_bytes_after_a_backlog(server) -> None:
     early = [Start(1, 0.0, 7, ["pi"]), frame(2, "c2a", {"type": "get_state"}), frame(3, "a2c", {"type": "x"})]
     feed(server, *early)
     raw = Lines(server.sock_path)
@@ -210,7 +215,7 @@ def test_response_before_the_ack_still_follows_it(rundir: Path) -> None:
         srv.close()
 
 
-def test_answers_are_injected_verbatim_without_divert(server) -> None:  # noqa: ANN001
+def test_answers_are_injected_verbatim_without_divert(server) -> None:
     with ControlClient(server.sock_path) as client:
         ack = client.inject({"type": "extension_ui_response", "id": "dlg-1", "value": "B"})
     assert ack["ok"] and ack["inject_id"] is None and ack["expects_response"] is False
@@ -219,14 +224,14 @@ def test_answers_are_injected_verbatim_without_divert(server) -> None:  # noqa: 
 
 
 @pytest.mark.parametrize("command", [None, [1], {"id": "x"}, {"type": 3}, "get_state"])
-def test_inject_refuses_what_is_not_a_typed_object(server, command) -> None:  # noqa: ANN001
+def test_inject_refuses_what_is_not_a_typed_object(server, command) -> None:
     with ControlClient(server.sock_path) as client:
         ack = client.inject(command)
     assert ack["ok"] is False and "JSON object" in ack["error"]
     assert server.session.injected == []
 
 
-def test_inject_refused_once_input_is_closed_or_agent_exited(server) -> None:  # noqa: ANN001
+def test_inject_refused_once_input_is_closed_or_agent_exited(server) -> None:
     feed(server, Eof(1, 0.1, "c2a"))
     with ControlClient(server.sock_path) as client:
         assert "stdin is closed" in client.inject({"type": "get_state"})["error"]
@@ -235,7 +240,7 @@ def test_inject_refused_once_input_is_closed_or_agent_exited(server) -> None:  #
     assert server.session.injected == []
 
 
-def test_pending_injection_fails_when_the_agent_exits(server) -> None:  # noqa: ANN001
+def test_pending_injection_fails_when_the_agent_exits(server) -> None:
     with ControlClient(server.sock_path) as client:
         ack = client.inject({"type": "get_state"})
         feed(server, Exit(2, 0.2, 1))
@@ -256,7 +261,7 @@ def test_session_failure_to_inject_is_reported(rundir: Path) -> None:
         srv.close()
 
 
-def test_bad_requests_get_errors(server) -> None:  # noqa: ANN001
+def test_bad_requests_get_errors(server) -> None:
     raw = Lines(server.sock_path)
     raw.sock.sendall(b"not json\n")
     assert json.loads(raw.line())["error"].startswith("not JSON")
@@ -266,8 +271,8 @@ def test_bad_requests_get_errors(server) -> None:  # noqa: ANN001
     raw.close()
 
 
-def test_a_slow_subscriber_is_dropped_and_never_blocks_the_session(server, monkeypatch) -> None:  # noqa: ANN001
-    monkeypatch.setattr(control, "OUT_LIMIT", 64 << 10)
+def test_a_slow_subscriber_is_dropped_and_never_blocks_the_session(server, monkeypatch) -> None:
+    monkeypatch.setattr(control_conn, "OUT_LIMIT", 64 << 10)
     raw = Lines(server.sock_path)
     raw.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     raw.send({"op": "subscribe", "ref": 1})
@@ -284,7 +289,7 @@ def test_a_slow_subscriber_is_dropped_and_never_blocks_the_session(server, monke
     raw.close()
 
 
-def test_sessions_are_listed_and_stale_ones_cleaned(server, rundir: Path) -> None:  # noqa: ANN001
+def test_sessions_are_listed_and_stale_ones_cleaned(server, rundir: Path) -> None:
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     (rundir / f"{dead.pid}.json").write_text(json.dumps({"pid": dead.pid, "argv": ["old"]}))
