@@ -329,11 +329,16 @@ class ReplApp:
                 if timer is not None:
                     timer.cancel()
             if text is _TIMEOUT:
-                self.out(f"  dialog {dialog.method} timed out: the agent went on with its default", style="yellow")
+                why = "timed out: the agent went on with its default"
+                self.out(f"  dialog {dialog.method} {why}", style="yellow")
+                self.view.state.give_up(dialog.id, why)
                 return
-            if text is _STALE or text is _ENDED:
-                if text is _STALE:
-                    self.out(f"  dialog {dialog.method} closed elsewhere (answered or cancelled)", style="dim")
+            if text is _STALE:
+                why = self.view.state.why_closed(dialog.id)
+                self.out(f"  dialog {dialog.method} {why}" + (" elsewhere" if why == "answered" else ""),
+                         style="yellow")
+                return
+            if text is _ENDED:
                 return
             if text is None:
                 answer = dialog.cancel()

@@ -51,6 +51,8 @@ class SessionState:
     last_t: float = 0.0
     opened: list[OpenDialog] = field(default_factory=list)
     """Dialogs opened since the app last took them (:meth:`take_opened`)."""
+    closed: OrderedDict[Any, str] = field(default_factory=OrderedDict)
+    """Why recent dialogs closed: answered, cancelled by the agent, timed out, agent exited."""
 
     def feed(self, event: Event) -> None:
         self.last_t = event.t
@@ -70,13 +72,14 @@ class SessionState:
         elif isinstance(event, (Exit, SpawnFailed)):
             self.exit_code = event.code
             self.streaming = False
-            self.dialogs.clear()
+            for key in list(self.dialogs):
+                self._close_dialog(key, "the agent exited")
 
     # --- client frames -------------------------------------------------------------------
     def _client(self, obj: dict[str, Any], t: float) -> None:
         kind = obj.get("type")
         if kind in _ANSWERS:
-            self.dialogs.pop(_key(obj.get("id")), None)
+            self._close_dialog(_key(obj.get("id")), "answered")
             return
         cid = obj.get("id")
         if isinstance(cid, str) and isinstance(kind, str):
@@ -116,7 +119,7 @@ class SessionState:
             self.dialogs[_key(obj.get("id"))] = dialog
             self.opened.append(dialog)
         elif method == "cancel":
-            self.dialogs.pop(_key(obj.get("targetId")), None)
+            self._close_dialog(_key(obj.get("targetId")), "cancelled by the agent")
         elif method == "setStatus" and isinstance(obj.get("statusKey"), str):
             text = obj.get("statusText")
             if isinstance(text, str):
@@ -137,7 +140,20 @@ class SessionState:
         for key, d in list(self.dialogs.items()):
             timeout = d.request.get("timeout")
             if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and t > d.t + timeout / 1000:
-                del self.dialogs[key]
+                self._close_dialog(key, "timed out: the agent went on with its default")
+
+    def _close_dialog(self, key: Any, why: str) -> None:
+        if self.dialogs.pop(key, None) is not None:
+            self.closed[key] = why
+            while len(self.closed) > _MAX_PENDING:
+                self.closed.popitem(last=False)
+
+    def give_up(self, dialog_id: Any, why: str) -> None:
+        """The REPL stopped waiting for a dialog (its timeout ran out on our clock)."""
+        self._close_dialog(_key(dialog_id), why)
+
+    def why_closed(self, dialog_id: Any) -> str:
+        return self.closed.get(_key(dialog_id), "closed")
 
     # --- questions -----------------------------------------------------------------------
     def take_opened(self) -> list[OpenDialog]:

@@ -160,3 +160,33 @@ def test_ctrl_c_aborts_while_streaming_and_leaves_when_idle(tmp_path: Path, env:
         t.close()
     types = [f.get("type") if isinstance(f, dict) else f for f in client_frames(rec)]
     assert types == ["abort", "prompt", "abort"]
+
+
+def test_editor_dialog_and_a_dialog_that_times_out(tmp_path: Path, env: dict[str, str]) -> None:
+    rec = tmp_path / "e.jsonl"
+    t = repl(rec, "pi073_60_extension_ui.jsonl", env, "--speed", "1")
+    try:
+        t.wait_for("rpcspy>", "ui setTitle")
+        t.set_mark()
+        t.line("prompt /ask-select")
+        t.wait_for("select: Pick one  (times out after 0.8 s)", "s left")
+        t.wait_for("dialog select timed out: the agent went on with its default", 'message="select -> undefined"')
+        t.set_mark()
+        t.line("prompt /rpc-editor")
+        t.wait_for("editor: Edit some text", "Esc Enter sends")
+        t.type("\x7f" * len("Line 1\nLine 2\nLine 3"))  # rub out the prefilled text
+        t.type("a")
+        t.key("enter")  # a new line: Enter does not send in the editor
+        t.type("b")
+        t.key("esc")
+        t.key("enter")
+        t.wait_for('→ answer', 'value="a\\nb"', "Editor submitted (2 lines)")
+        t.set_mark()
+        t.key("c-d")
+        assert t.wait_exit() == 0
+    finally:
+        t.close()
+    frames = [json.loads(f.data) for f in open_recording(rec).frames() if f.data.startswith(b"{")]
+    answers = [f for f in frames if f.get("type") == "extension_ui_response"]
+    editor = [f for f in frames if f.get("method") == "editor"]
+    assert answers == [{"type": "extension_ui_response", "id": editor[0]["id"], "value": "a\nb"}]

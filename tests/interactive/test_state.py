@@ -97,3 +97,17 @@ def test_garbage_is_ignored() -> None:
         state.feed(Frame(1, 0.1, "a2c", data))
         state.feed(Frame(2, 0.1, "c2a", data))
     assert not state.busy and not state.pending
+
+
+def test_why_a_dialog_closed() -> None:
+    state = SessionState()
+    for i, method in enumerate(("input", "confirm", "select", "editor")):
+        state.feed(f(i, "a2c", {"type": "extension_ui_request", "id": f"d{i}", "method": method, "title": "t",
+                                "timeout": 500}, t=0.0))
+    state.feed(f(10, "c2a", {"type": "extension_ui_response", "id": "d0", "value": "x"}, t=0.1))
+    state.feed(f(11, "a2c", {"type": "extension_ui_request", "id": "c", "method": "cancel", "targetId": "d1"}, t=0.2))
+    state.give_up("d3", "given up")
+    state.feed(f(12, "a2c", {"type": "agent_start"}, t=0.6))
+    assert [state.why_closed(f"d{i}") for i in range(4)] == [
+        "answered", "cancelled by the agent", "timed out: the agent went on with its default", "given up"]
+    assert state.why_closed("never-seen") == "closed"
