@@ -90,12 +90,19 @@ class ReplApp:
 
     # --- events from the backend's threads ------------------------------------------------
     def _from_thread(self, events: list[Event]) -> None:
-        if self.loop is not None:
-            self.loop.call_soon_threadsafe(self._take, events)
+        """Called by the backend's threads (the proxy's hub): must never raise into them."""
+        try:
+            if self.loop is not None:
+                self.loop.call_soon_threadsafe(self._take, events)
+        except RuntimeError:  # the loop is closed: the REPL is gone, the recording goes on
+            pass
 
     def _end_from_thread(self) -> None:
-        if self.loop is not None:
-            self.loop.call_soon_threadsafe(self._on_end)
+        try:
+            if self.loop is not None:
+                self.loop.call_soon_threadsafe(self._on_end)
+        except RuntimeError:
+            pass
 
     def _take(self, events: list[Event]) -> None:
         self._incoming.extend(events)

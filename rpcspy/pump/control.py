@@ -277,7 +277,6 @@ class ControlServer:
             conn.push(dumps({"op": "subscribe", "ref": ref, "ok": True, "backlog": len(events)}))
             for event in events:
                 conn.push(event_line(event))
-            conn.subscribed = True
             if conn not in self._subs:
                 self._subs.append(conn)
 

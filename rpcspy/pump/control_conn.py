@@ -35,7 +35,6 @@ class Connection:
         self._cond = threading.Condition()
         self._closing = False
         self.closed = False
-        self.subscribed = False
         self.writer = threading.Thread(target=self._write_loop, name="rpcspy-control-out", daemon=True)
         self.reader = threading.Thread(target=self._read_loop, name="rpcspy-control-in", daemon=True)
 
@@ -88,8 +87,7 @@ class Connection:
                         self.on_request(self, line)
         except (OSError, ValueError):
             pass
-        if not self.subscribed:
-            self.finish()
+        self.finish()  # the client is gone (or half-closed: that ends the connection too)
 
     def _shut(self) -> None:
         with self._cond:

@@ -356,3 +356,15 @@ def test_concurrent_injectors_each_get_their_own_answers(rundir: Path) -> None:
     finally:
         agent.put(None)
         srv.close()
+
+
+def test_a_subscriber_that_leaves_is_forgotten_at_once(server) -> None:  # noqa: ANN001
+    with ControlClient(server.sock_path) as watcher:
+        watcher.subscribe()
+        with ControlClient(server.sock_path) as asker:
+            assert asker.info()["subscribers"] == 1
+    with ControlClient(server.sock_path) as asker:
+        deadline = time.monotonic() + 5
+        while asker.info()["subscribers"] and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert asker.info()["subscribers"] == 0
