@@ -173,7 +173,8 @@ class ReplApp:
             if parts:
                 parts.append(("", " · "))
             parts.append((style, text))
-        hint = "  [Ctrl-C: " + (state.abort_command() or "quit") + "]"
+        idle = "detach" if self.backend.injecting else "quit"
+        hint = "  [Ctrl-C: " + (state.abort_command() or idle) + "]"
         parts.append(("", hint))
         if self.view.tail:
             width = self.console.width if self.console else 80
