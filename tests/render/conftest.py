@@ -7,12 +7,13 @@ on the command line; the variable works from anywhere).
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from tests.golden_files import check_golden
 
 GOLDEN_DIR = Path(__file__).resolve().parents[1] / "golden"
 
@@ -36,17 +37,6 @@ def golden(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
     updating = _updating(request.config)
 
     def check(name: str, text: str) -> None:
-        path = GOLDEN_DIR / name
-        if updating:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-            return
-        if not path.exists():
-            pytest.fail(f"no golden file {path}; create it with `pytest tests/render --update-golden` and review it")
-        expected = path.read_text(encoding="utf-8")
-        if text != expected:
-            diff = "".join(difflib.unified_diff(expected.splitlines(True), text.splitlines(True),
-                                                f"golden/{name}", "rendered", n=2))
-            pytest.fail(f"rendered output differs from golden/{name} (if intended: --update-golden)\n{diff[:6000]}")
+        check_golden(GOLDEN_DIR, name, text, update=updating, how_to_update='`pytest tests/render --update-golden`')
 
     return check
