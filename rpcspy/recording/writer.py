@@ -13,7 +13,6 @@ import stat
 from collections.abc import Callable, Sequence
 
 from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed, Start
-from rpcspy.recording.naming import agent_name, default_path  # noqa: F401 - re-exported
 from rpcspy.recording.format import (
     EofEntry,
     ExitEntry,

@@ -278,7 +278,8 @@ def run_client_cli(recording: str, argv: list[str], *, speed: float, timeout: fl
                    diff: bool, usage: bool, redact: Iterable[str]) -> int:
     """The ``--client`` command: returns the exit status."""
     from rpcspy.recording.reader import RecordingError, open_recording
-    from rpcspy.recording.writer import RecordingWriter, default_path, make_header
+    from rpcspy.recording.naming import default_path
+    from rpcspy.recording.writer import RecordingWriter, make_header
 
     try:
         rec = open_recording(recording)

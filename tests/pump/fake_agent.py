@@ -8,6 +8,7 @@ Modes:
   grandchild      start a sleeping child that keeps stdout open, print its pid, exit 0
   flood N         write N bytes of frames to stdout, then exit 0
   pid             print own pid, then wait for stdin EOF
+  deaf            ignore SIGINT/SIGTERM/SIGHUP, print {"ready":true}, then wait forever
   respond         answer each JSON line with an event and a response echoing its id, like pi
 """
 
@@ -44,6 +45,13 @@ def main() -> None:
 
         for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(s, handler)
+        out.write(b'{"ready":true}\n')
+        out.flush()
+        while True:
+            time.sleep(0.05)
+    elif mode == "deaf":
+        for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(s, signal.SIG_IGN)
         out.write(b'{"ready":true}\n')
         out.flush()
         while True:

@@ -163,3 +163,15 @@ def test_killed_proxy_still_leaves_a_complete_recording(tmp_path: Path) -> None:
         time.sleep(0.1)
     assert [f.raw() for f in frames if f.dir == "c2a"] == sent
     assert len([f for f in frames if f.dir == "a2c" and b'"response"' in f.data]) == 20
+
+
+def test_third_signal_kills_an_agent_that_ignores_them(tmp_path: Path) -> None:
+    """README: a third signal kills the agent, so a stuck agent cannot trap the user."""
+    proc = spawn(tmp_path / "r.jsonl", fake("deaf"))
+    assert proc.stdout.readline() == b'{"ready":true}\n'  # type: ignore[union-attr]
+    for _ in range(2):
+        proc.send_signal(signal.SIGTERM)
+        time.sleep(0.3)
+    assert proc.poll() is None  # two are forwarded and ignored
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(10) == 128 + signal.SIGKILL

@@ -9,7 +9,8 @@ import pytest
 from rpcspy.events import Exit, Frame, Note
 from rpcspy.recording import open_recording
 from rpcspy.recording.format import ExitEntry, NoteEntry
-from rpcspy.recording.writer import RecordingWriter, agent_name, default_path, make_header
+from rpcspy.recording.naming import agent_name, default_path
+from rpcspy.recording.writer import RecordingWriter, make_header
 
 
 def test_file_is_owner_only_and_directory_created(tmp_path: Path) -> None:
