@@ -14,6 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# No per-example time limits: the suite runs on shared 2-core machines, where a
+# 200 ms deadline fails for reasons that have nothing to do with the code.
+settings.register_profile("rpcspy", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "rpcspy"))
 
 _ROOT = Path(__file__).resolve().parents[1]
 if str(_ROOT) not in sys.path:

@@ -11,7 +11,6 @@ aborts what runs, else leaves; Ctrl-D closes the agent's stdin and waits for it
 from __future__ import annotations
 
 import asyncio
-import signal
 import sys
 import time
 from collections import deque
@@ -32,6 +31,7 @@ from rpcspy.interactive.dialogs import Dialog
 from rpcspy.interactive.history import open_history
 from rpcspy.interactive.live import LiveView
 from rpcspy.interactive.schema import CommandSchema
+from rpcspy.interactive.sigint import TypedAhead
 from rpcspy.interactive.state import OpenDialog
 from rpcspy.interactive.syntax import (
     HELP,
@@ -43,7 +43,7 @@ from rpcspy.interactive.syntax import (
     prepare,
 )
 
-_DIALOG, _QUIT, _ENDED, _STALE, _TIMEOUT = (object() for _ in range(5))
+_DIALOG, _QUIT, _ENDED, _STALE, _TIMEOUT, _EARLY_CTRL_C = (object() for _ in range(6))
 class ReplApp:
     """One interactive session over a backend (see :mod:`rpcspy.interactive.backends`)."""
 
@@ -68,6 +68,7 @@ class ReplApp:
         self._dialogs: deque[tuple[OpenDialog, float]] = deque()
         self._dialog: tuple[Any, Any] | None = None
         self._saved = ""
+        self._typed_ahead: TypedAhead | None = None
         self._ended = asyncio.Event()
         self.session: PromptSession[Any] | None = None
 
@@ -187,6 +188,7 @@ class ReplApp:
 
     async def _main(self) -> int:
         self.loop = asyncio.get_running_loop()
+        self._typed_ahead = TypedAhead(self.loop)
         self._ended = asyncio.Event()
         with patch_stdout(raw=True):
             self.console = Console(file=sys.stdout, highlight=False)
@@ -226,11 +228,15 @@ class ReplApp:
             if self._ended.is_set():
                 return await self._finish(ended=True)
             try:
-                result = await self.session.prompt_async(self._prompt_text(), default=self._saved)
-            except EOFError:
+                result = await self._in_prompt(self.session, self._prompt_text(), default=self._saved)
+            except (EOFError, KeyboardInterrupt):
                 result = _QUIT
-            except KeyboardInterrupt:
-                result = _QUIT
+            if result is _EARLY_CTRL_C:
+                if self._saved:
+                    self._saved = ""
+                elif not self._ctrl_c_on_empty():
+                    return await self._finish(ended=False)
+                continue
             if result is _DIALOG:
                 continue
             self._saved = ""
@@ -253,15 +259,29 @@ class ReplApp:
             buf = event.app.current_buffer
             if buf.text:
                 buf.reset()
-                return
-            command = self.view.state.abort_command()
-            if command is None:
+            elif not self._ctrl_c_on_empty():
                 event.app.exit(result=_QUIT)
-                return
-            self.out(f"Ctrl-C: sending {command}", style="yellow")
-            asyncio.ensure_future(self._send_obj({"type": command}))
 
         return kb
+
+    def _ctrl_c_on_empty(self) -> bool:
+        """Ctrl-C at an empty prompt: send the abort that fits (True), or False when idle (leave)."""
+        command = self.view.state.abort_command()
+        if command is None:
+            return False
+        self.out(f"Ctrl-C: sending {command}", style="yellow")
+        asyncio.ensure_future(self._send_obj({"type": command}))
+        return True
+
+    async def _in_prompt(self, session: PromptSession[Any], *args: Any, **kw: Any) -> Any:
+        """``session.prompt_async``, or _EARLY_CTRL_C for a Ctrl-C pressed while no prompt was open."""
+        assert self._typed_ahead is not None
+        try:
+            if self._typed_ahead.take():
+                return _EARLY_CTRL_C
+            return await session.prompt_async(*args, **kw)
+        finally:
+            self._typed_ahead.closed()
 
     async def _handle(self, text: str) -> Any:
         schema = self.schema()
@@ -328,8 +348,8 @@ class ReplApp:
             timer = self.loop.call_later(max(deadline - time.monotonic(), 0), self._expire, session.app) \
                 if deadline is not None and self.loop is not None else None
             try:
-                text = await session.prompt_async(dialog.prompt(), default=default,
-                                                  placeholder=dialog.placeholder or None)
+                text = await self._in_prompt(session, dialog.prompt(), default=default,
+                                             placeholder=dialog.placeholder or None)
             except (KeyboardInterrupt, EOFError):
                 text = None
             finally:
@@ -348,7 +368,7 @@ class ReplApp:
                 return
             if text is _ENDED:
                 return
-            if text is None:
+            if text is None or text is _EARLY_CTRL_C:
                 answer = dialog.cancel()
             else:
                 try:
@@ -380,25 +400,10 @@ class ReplApp:
         if not ended:
             self.out("closing the agent's stdin; waiting for it to exit (Ctrl-C stops it)", style="dim")
             self.backend.close_input()
-            assert self.loop is not None
-            watched = _watch_sigint(self.loop, self.backend.terminate)
-            try:
+            assert self._typed_ahead is not None
+            with self._typed_ahead.instead(self.backend.terminate):
                 await self._ended.wait()
-            finally:
-                _unwatch_sigint(self.loop, watched)
         code = self.backend.wait(5.0)
         self.out(f"agent exited with status {code}", style="bold")
         return code if code is not None else 1
 
-
-def _watch_sigint(loop: asyncio.AbstractEventLoop, action: Any) -> bool:
-    try:
-        loop.add_signal_handler(signal.SIGINT, action)
-    except (NotImplementedError, RuntimeError, ValueError):
-        return False
-    return True
-
-
-def _unwatch_sigint(loop: asyncio.AbstractEventLoop, watched: bool) -> None:
-    if watched:
-        loop.remove_signal_handler(signal.SIGINT)

@@ -88,6 +88,19 @@ class Terminal:
                 missing = [n for n in needles if n not in self.since_mark()]
                 raise AssertionError(f"not shown: {missing}\n--- output since mark ---\n{squeezed(self.since_mark())[-4000:]}")
 
+    def wait_in_order(self, *needles: str, timeout: float = 30) -> str:
+        """Like :meth:`wait_for`, but each needle must show after the one before it."""
+        pattern = ".*?".join(re.escape(n) for n in needles)
+        deadline = time.monotonic() + timeout
+        while not re.search(pattern, self.since_mark(), re.S):
+            left = deadline - time.monotonic()
+            if left <= 0 or not self._pump(min(left, 0.2)):
+                if re.search(pattern, self.since_mark(), re.S):
+                    break
+                raise AssertionError(f"not shown in order: {list(needles)}\n--- output since mark ---\n"
+                                     f"{squeezed(self.since_mark())[-4000:]}")
+        return self.since_mark()
+
     def settle(self, quiet: float = 0.3, timeout: float = 5) -> None:
         """Read until nothing new arrives for ``quiet`` seconds."""
         deadline = time.monotonic() + timeout
