@@ -23,10 +23,17 @@ from rpcspy.pump import wire
 from rpcspy.pump.hub import Dispatcher, Observer
 from rpcspy.pump.pipesink import PipeSink
 from rpcspy.pump.spawn import F_SETPIPE_SZ, PIPE_SIZE
+from rpcspy.pump import tape as tape_module
 from rpcspy.pump.spool import Spool
+from rpcspy.pump.tape import Tape
 
 Warn = Callable[[str], None]
 OBSERVER_NICENESS = 19
+BURST_RATE = 50e6
+"""Bytes per second of agent output above which observers wait for the burst to pass..."""
+BURST_BACKLOG = 256 << 20
+"""... unless they are this far behind: then they work through it alongside."""
+BURST_PAUSE = 0.01
 TICK_SECONDS = 1.0
 """With no traffic, observers get a ``tick`` this often (live checks for overdue answers)."""
 
@@ -85,24 +92,22 @@ def fork_observers(
 ) -> ObserverProcess:
     """Fork the observer process; call before starting threads or the agent."""
     data_r, data_w = os.pipe()
-    side_r, side_w = os.pipe()
     cmd_r, cmd_w = os.pipe()
+    tape = _open_tape(warn)
     import fcntl
 
-    for fd in (data_w, side_w):
-        try:
-            fcntl.fcntl(fd, F_SETPIPE_SZ, PIPE_SIZE)
-        except OSError:
-            pass
+    try:
+        fcntl.fcntl(data_w, F_SETPIPE_SZ, PIPE_SIZE)
+    except OSError:
+        pass
     pid = os.fork()
     if pid == 0:  # child
         code = 0
         try:
             os.close(data_w)
-            os.close(side_w)
             os.close(cmd_r)
             session.command_fd = cmd_w
-            _child_main(data_r, side_r, make_observers, session, warn)
+            _child_main(data_r, tape, make_observers, session, warn)
         except BaseException:  # noqa: BLE001 - report and leave; never return into the proxy's code
             import traceback
 
@@ -110,54 +115,69 @@ def fork_observers(
             code = 70
         os._exit(code)
     os.close(data_r)
-    os.close(side_r)
     os.close(cmd_w)
-    return ObserverProcess(pid, PipeSink(data_w, warn=warn, side_fd=side_w), cmd_r)
+    return ObserverProcess(pid, PipeSink(data_w, warn=warn, tape=tape), cmd_r)
 
 
-def _drain(data_fd: int, side_fd: int, spool: Spool) -> None:
-    """Empty the proxy's pipes into the spool as fast as they fill: the proxy never waits on observers.
-
-    Messages are copied as they are, except SIDE_DATA headers: their bytes are taken
-    from the side pipe (spliced, never copied through Python) and spooled as DATA.
-    """
-    reader = _ExactReader(data_fd)
+def _open_tape(warn: Warn) -> Tape | None:
+    if not tape_module.AVAILABLE:
+        return None
     try:
-        while (head := reader.read(wire.HEADER.size)) is not None:
-            kind, d, flags, t, length = wire.HEADER.unpack(head)
-            if kind == wire.SIDE_DATA:
-                spool.put(wire.HEADER.pack(wire.DATA, d, flags, t, length))
-                spool.fill_exactly_from(side_fd, length)
-                continue
-            spool.put(head)
-            if length:
-                payload = reader.read(length)
-                if payload is None:
-                    break
-                spool.put(payload)
+        return Tape()
+    except OSError as exc:
+        warn(f"no temporary file for the agent's output ({exc}); it goes through the pipe instead")
+        return None
+
+
+def _drain(data_fd: int, spool: Spool) -> None:
+    """Empty the proxy's pipe into the spool as fast as it fills: the proxy never waits on observers.
+
+    The bytes are spliced as they are (never parsed or copied here), so this thread
+    hardly needs the GIL; bulk data is not in the pipe at all but on the tape.
+    """
+    try:
+        while spool.fill_from(data_fd) != 0:
+            pass
     finally:
         spool.close()
 
 
-class _ExactReader:
-    """Reads exact sizes from a pipe, buffering what arrives beyond them."""
+class _TapeReader:
+    """The observers' read position on the tape, and their manners during bursts."""
 
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self.buf = bytearray()
+    def __init__(self, tape: Tape | None) -> None:
+        self.tape = tape
+        self.offset = 0
+        self._seen_size, self._seen_at, self._hot = 0, time.monotonic(), False
 
-    def read(self, size: int) -> bytes | None:
-        while len(self.buf) < size:
-            chunk = os.read(self.fd, max(size - len(self.buf), 1 << 16))
-            if not chunk:
-                return None
-            self.buf += chunk
-        out = bytes(self.buf[:size])
-        del self.buf[:size]
-        return out
+    def take(self, length: int) -> bytes:
+        assert self.tape is not None, "TAPE_DATA without a tape"
+        self._let_bursts_pass()
+        data = self.tape.read(self.offset, length)
+        self.offset += length
+        self.tape.release(self.offset)
+        return data
+
+    def _let_bursts_pass(self) -> None:
+        """While the agent's output pours in (over BURST_RATE), leave the CPU to forwarding.
+
+        On a small machine every cycle the observers spend during a burst is taken
+        from the relay, the agent and the client, whatever their priority. So while
+        the tape grows fast and the backlog is under BURST_BACKLOG, they wait, and
+        catch up when it calms. A real agent's output never comes near that rate.
+        """
+        assert self.tape is not None
+        while True:
+            size, now = self.tape.size(), time.monotonic()
+            if now - self._seen_at >= BURST_PAUSE:  # the rate over the last window
+                self._hot = (size - self._seen_size) / (now - self._seen_at) >= BURST_RATE
+                self._seen_size, self._seen_at = size, now
+            if not (self._hot and BURST_BACKLOG > size - self.offset > BURST_RATE * BURST_PAUSE):
+                return
+            time.sleep(BURST_PAUSE)
 
 
-def _child_main(data_fd: int, side_fd: int, make_observers: Callable[[ChildSession], list[Observer]], session: ChildSession,
+def _child_main(data_fd: int, tape: Tape | None, make_observers: Callable[[ChildSession], list[Observer]], session: ChildSession,
                 warn: Warn) -> None:
     for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGPIPE):
         signal.signal(signum, signal.SIG_IGN)
@@ -168,8 +188,9 @@ def _child_main(data_fd: int, side_fd: int, make_observers: Callable[[ChildSessi
     dispatcher = Dispatcher(make_observers(session), warn=warn)
     session.dispatcher = dispatcher
     spool = Spool()
-    threading.Thread(target=_drain, args=(data_fd, side_fd, spool), name="rpcspy-spool", daemon=True).start()
-    sys.setswitchinterval(0.0005)  # the drain thread must get the GIL back quickly to keep the pipe empty
+    threading.Thread(target=_drain, args=(data_fd, spool), name="rpcspy-spool", daemon=True).start()
+    sys.setswitchinterval(0.0001)  # the drain thread must get the GIL back quickly to keep the pipe empty
+    reader = _TapeReader(tape)
     try:
         # Linux niceness is per thread: only this (dispatching) thread yields the CPU to forwarding;
         # the drain thread, started above at normal priority, keeps the proxy's pipe empty.
@@ -188,6 +209,8 @@ def _child_main(data_fd: int, side_fd: int, make_observers: Callable[[ChildSessi
                 last_t, last_at = msg.t, time.monotonic()
             if msg.kind == wire.DATA:
                 dispatcher.data(msg.dir, msg.t, msg.payload, bool(msg.flags & wire.INJECTED))
+            elif msg.kind == wire.TAPE_DATA:
+                dispatcher.data(msg.dir, msg.t, reader.take(msg.length), bool(msg.flags & wire.INJECTED))
             elif msg.kind == wire.EOF:
                 dispatcher.eof(msg.dir, msg.t)
             elif msg.kind == wire.EVENT:

@@ -2,8 +2,8 @@
 
 Writes are non-blocking with a bound: a child that does not read for
 ``stall_timeout`` seconds is cut off (one warning), and forwarding goes on. The
-agent's output can travel zero-copy: the relay tee(2)s it into the *side* pipe and
-only a header goes through the message pipe (:meth:`PipeSink.publish_side`).
+agent's bulk output travels on the tape (:mod:`rpcspy.pump.tape`): only a header
+goes through the message pipe (:meth:`PipeSink.publish_tape`).
 """
 
 from __future__ import annotations
@@ -13,9 +13,13 @@ import select
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rpcspy.events import Direction, Event
 from rpcspy.pump import wire
+
+if TYPE_CHECKING:
+    from rpcspy.pump.tape import Tape
 
 Warn = Callable[[str], None]
 
@@ -27,10 +31,10 @@ class PipeSink:
     ``stall_timeout`` seconds is cut off (one warning), and forwarding goes on.
     """
 
-    def __init__(self, fd: int, *, warn: Warn, stall_timeout: float = 10.0, side_fd: int | None = None) -> None:
+    def __init__(self, fd: int, *, warn: Warn, stall_timeout: float = 10.0, tape: Tape | None = None) -> None:
         self.fd = fd
-        self.side_fd = side_fd
-        """Write end of the side pipe for zero-copy agent output, or None."""
+        self.tape = tape
+        """Where the agent relay may put bulk output instead of the pipe, or None."""
         self._warn = warn
         self._stall_timeout = stall_timeout
         self._lock = threading.Lock()
@@ -40,20 +44,9 @@ class PipeSink:
     def publish(self, direction: Direction, t: float, chunk: bytes, injected: bool = False) -> None:
         self._send([wire.header(wire.DATA, direction, t, len(chunk), wire.INJECTED if injected else 0), chunk])
 
-    def publish_side(self, direction: Direction, t: float, length: int) -> None:
-        """``length`` bytes of ``direction`` were just tee'd into the side pipe: say so, in order."""
-        self._send([wire.header(wire.SIDE_DATA, direction, t, length)])
-
-    def wait_side_writable(self) -> bool:
-        """The side pipe is full: wait for the child to drain it; False (and cut off) after the stall bound."""
-        if self.side_fd is None or self.dead:
-            return False
-        if select.select([], [self.side_fd], [], self._stall_timeout)[1]:
-            return True
-        with self._lock:
-            self._cut_off(f"observers stalled for {self._stall_timeout:.0f}s; recording stopped, "
-                          "forwarding continues")
-        return False
+    def publish_tape(self, direction: Direction, t: float, length: int) -> None:
+        """``length`` bytes of ``direction`` were just appended to the tape: say so, in order."""
+        self._send([wire.header(wire.TAPE_DATA, direction, t, length)])
 
     def publish_eof(self, direction: Direction, t: float) -> None:
         self._send([wire.header(wire.EOF, direction, t, 0)])
@@ -104,6 +97,6 @@ class PipeSink:
             if not self.dead:
                 self.dead = True
                 os.close(self.fd)
-        if self.side_fd is not None:
-            os.close(self.side_fd)
-            self.side_fd = None
+        if self.tape is not None:
+            self.tape.close()
+            self.tape = None

@@ -16,8 +16,12 @@ from collections.abc import Callable
 
 from rpcspy.events import Note
 from rpcspy.pump import wire
-from rpcspy.pump import zerocopy
+from rpcspy.pump import tape as tape_module
+from rpcspy.pump.tape import Tape
 from rpcspy.pump.relay import CHUNK, Relay
+
+SMALL = 1 << 16
+"""Agent output below this many bytes (waiting in the pipe) is copied, not put on the tape."""
 
 DIVERT_WINDOW = 4096
 """How many bytes of a line are held, at most, to decide whether it answers an injection."""
@@ -130,6 +134,7 @@ class AgentRelay(Relay):
         self._wake_r, self._wake_w = os.pipe()
         self._plain = threading.Event()
         self._last_byte_was_nl = True
+        self._sendfile = True
         self._at_line_start = True
         self._state = "pass"  # for the current line: pass, divert, or hold (undecided)
         self._held: list[bytes] = []
@@ -137,7 +142,7 @@ class AgentRelay(Relay):
     def divert_ids(self, prefix: bytes, timeout: float = 5.0) -> None:
         """From now on, responses whose id starts with ``prefix`` do not reach the client.
 
-        Returns once the relay reads the agent's output itself (leaving the zero-copy
+        Returns once the relay reads the agent's output itself (leaving the tape
         path), so an answer to an injection made after this call is always seen.
         """
         self._markers = (*self._markers, b'"id":"' + prefix)
@@ -148,9 +153,9 @@ class AgentRelay(Relay):
         self._plain.wait(timeout)
 
     def run(self) -> None:
-        side = getattr(self.hub, "side_fd", None)
+        tape = getattr(self.hub, "tape", None)
         try:
-            if side is not None and zerocopy.AVAILABLE and self._zero_copy(side):
+            if tape is not None and self._by_tape(tape):
                 self._at_eof()
                 return
         finally:
@@ -158,51 +163,63 @@ class AgentRelay(Relay):
             self._plain.set()
         super().run()
 
-    def _zero_copy(self, side: int) -> bool:
-        """tee into the observers' side pipe, then splice to the client: no copy through Python.
+    def _by_tape(self, tape: Tape) -> bool:
+        """Bulk output goes agent pipe -> tape -> client inside the kernel; small chunks are copied.
 
         Returns True at EOF; False to continue on the plain path (an injection needs to
-        look at the bytes, or the kernel refused a step).
+        look at the bytes, or the tape failed, e.g. a full disk).
         """
         src, sink, clock = self.src, self.hub, self.clock
         while not self._markers:
             if self._wake_r in select.select([src, self._wake_r], [], [])[0]:
                 os.read(self._wake_r, 64)
                 continue
-            try:
-                n = zerocopy.tee(src, side, CHUNK)
-            except BlockingIOError:  # the side pipe is full: the observers are draining it
-                if not sink.wait_side_writable():  # type: ignore[attr-defined]
-                    return False
+            if 0 < tape_module.pipe_holds(src) < SMALL:
+                self._copy_small()
                 continue
-            except OSError:
+            if sink.dead:  # type: ignore[attr-defined]  # nobody reads the tape any more
+                return False
+            start = tape.written
+            try:
+                n = tape.append_from(src, CHUNK)
+            except OSError as exc:
+                sink.publish_event(Note(0, clock(), "warning", f"the tape failed ({exc.strerror or exc}); "
+                                        "the agent's output goes through the pipe instead", dir=self.direction))
                 return False
             if n == 0:
                 return True
-            t = clock()
             self.bytes += n
-            sink.publish_side(self.direction, t, n)  # type: ignore[attr-defined]
-            self._move(n)
+            sink.publish_tape(self.direction, clock(), n)  # type: ignore[attr-defined]
+            self._send(tape, start, n)
         return False
 
-    def _move(self, n: int) -> None:
-        """Forward the ``n`` bytes just tee'd (or drop them if the client is gone)."""
-        if self.dst_open and n > 1:
-            try:  # all but the last byte, which is read below: the relay must know if a line just ended
-                zerocopy.splice_exactly(self.src, self.dst, n - 1)
-                n = 1
-            except zerocopy.SpliceRefused as exc:
-                n = exc.left + 1  # e.g. a client stdout opened O_APPEND: copy the rest
-            except OSError as exc:
-                self.dst_open = False
-                if self.on_dst_closed is not None:
-                    self.on_dst_closed(self.direction, exc)
-        while n:
-            chunk = os.read(self.src, n)
-            n -= len(chunk)
-            self._last_byte_was_nl = chunk.endswith(b"\n")
-            if self.dst_open:
-                self._forward(chunk)
+    def _copy_small(self) -> None:
+        """A small chunk (a response, a delta) is read and written whole: fewer system calls,
+        and the observers get it without touching the tape."""
+        chunk = os.read(self.src, SMALL)
+        t = self.clock()
+        self.bytes += len(chunk)
+        self._last_byte_was_nl = chunk.endswith(b"\n")
+        self._pass(chunk, t)
+
+    def _send(self, tape: Tape, start: int, n: int) -> None:
+        """Forward the ``n`` bytes at ``start`` of the tape (or nothing if the client is gone)."""
+        self._last_byte_was_nl = tape.read(start + n - 1, 1) == b"\n"
+        if not self.dst_open:
+            return
+        try:
+            if self._sendfile:
+                tape.send(self.dst, start, n)
+                return
+        except tape_module.SendRefused as exc:  # e.g. a terminal, or a file opened O_APPEND: copy
+            self._sendfile = False
+            start, n = start + n - exc.left, exc.left
+        except OSError as exc:
+            self.dst_open = False
+            if self.on_dst_closed is not None:
+                self.on_dst_closed(self.direction, exc)
+            return
+        self._forward(tape.read(start, n))
 
     def _pass(self, chunk: bytes, t: float) -> None:
         if not self._markers:

@@ -73,15 +73,6 @@ class Spool:
             self.put(data)
         return len(data)
 
-    def fill_exactly_from(self, fd: int, count: int) -> None:
-        """Append exactly ``count`` bytes from the pipe ``fd`` (blocking until they are all there)."""
-        while count > 0:
-            n = self.fill_from(fd, count)
-            if n == 0:
-                raise EOFError(f"pipe closed with {count} bytes still expected")
-            if n > 0:
-                count -= n
-
     def close(self) -> None:
         """No more data: ``get`` returns b"" once the backlog is read."""
         with self._cond:

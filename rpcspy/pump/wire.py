@@ -16,8 +16,8 @@ from typing import NamedTuple
 from rpcspy.events import DIRECTIONS, Direction, Event
 
 HEADER = struct.Struct("<BBBxdQ")
-DATA, EOF, EVENT, INJECT, DIVERT, SIDE_DATA = 1, 2, 3, 4, 5, 6
-"""SIDE_DATA: ``length`` bytes of data wait in the side pipe; no payload follows the header."""
+DATA, EOF, EVENT, INJECT, DIVERT, TAPE_DATA = 1, 2, 3, 4, 5, 6
+"""TAPE_DATA: the data are the next ``length`` bytes of the tape (:mod:`rpcspy.pump.tape`); no payload follows."""
 INJECTED = 1
 _DIR_INDEX = {d: i for i, d in enumerate(DIRECTIONS)}
 
@@ -28,6 +28,8 @@ class Message(NamedTuple):
     flags: int
     t: float
     payload: bytes
+    length: int = 0
+    """The header's length: of the payload, or for TAPE_DATA of the bytes on the tape."""
 
 
 def header(kind: int, direction: Direction, t: float, length: int, flags: int = 0) -> bytes:
@@ -65,9 +67,9 @@ class WireDecoder:
         size = HEADER.size
         while len(buf) - pos >= size:
             kind, d, flags, t, length = HEADER.unpack_from(buf, pos)
-            end = pos + size + length
+            end = pos + size + (0 if kind == TAPE_DATA else length)
             if end > len(buf):
                 break
-            yield Message(kind, DIRECTIONS[d], flags, t, bytes(buf[pos + size:end]))
+            yield Message(kind, DIRECTIONS[d], flags, t, bytes(buf[pos + size:end]), length)
             pos = end
         del buf[:pos]

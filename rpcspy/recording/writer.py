@@ -85,6 +85,10 @@ def _writev_all(fd: int, pieces: list[bytes]) -> None:
         i += _IOV_MAX
 
 
+FLUSH_AT = 4 << 20
+"""Buffered bytes at which the writer flushes without waiting to be asked."""
+
+
 class RecordingWriter:
     """Appends lines to a recording file; degrades to a no-op on the first error."""
 
@@ -93,6 +97,7 @@ class RecordingWriter:
         self._warn = warn
         self._fd: int | None = None
         self._buf: list[bytes] = []
+        self._buffered = 0
         self.failed = False
         try:
             parent = os.path.dirname(path)
@@ -109,21 +114,27 @@ class RecordingWriter:
 
     def write(self, line: bytes) -> None:
         if self._fd is not None:
-            self._buf.append(line)
+            self._add([line])
 
     def write_event(self, event: Event) -> None:
         if self._fd is None:
             return
         if isinstance(event, Frame):
-            self._buf.extend(frame_pieces(event))  # the frame's bytes are not copied
+            self._add(frame_pieces(event))  # the frame's bytes are not copied
         else:
-            self._buf.append(event_line(event))
+            self._add([event_line(event)])
+
+    def _add(self, pieces: list[bytes]) -> None:
+        self._buf.extend(pieces)
+        self._buffered += sum(map(len, pieces))
+        if self._buffered >= FLUSH_AT:  # a big batch: memory stays bounded whatever the caller does
+            self.flush()
 
     def flush(self) -> None:
         """Write what is buffered; called by the pump after each batch of events."""
         if self._fd is None or not self._buf:
             return
-        pieces, self._buf = self._buf, []
+        pieces, self._buf, self._buffered = self._buf, [], 0
         try:
             _writev_all(self._fd, pieces)
         except OSError as exc:

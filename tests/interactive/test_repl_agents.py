@@ -22,7 +22,9 @@ def test_prompt_state_and_quit(agent, fake_llm, tmp_path: Path) -> None:
         t.wait_for("rpcspy>", "idle", timeout=60)
         t.set_mark()
         t.line("prompt hello")
-        shown = t.wait_for("✓ prompt #r1", "Hello \\u2028world!", "└ stop", timeout=60)
+        # the reply's summary closes its streamed block ("└ stop · ..."), or heads it when the
+        # whole reply arrived in one batch ("assistant  stop · ..."): either way it is shown
+        shown = t.wait_for("✓ prompt #r1", "Hello \\u2028world!", "stop · 3 tokens", timeout=60)
         assert "→ prompt #r1  message=\"hello\"" in shown
         t.set_mark()
         t.line("get_state")

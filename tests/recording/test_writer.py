@@ -10,7 +10,7 @@ from rpcspy.events import Exit, Frame, Note
 from rpcspy.recording import open_recording
 from rpcspy.recording.format import ExitEntry, NoteEntry
 from rpcspy.recording.naming import agent_name, default_path
-from rpcspy.recording.writer import RecordingWriter, make_header
+from rpcspy.recording.writer import FLUSH_AT, RecordingWriter, make_header
 
 
 def test_file_is_owner_only_and_directory_created(tmp_path: Path) -> None:
@@ -58,6 +58,20 @@ def test_non_frame_events_are_entries(tmp_path: Path) -> None:
     note, exit_ = open_recording(path).entries()
     assert isinstance(note, NoteEntry) and note.dropped_bytes == 3 and note.dir == "a2c"
     assert isinstance(exit_, ExitEntry) and (exit_.code, exit_.signal) == (143, 15)
+
+
+def test_a_big_batch_is_written_without_waiting_for_flush(tmp_path: Path) -> None:
+    """Memory stays bounded even if nobody calls flush between frames (a backlog worked through at once)."""
+    path = tmp_path / "r.jsonl"
+    writer = RecordingWriter(str(path), make_header(["pi"]), warn=pytest.fail)
+    line = b'{"type":"message_update","pad":"' + b"x" * 100_000 + b'"}'
+    frames = FLUSH_AT // len(line) + 2
+    for i in range(frames):
+        writer.write_event(Frame(i, float(i), "a2c", line))
+    on_disk = path.stat().st_size
+    assert on_disk >= FLUSH_AT  # written already, not held
+    writer.close()
+    assert [f.data for f in open_recording(path).frames()] == [line] * frames
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,167 @@
+"""The tape path for the agent's bulk output: pipe -> tape -> client inside the kernel, small chunks copied."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from rpcspy.events import Note
+from rpcspy.pump import tape as tape_module
+from rpcspy.pump.spawn import F_SETPIPE_SZ
+from rpcspy.pump.splice import SMALL, AgentRelay
+from rpcspy.pump.tape import RELEASE_STEP, Tape
+
+pytestmark = pytest.mark.skipif(not tape_module.AVAILABLE, reason="splice/sendfile are Linux-only")
+
+
+class TapeSink:
+    """Stands in for PipeSink: keeps what the relay announced, in order."""
+
+    def __init__(self, tape: Tape, *, dead: bool = False) -> None:
+        self.tape = tape
+        self.dead = dead
+        self.order: list[tuple[str, object]] = []
+
+    def publish_tape(self, direction: str, t: float, length: int) -> None:
+        self.order.append(("tape", length))
+
+    def publish(self, direction: str, t: float, chunk: bytes, injected: bool = False) -> None:
+        self.order.append(("data", chunk))
+
+    def publish_eof(self, direction: str, t: float) -> None:
+        self.order.append(("eof", None))
+
+    def publish_event(self, event: object) -> None:
+        self.order.append(("event", event))
+
+    def observed(self) -> bytes:
+        """The stream as the observers rebuild it: inline chunks and tape ranges, in order."""
+        out, offset = bytearray(), 0
+        for kind, what in self.order:
+            if kind == "data":
+                out += what  # type: ignore[operator]
+            elif kind == "tape":
+                out += self.tape.read(offset, what)  # type: ignore[arg-type]
+                offset += what  # type: ignore[operator]
+        return bytes(out)
+
+    def kinds(self) -> set[str]:
+        return {k for k, _ in self.order}
+
+
+def _run(tmp_path: Path, dst: int, data: bytes, tape: Tape | None = None, dead: bool = False) -> TapeSink:
+    src_r, src_w = os.pipe()
+    fcntl.fcntl(src_w, F_SETPIPE_SZ, 1 << 20)  # as the proxy's pipes: bulk writes wait there whole
+    sink = TapeSink(tape or Tape(str(tmp_path)), dead=dead)
+    relay = AgentRelay("a2c", src_r, dst, sink, lambda: 0.0)  # type: ignore[arg-type]
+    relay.start()
+    _write_all(src_w, data)
+    os.close(src_w)
+    relay.join(10)
+    assert not relay.is_alive()
+    return sink
+
+
+def test_bulk_output_travels_by_tape_small_chunks_inline(tmp_path: Path) -> None:
+    out_r, out_w = os.pipe()
+    got = bytearray()
+    reader = threading.Thread(target=lambda: got.extend(_read_all(out_r)))
+    reader.start()
+    data = b"".join(b'{"n":%d,"t":"\xe2\x80\xa8"}\n' % i for i in range(100_000))
+    sink = _run(tmp_path, out_w, data)
+    os.close(out_w)
+    reader.join(10)
+    assert bytes(got) == data
+    assert sink.observed() == data
+    assert "tape" in sink.kinds()
+    assert sink.order[-1] == ("eof", None)
+
+
+def test_a_reply_smaller_than_SMALL_is_copied_not_taped(tmp_path: Path) -> None:
+    out_r, out_w = os.pipe()
+    line = b'{"id":"x","type":"response","command":"get_state","success":true}\n'
+    assert len(line) < SMALL
+    sink = _run(tmp_path, out_w, line)
+    os.close(out_w)
+    assert os.read(out_r, 1 << 16) == line
+    assert sink.order == [("data", line), ("eof", None)]
+
+
+def test_client_file_that_refuses_sendfile_gets_a_copy(tmp_path: Path) -> None:
+    path = tmp_path / "out"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)  # sendfile into O_APPEND: EINVAL
+    data = (b"line one\nline two\n" * 1000) * 20
+    sink = _run(tmp_path, fd, data)
+    os.close(fd)
+    assert path.read_bytes() == data and sink.observed() == data
+    assert "tape" in sink.kinds()
+
+
+def test_a_failing_tape_falls_back_to_the_pipe_and_says_so(tmp_path: Path) -> None:
+    broken = Tape(str(tmp_path))
+    os.close(broken.fd)
+    broken.fd = os.open(os.devnull, os.O_RDONLY)  # splice onto it fails, as on a full disk
+    out_r, out_w = os.pipe()
+    got = bytearray()
+    reader = threading.Thread(target=lambda: got.extend(_read_all(out_r)))
+    reader.start()
+    data = b"x" * 500_000 + b"\n"
+    sink = _run(tmp_path, out_w, data, tape=broken)
+    os.close(out_w)
+    reader.join(10)
+    assert bytes(got) == data
+    assert b"".join(c for k, c in sink.order if k == "data") == data  # type: ignore[misc]
+    notes = [e for k, e in sink.order if k == "event" and isinstance(e, Note)]
+    assert len(notes) == 1 and "the tape failed" in notes[0].text
+
+
+def test_no_tape_once_the_observers_are_cut_off(tmp_path: Path) -> None:
+    path = tmp_path / "out"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+    data = b"z" * 3_000_000 + b"\n"
+    sink = _run(tmp_path, fd, data, dead=True)
+    os.close(fd)
+    assert path.read_bytes() == data
+    assert sink.tape.size() == 0 and "tape" not in sink.kinds()
+
+
+def test_release_gives_read_bytes_back(tmp_path: Path) -> None:
+    tape = Tape(str(tmp_path))
+    src_r, src_w = os.pipe()
+    chunk = b"y" * 65536
+    total = 0
+    while total < 3 * RELEASE_STEP:
+        os.write(src_w, chunk)
+        total += tape.append_from(src_r, len(chunk))
+    before = os.fstat(tape.fd).st_blocks
+    assert tape.read(total - 3, 3) == b"yyy" and tape.size() == total
+    tape.release(RELEASE_STEP - 1)  # under a step: kept
+    assert tape.released == 0
+    tape.release(2 * RELEASE_STEP)
+    assert tape.released == 2 * RELEASE_STEP
+    assert os.fstat(tape.fd).st_blocks < before
+    assert tape.read(2 * RELEASE_STEP, 4) == b"yyyy" and tape.size() == total  # offsets stay valid
+
+
+def test_pipe_holds_counts_waiting_bytes() -> None:
+    r, w = os.pipe()
+    assert tape_module.pipe_holds(r) == 0
+    os.write(w, b"abc")
+    assert tape_module.pipe_holds(r) == 3
+
+
+def _read_all(fd: int) -> bytes:
+    out = bytearray()
+    while chunk := os.read(fd, 1 << 16):
+        out += chunk
+    return bytes(out)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
