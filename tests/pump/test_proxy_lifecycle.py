@@ -175,3 +175,20 @@ def test_third_signal_kills_an_agent_that_ignores_them(tmp_path: Path) -> None:
     assert proc.poll() is None  # two are forwarded and ignored
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(10) == 128 + signal.SIGKILL
+
+
+def test_client_sees_eof_before_the_observers_finish(tmp_path: Path) -> None:
+    """The client is not kept waiting for the recording and checks of a backlog."""
+    stream = tmp_path / "stream.jsonl"
+    line = b'{"type":"message_update","assistantMessageEvent":{"type":"text_delta","delta":"%d"}}\n'
+    stream.write_bytes(b"".join(line % i for i in range(50_000)))  # a second or two of recording and checking, a blink to relay
+    rec = tmp_path / "r.jsonl"
+    proc = subprocess.Popen([*RPCSPY, "-o", str(rec), "--", "cat", str(stream)], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    got = proc.stdout.read()  # type: ignore[union-attr]
+    still_running = proc.poll() is None
+    proc.wait(120)
+    assert got == stream.read_bytes()
+    assert still_running, "rpcspy closed the client's stdout only when it exited"
+    assert proc.returncode == 0
+    assert sum(1 for f in open_recording(rec).frames() if f.dir == "a2c") == 50_000
