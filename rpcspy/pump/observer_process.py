@@ -177,8 +177,8 @@ class _TapeReader:
             time.sleep(BURST_PAUSE)
 
 
-def _child_main(data_fd: int, tape: Tape | None, make_observers: Callable[[ChildSession], list[Observer]], session: ChildSession,
-                warn: Warn) -> None:
+def _child_main(data_fd: int, tape: Tape | None, make_observers: Callable[[ChildSession], list[Observer]],
+                session: ChildSession, warn: Warn) -> None:
     for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGPIPE):
         signal.signal(signum, signal.SIG_IGN)
     null = os.open(os.devnull, os.O_RDWR)

@@ -171,7 +171,7 @@ class ProxySession:
     def _start_relays(self, proc: Any, commands: int | None) -> list[Relay]:
         cfg, sink = self.config, self.sink
         self.agent_relay = AgentRelay("a2c", proc.stdout.fileno(), cfg.stdout, sink, self.clock,
-                                      on_dst_closed=self._dst_closed)
+                                      on_dst_closed=self._dst_closed, warn=self.warn)
         self.client_relay = ClientRelay("c2a", cfg.stdin, proc.stdin.fileno(), sink, self.clock,
                                         close_dst=proc.stdin.close, on_dst_closed=self._dst_closed,
                                         commands=commands, on_divert=self.agent_relay.divert_ids)

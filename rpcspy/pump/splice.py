@@ -128,8 +128,10 @@ class ClientRelay(Relay):
 class AgentRelay(Relay):
     """agent stdout -> client stdout, diverting responses to injected ids."""
 
-    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *args, warn: Callable[[str], None] | None = None,  # type: ignore[no-untyped-def]
+                 **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        self._warn = warn
         self._markers: tuple[bytes, ...] = ()
         self._wake_r, self._wake_w = os.pipe()
         self._plain = threading.Event()
@@ -183,8 +185,10 @@ class AgentRelay(Relay):
             try:
                 n = tape.append_from(src, CHUNK)
             except OSError as exc:
-                sink.publish_event(Note(0, clock(), "warning", f"the tape failed ({exc.strerror or exc}); "
-                                        "the agent's output goes through the pipe instead", dir=self.direction))
+                text = f"the tape failed ({exc.strerror or exc}); the agent's output goes through the pipe instead"
+                sink.publish_event(Note(0, clock(), "warning", text, dir=self.direction))
+                if self._warn is not None:
+                    self._warn(text)
                 return False
             if n == 0:
                 return True

@@ -181,7 +181,8 @@ def test_client_sees_eof_before_the_observers_finish(tmp_path: Path) -> None:
     """The client is not kept waiting for the recording and checks of a backlog."""
     stream = tmp_path / "stream.jsonl"
     line = b'{"type":"message_update","assistantMessageEvent":{"type":"text_delta","delta":"%d"}}\n'
-    stream.write_bytes(b"".join(line % i for i in range(50_000)))  # a second or two of recording and checking, a blink to relay
+    # a second or two of recording and checking, a blink to relay
+    stream.write_bytes(b"".join(line % i for i in range(50_000)))
     rec = tmp_path / "r.jsonl"
     proc = subprocess.Popen([*RPCSPY, "-o", str(rec), "--", "cat", str(stream)], stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -189,6 +190,6 @@ def test_client_sees_eof_before_the_observers_finish(tmp_path: Path) -> None:
     recorded_at_eof = rec.stat().st_size if rec.exists() else 0
     proc.wait(120)
     assert got == stream.read_bytes()
-    assert recorded_at_eof < rec.stat().st_size, "the client's stdout stayed open until the recording was done"
+    assert recorded_at_eof < rec.stat().st_size, "the client's stdout stayed open until the recording was complete"
     assert proc.returncode == 0
     assert sum(1 for f in open_recording(rec).frames() if f.dir == "a2c") == 50_000

@@ -25,6 +25,7 @@ class TapeSink:
         self.tape = tape
         self.dead = dead
         self.order: list[tuple[str, object]] = []
+        self.warnings: list[str] = []
 
     def publish_tape(self, direction: str, t: float, length: int) -> None:
         self.order.append(("tape", length))
@@ -57,7 +58,7 @@ def _run(tmp_path: Path, dst: int, data: bytes, tape: Tape | None = None, dead: 
     src_r, src_w = os.pipe()
     fcntl.fcntl(src_w, F_SETPIPE_SZ, 1 << 20)  # as the proxy's pipes: bulk writes wait there whole
     sink = TapeSink(tape or Tape(str(tmp_path)), dead=dead)
-    relay = AgentRelay("a2c", src_r, dst, sink, lambda: 0.0)  # type: ignore[arg-type]
+    relay = AgentRelay("a2c", src_r, dst, sink, lambda: 0.0, warn=sink.warnings.append)  # type: ignore[arg-type]
     relay.start()
     _write_all(src_w, data)
     os.close(src_w)
@@ -117,6 +118,7 @@ def test_a_failing_tape_falls_back_to_the_pipe_and_says_so(tmp_path: Path) -> No
     assert b"".join(c for k, c in sink.order if k == "data") == data  # type: ignore[misc]
     notes = [e for k, e in sink.order if k == "event" and isinstance(e, Note)]
     assert len(notes) == 1 and "the tape failed" in notes[0].text
+    assert sink.warnings == [notes[0].text]  # and once on stderr
 
 
 def test_no_tape_once_the_observers_are_cut_off(tmp_path: Path) -> None:
