@@ -58,19 +58,6 @@ class ContextUsage(Base):
     percent: Union[float, None]
 
 
-class SessionStats(Base):
-    sessionId: str
-    userMessages: int
-    assistantMessages: int
-    toolCalls: int
-    toolResults: int
-    totalMessages: int
-    tokens: TokenTotals
-    cost: float
-    sessionFile: Opt[str] = UNSET
-    contextUsage: Opt[ContextUsage] = UNSET
-
-
 class FebSessionStats(Base):
     """Feb-2026 doc: no ``contextUsage`` yet."""
 
@@ -83,6 +70,10 @@ class FebSessionStats(Base):
     tokens: TokenTotals
     cost: float
     sessionFile: Opt[str] = UNSET
+
+
+class SessionStats(FebSessionStats):
+    contextUsage: Opt[ContextUsage] = UNSET
 
 
 class BashResult(Base):
