@@ -17,7 +17,7 @@ from typing import Union
 
 import msgspec
 
-from rpcspy.framing import split_cr
+from rpcspy.framing import LineFramer, split_cr
 from rpcspy.recording.format import (
     ENTRY_TYPES,
     EofEntry,
@@ -167,35 +167,20 @@ class MemorySource:
 
 def _lines(fd: int, start: int, end: int | None) -> Iterator[tuple[int, int, bytes]]:
     """``(offset, next_offset, line)`` for each LF-terminated line in ``[start, end)``."""
-    pos = start
-    pieces: list[bytes] = []
-    line_start = start
+    framer = LineFramer()
+    pos = line_start = start
     while end is None or pos < end:
-        n = CHUNK if end is None else min(CHUNK, end - pos)
-        chunk = os.pread(fd, n, pos)
+        chunk = os.pread(fd, CHUNK if end is None else min(CHUNK, end - pos), pos)
         if not chunk:
             break
-        i = 0
-        find = chunk.find
-        while True:
-            nl = find(b"\n", i)
-            if nl < 0:
-                break
-            if pieces:
-                pieces.append(chunk[i:nl])
-                line = b"".join(pieces)
-                pieces.clear()
-            else:
-                line = chunk[i:nl]
-            nxt = pos + nl + 1
+        for line in framer.feed(chunk):
+            nxt = line_start + len(line) + 1
             yield line_start, nxt, line
             line_start = nxt
-            i = nl + 1
-        if i < len(chunk):
-            pieces.append(chunk[i:] if i else chunk)
         pos += len(chunk)
-    if pieces:
-        yield line_start, pos, b"".join(pieces)
+    last = framer.finish()
+    if last is not None:
+        yield line_start, pos, last
 
 
 def parse_line(line: bytes) -> PlayItem | _Client | _ClientEof | None:
