@@ -56,7 +56,7 @@ TIME_KEYS = frozenset({
     "lastModified", "mtime", "ctime", "atime", "time", "ts", "date", "started_unix",
 })
 DURATION_KEYS = frozenset({
-    "durationMs", "duration", "wallTimeMs", "elapsedMs", "elapsed", "latencyMs", "ttftMs", "tookMs",
+    "durationMs", "duration", "wallTimeMs", "elapsedMs", "elapsed", "latencyMs", "ttft", "ttftMs", "tookMs",
 })
 ID_KEYS = frozenset({
     "sessionId", "responseId", "toolCallId", "messageId", "entryId", "leafId", "parentId", "chunkId", "targetId",

@@ -86,6 +86,9 @@ def test_usage_only_when_asked():
 
 def test_durations_zeroed():
     assert stable().value({"details": {"wallTimeMs": 1234}}) == {"details": {"wallTimeMs": 0}}
+    # omp's assistant messages carry time to first token and duration
+    assert stable().value({"role": "assistant", "ttft": 81.5, "duration": 402}) == {
+        "role": "assistant", "ttft": 0, "duration": 0}
 
 
 def test_frame_keeps_bytes_when_nothing_changes():
