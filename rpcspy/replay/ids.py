@@ -3,6 +3,9 @@
 * Command ids: a recorded response (or ``bash_execution_update``/``prompt_result``)
   carrying the id of a recorded command gets the live client's id for that command,
   or loses its ``id`` when the live command had none (pi echoes only ids it got).
+  The live id is bound to the served command and takes effect when its exchange
+  starts playing, so commands served before earlier answers went out (polling with
+  ``--reuse``, a recorded client reusing an id) each get their own id back.
 * Agent request ids (``extension_ui_request``, ``host_tool_call``, ...): sent as
   recorded the first time, with a fresh id when a recorded request is sent again;
   the live answer's id is mapped back to the recorded one before matching, and
@@ -11,6 +14,7 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -58,6 +62,8 @@ class Served(msgspec.Struct):
     idless_pending: bool = False
     """The recorded command had no id but the live one has: the next id-less response
     to this command type in its exchange gets the live id."""
+    started: bool = False
+    """Its exchange began playing: its recorded id now maps to its live id."""
 
 
 class AgentRequest(msgspec.Struct, frozen=True):
@@ -82,6 +88,9 @@ class IdMapper:
     def __init__(self, new_id: Callable[[], str] = _fresh_uuid) -> None:
         self._new_id = new_id
         self._cmd: dict[bytes, bytes | None] = {}
+        """Recorded command id -> live id of the latest served command whose exchange started."""
+        self._queued: deque[Served] = deque()
+        """Served commands whose exchange has not started, in serve (= play) order."""
         self._live_to_rec: dict[bytes, bytes] = {}
         self._rec_to_live: dict[bytes, bytes] = {}
         self.last_request: AgentRequest | None = None
@@ -89,11 +98,26 @@ class IdMapper:
 
     # -- client -> agent ------------------------------------------------------------------
     def command_served(self, recorded: ClientFrame, live: ClientFrame) -> Served:
-        """Remember that ``live`` is answered by ``recorded``'s exchange."""
-        live_raw = None if live.id_raw is None else canon(live.id_raw)
-        if recorded.id_raw is not None:
-            self._cmd[canon(recorded.id_raw)] = live_raw
-        return Served(recorded, live, idless_pending=recorded.id_raw is None and live_raw is not None)
+        """Remember that ``live`` is answered by ``recorded``'s exchange (mapped once it plays)."""
+        served = Served(recorded, live, idless_pending=recorded.id_raw is None and live.id_raw is not None)
+        self._queued.append(served)
+        return served
+
+    def _start(self, served: Served | None) -> None:
+        """Exchanges play in serve order: ``served``'s and all queued before it have started.
+
+        ``None`` (a frame outside any exchange: the epilogue) starts them all.
+        """
+        if served is not None and served.started:
+            return
+        queued = self._queued
+        while queued:
+            s = queued.popleft()
+            s.started = True
+            if s.recorded.id_raw is not None:
+                self._cmd[canon(s.recorded.id_raw)] = None if s.live.id_raw is None else canon(s.live.id_raw)
+            if s is served:
+                return
 
     def answer_id(self, live: ClientFrame) -> Any:
         """The recorded id a live answer refers to (the live id itself when unknown)."""
@@ -119,6 +143,8 @@ class IdMapper:
             return data
         rec_id = bytes(env.id)
         if typ in ECHO_TYPES:
+            if self._queued:
+                self._start(served)
             if rec_id:
                 key = canon(rec_id)
                 if key in self._cmd:

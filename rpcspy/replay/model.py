@@ -2,8 +2,9 @@
 
 A recording is split into *exchanges*: a client frame (a command, or an answer such
 as ``extension_ui_response``) and the agent frames that followed it until the next
-client frame. Agent frames before the first client frame form the *prelude* (omp's
-``ready``); those after the client's EOF form the *epilogue*. Pure: no I/O.
+client frame. Agent frames before the first client frame form the *prelude* (with omp's
+``ready`` even when it was read after a command, see :mod:`rpcspy.replay.source`); those
+after the client's EOF form the *epilogue*. Pure: no I/O.
 """
 
 from __future__ import annotations

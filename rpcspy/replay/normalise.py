@@ -120,15 +120,14 @@ class Normaliser:
         out = s
         if _SECRET_HINT.search(out):
             out = _SECRET_RX.sub(REDACTED, out)
+        if "/" in out and _TMP_HINT.search(out):  # first: a uuid segment must not end the path match
+            out = _TMP_RX.sub(self._tmp, out)
         if "-" in out:
             out = _UUID_RX.sub(self._uuid, out)
             if "T" in out:
                 out = _ISO_RX.sub(self._iso, out)
-        if "/" in out:
-            if _TMP_HINT.search(out):
-                out = _TMP_RX.sub(self._tmp, out)
-            if _PORT_HINT.search(out):
-                out = _PORT_RX.sub(self._port, out)
+        if "/" in out and _PORT_HINT.search(out):
+            out = _PORT_RX.sub(self._port, out)
         if out != s:
             self.changed = True
         return out
@@ -254,8 +253,12 @@ class Normaliser:
         return f"{host}:{self._placeholder('port', port, lambda n: str(40000 + n))}"
 
     def _tmp(self, m: re.Match) -> str:
-        path = m.group()
-        parts = path.split("/")
+        """A temp path with its varying segments (random dir names) replaced, the rest kept.
+
+        Stable: ``/tmp/tmp1/project/a.py``; tokens: ``<tmpdir>/<tmp>/project/a.py`` (the
+        root too, as it differs between machines: ``/tmp``, ``/private/var/folders/../T``).
+        """
+        parts = m.group().split("/")
         # parts[0] is "" (leading slash); find where the temp root ends
         root = 2
         if parts[1] == "private":
@@ -264,17 +267,16 @@ class Normaliser:
             root += 1 if parts[root] == "tmp" else 4
         elif parts[root - 1] == "dev":
             root += 1
-        changed = False
-        for i in range(root, len(parts)):
+        for i in range(root, min(root + 3, len(parts))):
             seg = parts[i]
             if _INNER.search(seg):
-                continue  # a uuid or time, already given its own placeholder: keeps the correlation
-            if i < root + 3 and any(c.isdigit() for c in seg):
+                continue  # a uuid or time, given its own placeholder next: keeps the correlation
+            if any(c.isdigit() for c in seg):
                 parts[i] = self._placeholder("tmp", seg, lambda n: f"tmp{n}")
-                changed = True
-        if changed and not self.stable:
-            return "<tmp>"
-        return "/".join(parts)
+        if self.stable:
+            return "/".join(parts)
+        self.changed = True
+        return "/".join(["<tmpdir>", *parts[root:]])
 
 
 _UUID_FULL = _UUID_RX

@@ -6,6 +6,11 @@ from disk when it is played (``os.pread``, so several readers never share a file
 position), and scans ahead only when matching needs more. Memory stays flat
 whatever the size. :class:`MemorySource` holds a small recording, or a shared
 transcript converted by :func:`rpcspy.recording.open_recording`, in memory.
+
+omp announces itself with ``ready``, which can reach the recording after the
+client's first command (the client did not wait for it). Such a ``ready``, if
+it came before the agent's first response, is moved to the end of the prelude:
+played at start, and not again in the exchange it fell into.
 """
 
 from __future__ import annotations
@@ -35,6 +40,36 @@ _HEAD = re.compile(
     rb'"dir":"(c2a|a2c|err)","json":'
 )
 _TRANSCRIPT_EXIT = re.compile(r"^exit code: (-?\d+)")
+READY_SCAN = 4 << 20
+"""How far past the first client line :class:`FileSource` looks for a late ``ready``."""
+
+
+class _Typed(msgspec.Struct):
+    type: object = None
+
+
+_typed = msgspec.json.Decoder(_Typed)
+
+
+def _frame_type(item: PlayItem) -> object:
+    """The ``type`` of an agent frame (None for other items and non-objects)."""
+    if item.dir != "a2c":
+        return None
+    try:
+        return _typed.decode(item.data).type
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
+def _late_ready(items: Iterable[PlayItem]) -> PlayItem | None:
+    """The first ``ready`` among agent items (in order), unless a response came before it."""
+    for item in items:
+        typ = _frame_type(item)
+        if typ == "ready":
+            return item
+        if typ == "response":
+            return None
+    return None
 
 
 class _Client:
@@ -137,6 +172,14 @@ class MemorySource:
             if n:
                 segments[k - 1].extend(segments[k][:n])
                 del segments[k][:n]
+        if not any(_frame_type(i) == "ready" for i in self._prelude):
+            ready = _late_ready(i for seg in segments[1:] for i in seg)
+            for seg in segments[1:] if ready is not None else ():
+                kept = [i for i in seg if i is not ready]
+                if len(kept) < len(seg):
+                    seg[:] = kept
+                    self._prelude.append(ready)  # type: ignore[arg-type]
+                    break
         self._next = 0
         self.commands: list[RecordedCommand] = []
 
@@ -225,6 +268,8 @@ class FileSource:
         self._epilogue_start: int | None = None
         self._eof_t = 0.0
         self._frontier = self._header_end
+        self._moved = -1
+        """File offset of a late ``ready`` played with the prelude (skipped where it lies)."""
         self.commands: list[RecordedCommand] = []
         self.complete = False
         self.exit_code: int | None = None
@@ -262,7 +307,7 @@ class FileSource:
         skipping = opened is not None
         for off, nxt, line in _lines(self._fd, start, None):
             item = parse_line(line)
-            if item is None:
+            if item is None or off == self._moved:
                 continue
             if _boundary(item):
                 if epilogue:
@@ -282,9 +327,9 @@ class FileSource:
             self._register(start, size, size, None)
 
     def _lookahead(self, pos: int, closed: float) -> Iterator[PlayItem]:
-        for _off, _nxt, line in _lines(self._fd, pos, None):
+        for off, _nxt, line in _lines(self._fd, pos, None):
             item = parse_line(line)
-            if item is None:
+            if item is None or off == self._moved:
                 continue
             if _boundary(item) or item.t >= closed:  # type: ignore[union-attr]
                 return
@@ -305,7 +350,28 @@ class FileSource:
 
     # -- playing ---------------------------------------------------------------------------
     def prelude(self) -> Iterator[PlayItem]:
-        return self._segment(self._header_end, None)
+        ready = False
+        for item in self._segment(self._header_end, None):
+            ready = ready or _frame_type(item) == "ready"
+            yield item
+        if not ready and self.commands:
+            yield from self._take_late_ready(self.commands[0])
+
+    def _take_late_ready(self, first: RecordedCommand) -> Iterator[PlayItem]:
+        """A ``ready`` after ``first`` (the first client line) but before any response, if any."""
+        where = [-1]
+
+        def agent_items() -> Iterator[PlayItem]:
+            for off, _nxt, line in _lines(self._fd, first.start, first.start + READY_SCAN):
+                item = parse_line(line)
+                if isinstance(item, PlayItem) and item.t >= first.t:  # earlier ones went with the prelude
+                    where[0] = off
+                    yield item
+
+        ready = _late_ready(agent_items())  # stops at the ready: ``where`` holds its offset
+        if ready is not None:
+            self._moved = where[0]
+            yield ready
 
     def exchange(self, cmd: RecordedCommand) -> Iterator[PlayItem]:
         return self._segment(cmd.start, cmd.t)

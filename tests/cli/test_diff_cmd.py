@@ -50,3 +50,23 @@ def test_stderr_and_dir_options():
 def test_missing_file_is_error(tmp_path: Path):
     r = CliRunner().invoke(diff, [str(tmp_path / "a"), f"{T}/01_basic_text_prompt.jsonl"])
     assert r.exit_code == 1 and "no such file" in r.output
+
+
+def _cwd_recording(path: Path, cwd: str) -> str:
+    from tests.replay.helpers import Rec
+
+    r = Rec()
+    r.at(1.0).c({"id": "s", "type": "get_state"})
+    r.a({"id": "s", "type": "response", "command": "get_state", "success": True, "data": {"cwd": cwd}}, dt=0.01)
+    return str(r.at(2.0).eof().exit(0).write(path))
+
+
+def test_temp_paths_compared_after_their_random_segment(tmp_path: Path):
+    a = _cwd_recording(tmp_path / "a.jsonl", "/tmp/tmpab12/project/src/main.py")
+    same = _cwd_recording(tmp_path / "b.jsonl", "/tmp/tmpzz99/project/src/main.py")
+    other = _cwd_recording(tmp_path / "c.jsonl", "/tmp/tmpab12/project/etc/passwd")
+    r = CliRunner().invoke(diff, [a, same])
+    assert r.exit_code == 0 and r.output.rstrip().endswith("same"), r.output
+    r = CliRunner().invoke(diff, ["--format", "json", a, other])
+    assert r.exit_code == 1, r.output
+    assert "$.data.cwd" in r.output

@@ -12,7 +12,9 @@ from click.testing import CliRunner
 
 from rpcspy.cli.replay_cmd import command
 from rpcspy.recording.reader import open_recording
+from tests.paths import REPO
 from tests.paths import SHARED as SHARED_DIR
+from tests.replay.helpers import Rec
 
 T = str(SHARED_DIR / "transcripts/structured")
 PY = [sys.executable, "-m", "rpcspy", "replay"]
@@ -28,6 +30,47 @@ def test_answers_with_live_ids_and_reports_unconsumed():
     first = json.loads(p.stdout.split(b"\n")[0])
     assert first["id"] == "mine" and first["command"] == "get_state" and first["success"] is True
     assert b"6 recorded client frame(s) not consumed" in p.stderr
+
+
+def _ids(stdout: bytes) -> list:
+    return [json.loads(line).get("id") for line in stdout.splitlines() if json.loads(line).get("type") == "response"]
+
+
+def test_polled_commands_sent_at_once_keep_their_ids():
+    """--reuse: all three answers are owed before the first is played; each gets its own id."""
+    stdin = b'{"id":"A","type":"get_state"}\n{"id":"A2","type":"get_state"}\n{"id":"A3","type":"get_state"}\n'
+    p = run(["--speed", "0", "--reuse", str(REPO / "recordings/pi-0.73.1-basic.jsonl")], stdin)
+    assert p.returncode == 0 and _ids(p.stdout) == ["A", "A2", "A3"]
+
+
+def test_recorded_client_reusing_an_id(tmp_path: Path):
+    r = Rec()
+    for k, t in enumerate((1.0, 2.0)):
+        r.at(t).c({"id": "req", "type": "get_state"})
+        r.a({"id": "req", "type": "response", "command": "get_state", "success": True, "data": {"n": k}}, dt=0.01)
+    path = r.at(3.0).eof().exit(0).write(tmp_path / "dup.jsonl")
+    p = run(["--speed", "0", str(path)], b'{"id":"A","type":"get_state"}\n{"id":"A2","type":"get_state"}\n')
+    assert p.returncode == 0 and _ids(p.stdout) == ["A", "A2"]
+    assert [json.loads(line)["data"]["n"] for line in p.stdout.splitlines()] == [0, 1]
+
+
+def test_omp_ready_sent_before_any_command():
+    """omp's recorded ready came after the client's first command; a client may wait for it first."""
+    proc = subprocess.Popen(PY + ["--speed", "1", str(REPO / "recordings/omp-18.2.3-basic.jsonl")],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        import select
+
+        assert select.select([proc.stdout], [], [], 10)[0], "no ready before the first command"
+        assert json.loads(proc.stdout.readline())["type"] == "ready"
+        proc.stdin.write(b'{"id":"mine","type":"get_state"}\n')
+        proc.stdin.close()
+        rest = [json.loads(line) for line in proc.stdout]
+    finally:
+        proc.kill()
+        proc.wait(10)
+    assert [f["type"] for f in rest].count("ready") == 0
+    assert {"id": "mine", "type": "response"}.items() <= rest[2].items()
 
 
 def test_strict_exit_status_and_report_file(tmp_path: Path):

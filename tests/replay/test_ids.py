@@ -80,3 +80,28 @@ def test_cancel_targets_follow_the_map():
 def test_canon_matches_json_stringify():
     assert canon(b'1.50') == b"1.5"
     assert canon(b'"\\u00e9"') == '"é"'.encode()
+
+
+def test_overlapping_commands_with_one_recorded_id_each_get_their_own_id():
+    """Two live commands served by recorded commands with the same id before either answer is played."""
+    ids = mapper()
+    resp = b'{"id":"req","type":"response","command":"get_state","success":true}'
+    first = ids.command_served(classify(b'{"id":"req","type":"get_state"}'), classify(b'{"id":"A","type":"get_state"}'))
+    second = ids.command_served(classify(b'{"id":"req","type":"get_state"}'), classify(b'{"type":"get_state"}'))
+    third = ids.command_served(classify(b'{"id":"req","type":"get_state"}'), classify(b'{"id":"A3","type":"get_state"}'))
+    assert msgspec.json.decode(ids.agent_frame(resp, first))["id"] == "A"
+    assert "id" not in msgspec.json.decode(ids.agent_frame(resp, second))
+    assert msgspec.json.decode(ids.agent_frame(resp, third))["id"] == "A3"
+
+
+def test_answer_played_in_a_later_exchange_follows_its_own_command():
+    """An exchange with no frames still binds its id: its response may sit in the next exchange."""
+    ids = mapper()
+    a = ids.command_served(classify(b'{"id":"x","type":"get_state"}'), classify(b'{"id":"A","type":"get_state"}'))
+    b = ids.command_served(classify(b'{"id":"y","type":"get_state"}'), classify(b'{"id":"B","type":"get_state"}'))
+    c = ids.command_served(classify(b'{"id":"x","type":"get_state"}'), classify(b'{"id":"C","type":"get_state"}'))
+    # a's exchange played nothing; b's holds both recorded responses
+    assert msgspec.json.decode(ids.agent_frame(b'{"id":"x","type":"response"}', b))["id"] == "A"
+    assert msgspec.json.decode(ids.agent_frame(b'{"id":"y","type":"response"}', b))["id"] == "B"
+    assert msgspec.json.decode(ids.agent_frame(b'{"id":"x","type":"response"}', c))["id"] == "C"
+    assert a.started and b.started and c.started

@@ -174,3 +174,15 @@ def test_exact_serves_any_reordering_once_each_in_recorded_order(lines, rnd):
         got = [s for s in served_idx if lines[s] == payload]
         assert got == sorted(got)
     assert m.unconsumed() == []
+
+
+def test_exact_temp_paths_differing_after_the_temp_segment_diverge():
+    m = matcher("exact", [b'{"id":"r","type":"read","path":"/tmp/tmpab12/project/src/main.py"}'])
+    miss = m.choose(classify(b'{"id":"x","type":"read","path":"/tmp/tmpab12/project/etc/passwd"}'), complete=True)
+    assert isinstance(miss, NoMatch) and miss.path == "$.path"
+
+
+def test_exact_temp_paths_differing_only_in_the_temp_segment_match():
+    m = matcher("exact", [b'{"id":"r","type":"read","path":"/tmp/tmpab12/project/src/main.py"}'])
+    assert served(m.choose(classify(b'{"id":"x","type":"read","path":"/tmp/tmpzz99/project/src/main.py"}'),
+                           complete=True)) == 0

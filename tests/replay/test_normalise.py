@@ -53,8 +53,24 @@ def test_temp_paths_replace_only_varying_segments():
     n = stable()
     s = n.text("out in /tmp/pi-bash-9f3a1c.log and /tmp/pytest-of-root/pytest-12/t0/a.txt, not /home/u/tmp/x1")
     assert s == "out in /tmp/tmp1 and /tmp/pytest-of-root/tmp2/tmp3/a.txt, not /home/u/tmp/x1"
-    assert tokens().text("see /tmp/pi-bash-9f3a1c.log") == "see <tmp>"
+    assert tokens().text("see /tmp/pi-bash-9f3a1c.log") == "see <tmpdir>/<tmp>"
     assert stable().text("/tmp/plain/file") == "/tmp/plain/file"
+
+
+def test_tokens_keep_the_path_after_the_varying_segments():
+    """Live normalisation (matching, diff) must not swallow the whole path."""
+    t = tokens()
+    assert t.text("/tmp/tmpab12/project/src/main.py") == "<tmpdir>/<tmp>/project/src/main.py"
+    assert t.text("/tmp/tmpab12/project/etc/passwd") == "<tmpdir>/<tmp>/project/etc/passwd"
+    assert t.text("/tmp/tmp1/a.jsonl") != t.text("/tmp/tmp1/b.jsonl")
+    assert t.text("/tmp/tmpab12/x") == t.text("/tmp/tmpzz99/x") == t.text("/private/var/folders/q1/w2/T/k9/x")
+    assert t.text("/tmp/pytest-of-root/pytest-12/t0/a.txt") == "<tmpdir>/pytest-of-root/<tmp>/<tmp>/a.txt"
+
+
+def test_temp_path_with_a_uuid_segment_keeps_both():
+    path = f"/tmp/{UUID_A}/run7/out.log"
+    assert stable().text(path) == "/tmp/00000000-0000-4000-8000-000000000001/tmp1/out.log"
+    assert tokens().text(path) == tokens().text(stable().text(path)) == "<tmpdir>/<uuid>/<tmp>/out.log"
 
 
 def test_secrets_redacted_by_pattern_key_and_regex():
@@ -127,6 +143,7 @@ def test_placeholders_normalise_to_the_same_tokens_as_originals():
 json_leaf = st.one_of(
     st.none(), st.booleans(), st.integers(-10**15, 10**15), st.text(max_size=20),
     st.sampled_from([UUID_A, UUID_B, "2026-05-07T10:11:12.345Z", "/tmp/abc123/f", "sk-abcdefghijklmnopqrstuvwx",
+                     f"/tmp/{UUID_B}/w1/f.log", "/var/folders/ab/c9/T/tmpq1/src/a.py", "/tmp/plain/x",
                      "http://127.0.0.1:1234/v1", 1795331184161]),
 )
 json_values = st.recursive(

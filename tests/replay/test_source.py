@@ -166,3 +166,33 @@ def test_injected_client_frames_are_not_exchange_boundaries(tmp_path):
             pass
         assert len(src.commands) == 1
         assert len(list(src.exchange(src.commands[0]))) == 2
+
+
+def test_omp_late_ready_moves_to_the_prelude():
+    """omp's ready was read after the client's first get_state: played at start, not again in that exchange."""
+    from tests.paths import REPO
+
+    path = REPO / "recordings/omp-18.2.3-basic.jsonl"
+    for src in (FileSource(str(path)), MemorySource(open_recording(path).entries())):
+        assert types(src.prelude()) == ["ready"], type(src)
+        if not src.commands:
+            src.index_next()
+        assert types(src.exchange(src.commands[0])) == ["extension_ui_request", "available_commands_update",
+                                                         "response"], type(src)
+        while src.index_next() is not None:
+            pass
+        rest = [t for c in src.commands for t in types(src.exchange(c))] + types(src.epilogue())
+        assert "ready" not in rest, type(src)
+
+
+def test_ready_after_the_first_response_stays_where_it_is(tmp_path):
+    from tests.replay.helpers import Rec
+
+    r = Rec()
+    r.at(1.0).c({"id": "s", "type": "get_state"})
+    r.a({"id": "s", "type": "response", "command": "get_state", "success": True}, dt=0.01)
+    r.a({"type": "ready"}, dt=0.01)
+    path = r.at(2.0).eof().exit(0).write(tmp_path / "r.jsonl")
+    for src in (FileSource(str(path)), MemorySource(open_recording(path).entries())):
+        assert types(src.prelude()) == []
+        assert types(src.exchange(src.commands[0] if src.commands else src.index_next())) == ["response", "ready"]
