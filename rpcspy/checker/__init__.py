@@ -2,10 +2,12 @@
 
 ``Checker(dialect="auto", strict_fields=False, ignore=frozenset(), unanswered_after=None)``;
 ``feed(frame) -> list[Finding]`` for every frame, ``finish(t, exit_code=...)`` at the end.
+``detect_dialect(frames)`` guesses the dialect in a first pass over a recording.
 ``RULES`` is the catalogue (id -> :class:`Rule`), documented in docs/rules.md.
 """
 
 from rpcspy.checker.engine import Checker
 from rpcspy.checker.rules import GROUPS, RULES, SEVERITIES, SEVERITY_RANK, Rule
+from rpcspy.checker.schema import detect_dialect
 
-__all__ = ["Checker", "GROUPS", "RULES", "Rule", "SEVERITIES", "SEVERITY_RANK"]
+__all__ = ["Checker", "GROUPS", "RULES", "Rule", "SEVERITIES", "SEVERITY_RANK", "detect_dialect"]

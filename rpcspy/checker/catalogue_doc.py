@@ -26,12 +26,38 @@ knowing) and a group. `rpcspy rules` lists them; `rpcspy rules ID` explains one;
 """
 
 
+OUTPUT = """\
+## Check output
+
+`rpcspy check --format json` writes one JSON object per finding and line, with these fields
+(the live proxy records the same fields as `finding` entries, see `docs/recording-format.md`):
+
+| field | meaning |
+|---|---|
+| `file` | the recording checked (as given on the command line) |
+| `seq` | the finding's number in this recording's report, from 1 (not a frame's seq) |
+| `t` | seconds since the start of the recording when it was found: the frame's time, or the last frame's for end-of-session findings |
+| `rule`, `severity`, `group` | the rule id, its severity (`error`, `warning`, `info`) and its group (see above) |
+| `message` | what happened, in words |
+| `frame` | the `seq` of the frame the finding is about (`null` for the session as a whole) |
+| `dir` | that frame's direction: `c2a` (client to agent) or `a2c` |
+| `path` | the JSON path of the offending value in the frame (`$.data.steeringMode`), or `null` |
+| `related` | the `seq` of another frame involved, or `null`: the request a response answers, the earlier use of a reused id, the first of two prompts |
+| `extra` | rule-specific details, e.g. `{"bytes": 70000}` for frame sizes |
+
+`--format text` writes `FILE:FRAME ARROW SEVERITY RULE: MESSAGE [PATH] (see frame RELATED)` per
+finding and a summary line per recording; `--format junit` one testcase per finding. On stderr, each
+recording gets a line with the dialect used and why: `--dialect auto` detects it in a first pass
+over the recording (the agent frame that decided it is named), so every frame is checked against it.
+"""
+
+
 def _anchor(rule: Rule) -> str:
     return rule.id.replace(".", "")  # GitHub drops the dot, keeps the underscore
 
 
 def to_markdown() -> str:
-    """The whole catalogue as Markdown: an index table, then one section per rule."""
+    """The whole catalogue as Markdown: an index table, one section per rule, the check output."""
     lines = [HEADER, "| id | severity | summary |", "|---|---|---|"]
     for rule in RULES.values():
         lines.append(f"| [`{rule.id}`](#{_anchor(rule)}) | {rule.severity} | {rule.summary} |")
@@ -42,4 +68,5 @@ def to_markdown() -> str:
         lines += ["", f"## {group}", "", GROUP_INTRO.get(group, "")]
         for rule in rules:
             lines += ["", f"### {rule.id}", "", f"**{rule.severity}**: {rule.summary}", "", rule.explanation]
-    return "\n".join(lines) + "\n"
+    lines += ["", OUTPUT]
+    return "\n".join(lines)

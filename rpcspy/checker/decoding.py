@@ -16,7 +16,17 @@ from typing import Any
 import msgspec
 
 from rpcspy.checker.findings import Sink
-from rpcspy.checker.framing import KIB64, LS, PS, check_bytes, check_separators, decode_frame, undecodable
+from rpcspy.checker.framing import (
+    KIB64,
+    LS,
+    PS,
+    Shallow,
+    check_bytes,
+    check_separators,
+    decode_frame,
+    too_deep,
+    undecodable,
+)
 from rpcspy.checker.schema import SchemaChecker
 from rpcspy.checker.stream import StreamTracker
 from rpcspy.events import Frame
@@ -65,6 +75,8 @@ class FrameDecoder:
             obj = decode_frame(frame, self.sink, self.once)
             if type(obj) is dict:
                 schema.feed(frame.t, frame.seq, frame.dir, obj)
+            elif type(obj) is Shallow:
+                return obj.value
             return obj
         if dialect is not self._dialect:
             self._learn(dialect)
@@ -104,6 +116,8 @@ class FrameDecoder:
             obj = undecodable(frame, self.sink, str(exc))
             if type(obj) is dict:  # invalid UTF-8, repaired as pi does
                 self.schema.feed(frame.t, frame.seq, frame.dir, obj)
-            return obj
+            return obj.value if type(obj) is Shallow else obj
+        except RecursionError:
+            return too_deep(frame, self.sink, data).value
         check_separators(frame, self.sink, self.once)
         return value

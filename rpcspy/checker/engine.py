@@ -29,7 +29,8 @@ _NOT_COMMANDS = frozenset({"extension_ui_response", "host_tool_update", "host_to
 class Checker:
     """Feed it every frame of a session in order; call :meth:`finish` at the end.
 
-    ``dialect`` is ``"auto"`` or one of :data:`rpcspy.protocol.DIALECTS`;
+    ``dialect`` is ``"auto"`` or one of :data:`rpcspy.protocol.DIALECTS` (``dialect_reason``
+    says why, when it was detected beforehand, e.g. by :func:`rpcspy.checker.detect_dialect`);
     ``strict_fields`` reports unknown fields as warnings instead of info;
     ``ignore`` is a set of rule ids never reported; ``unanswered_after`` (seconds)
     reports commands still unanswered that long after they were sent (checked on
@@ -42,10 +43,11 @@ class Checker:
         strict_fields: bool = False,
         ignore: frozenset[str] = frozenset(),
         unanswered_after: float | None = None,
+        dialect_reason: str | None = None,
     ) -> None:
         overrides = {"schema.unknown_field": "warning"} if strict_fields else {}
         self._sink = sink = Sink(frozenset(ignore), overrides)
-        self._schema = SchemaChecker(sink, dialect)
+        self._schema = SchemaChecker(sink, dialect, dialect_reason)
         self._corr = Correlator(sink)
         self._ui = UiTracker(sink)
         self._stream = StreamTracker(sink)
@@ -149,6 +151,7 @@ class Checker:
         if etype == "response":
             p = self._corr.response(seq, t, obj, omp=self._schema.traits.omp)
             if p is not None:
+                self._relate(seq, p.seq)
                 self._answered(t, seq, p, obj)
             return
         if not isinstance(etype, str):
@@ -162,6 +165,12 @@ class Checker:
         elif etype in _RUN_BOUNDARIES:  # whatever prompt was starting has started (or lost its start)
             self._misuse.run_started()
         self._life.event(t, seq, etype, obj)
+
+    def _relate(self, seq: int, request: int) -> None:
+        """Schema findings on response ``seq`` (reported while decoding it) point at its request."""
+        for f in self._sink.out:
+            if f.frame == seq and f.related is None and f.group == "schema":
+                f.related = request
 
     def _answered(self, t: float, seq: int, p: Pending, obj: dict) -> None:
         again = p.answers > 1

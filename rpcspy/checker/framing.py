@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
@@ -23,6 +24,20 @@ class Unparsed:
 
     def __init__(self, blank: bool) -> None:
         self.blank = blank
+
+
+class Shallow:
+    """Stand-in for a frame nested too deeply to decode.
+
+    ``value`` holds the top-level members that decode on their own (``[]`` for an
+    array, :class:`Unparsed` when even that fails), so correlation carries on; the
+    schema is not checked.
+    """
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
 
 
 def who(direction: str) -> str:
@@ -81,6 +96,8 @@ def decode_frame(frame: Frame, sink: Sink, once: set[tuple[str, str]]) -> Any:
         obj = _decode(frame.data)
     except (msgspec.DecodeError, UnicodeDecodeError) as exc:  # msgspec raises the latter for bad UTF-8
         return undecodable(frame, sink, str(exc))
+    except RecursionError:
+        return too_deep(frame, sink, frame.data)
     check_separators(frame, sink, once)
     return obj
 
@@ -90,8 +107,8 @@ def undecodable(frame: Frame, sink: Sink, error: str) -> Any:
     data = frame.data
     t, seq, d = frame.t, frame.seq, frame.dir
     if not data.strip():
-        what = "empty line" if not data else "whitespace-only line"
-        sink.emit("framing.blank_line", t, seq, d, f"{who(d)} wrote an {what}")
+        what = "an empty line" if not data else "a whitespace-only line"
+        sink.emit("framing.blank_line", t, seq, d, f"{who(d)} wrote {what}")
         return Unparsed(blank=True)
     if data.startswith(_BOM):
         sink.emit("framing.bom", t, seq, d, f"{who(d)} frame starts with a UTF-8 BOM (EF BB BF)")
@@ -102,12 +119,69 @@ def undecodable(frame: Frame, sink: Sink, error: str) -> Any:
         sink.emit("framing.invalid_utf8", t, seq, d,
                   f"{who(d)} frame has invalid UTF-8 at byte {exc.start} ({data[exc.start:exc.start + 4]!r})",
                   extra={"offset": exc.start})
+        repaired = data.decode("utf-8", "replace").encode()
         try:
-            return _decode(data.decode("utf-8", "replace").encode())
+            return _decode(repaired)
         except (msgspec.DecodeError, UnicodeDecodeError) as exc2:
             error = str(exc2)
+        except RecursionError:
+            return too_deep(frame, sink, repaired)
     hint = ""
     if LS in data or PS in data:
         hint = " (a raw U+2028/U+2029 outside a string is not JSON whitespace)"
     sink.emit("framing.not_json", t, seq, d, f"{who(d)} frame is not JSON: {error}{hint}: {_snippet(data)}")
     return Unparsed(blank=False)
+
+
+_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{},:]', re.S)
+"""A JSON string, or a structural character (string contents never count as structure)."""
+_BAD = object()
+
+
+def too_deep(frame: Frame, sink: Sink, data: bytes) -> Shallow:
+    """Report a frame nested deeper than the decoder goes; keep what correlation needs."""
+    d = frame.dir
+    sink.emit("framing.too_deep", frame.t, frame.seq, d,
+              f"{who(d)} frame is nested too deeply to decode; only its top-level members are checked")
+    return Shallow(top_members(data))
+
+
+def top_members(data: bytes) -> Any:
+    """The members of a top-level JSON object that decode on their own (a deep one is left out);
+    ``[]`` for a top-level array, :class:`Unparsed` for anything else."""
+    first = data.lstrip()[:1]
+    if first != b"{":
+        return [] if first == b"[" else Unparsed(blank=False)
+    out: dict[str, Any] = {}
+    depth = 0
+    key: Any = None
+    start = -1
+    for m in _TOKEN.finditer(data):
+        tok = m.group()
+        c = tok[:1]
+        if c in b"{[":
+            depth += 1
+        elif depth != 1:
+            if c in b"}]":
+                depth -= 1
+        elif c == b'"':
+            if start < 0:
+                key = _member(tok)
+        elif c == b":":
+            start = m.end()
+        else:  # "," or the closing "}" of the object
+            if start >= 0 and type(key) is str:
+                value = _member(data[start:m.start()])
+                if value is not _BAD:
+                    out[key] = value
+            key, start = None, -1
+            if c == b"}":
+                return out
+    return out
+
+
+def _member(data: bytes) -> Any:
+    try:
+        return _decode(data)
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+        return _BAD

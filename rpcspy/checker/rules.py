@@ -74,6 +74,11 @@ _CATALOGUE: tuple[Rule, ...] = (
        """omp caps frames at 1 MiB and many JSONL readers and loggers have limits at this size; frames
        this large also stall slow clients. Fix for clients: send large payloads (images, files) by
        reference; for agents: chunk or shrink oversized frames."""),
+    _r("framing.too_deep", "warning", "A frame is nested too deeply to decode.",
+       """The JSON nests arrays or objects about 1000 levels deep or more: legal JSON, but beyond the
+       limits of common decoders (msgspec and Python's `json` stop near 1000 levels, serde_json at 128),
+       which refuse the whole frame. rpcspy checks only its top-level members (so the `id` still
+       correlates) and skips its schema. Fix: flatten the data, or send deep structures as a string."""),
     # ---- schema: shape of one decoded object ---------------------------------------------------
     _r("schema.unknown_type", "error", "Unknown command or event `type`.",
        """The `type` is not part of the protocol dialect in use. On stdin pi answers an unknown command

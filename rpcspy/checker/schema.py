@@ -1,19 +1,29 @@
 """Schema rules: the protocol package's validator, per dialect, and dialect auto-detection.
 
 Until ``--dialect auto`` has decided, each frame is validated against every
-dialect and only the issues all of them agree on are reported, so early frames
-common to all dialects are checked without guessing.
+dialect and only the issues all of them agree on are reported (worded "in any
+dialect"), so early frames common to all dialects are checked without guessing.
+The last :data:`DEFERRED_CAP` client frames checked that way are checked again
+against the dialect once it is detected. ``rpcspy check`` avoids all this by
+detecting the dialect first (:func:`detect_dialect`).
 """
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from rpcspy.checker.findings import Sink
+from rpcspy.events import Frame
 
 AUTO = "auto"
 UNDECIDED = "not detected: no agent frame told the dialects apart; checked what all of them agree on"
+DEFERRED_CAP = 64
+"""Client frames kept for a second check once the dialect is detected."""
 _KINDS = frozenset({"unknown_type", "missing_field", "wrong_type", "bad_enum", "unknown_field", "invalid"})
 
 
@@ -44,8 +54,8 @@ def known_dialects() -> tuple[str, ...]:
 class SchemaChecker:
     """Validates decoded objects and reports ``schema.*`` findings with their JSON path."""
 
-    def __init__(self, sink: Sink, dialect: str = AUTO) -> None:
-        from rpcspy.protocol import DialectDetector, validate, validate_bytes
+    def __init__(self, sink: Sink, dialect: str = AUTO, reason: str | None = None) -> None:
+        from rpcspy.protocol import DialectDetector, SchemaIssue, validate, validate_bytes
 
         self.sink = sink
         self._validate = validate
@@ -56,8 +66,11 @@ class SchemaChecker:
             raise ValueError(f"unknown dialect {dialect!r} (expected auto or one of {', '.join(self.dialects)})")
         self._detector = DialectDetector() if dialect == AUTO else None
         self.dialect: str | None = None if dialect == AUTO else dialect
-        self.reason = "chosen with --dialect" if dialect != AUTO else UNDECIDED
+        self.reason = reason or ("chosen with --dialect" if dialect != AUTO else UNDECIDED)
         self.traits = traits_of(self.dialect) if self.dialect else Traits()
+        self._issue = SchemaIssue
+        self._deferred: deque[tuple[int, dict, frozenset[tuple[str, str]]]] = deque(maxlen=DEFERRED_CAP)
+        """(seq, object, (kind, path) already reported) of client frames checked while undecided."""
 
     def decode(self, data: bytes, direction: str) -> tuple[Any, list[Any]]:
         """Decode and validate raw bytes in one pass (dialect known): ``(value, issues)``.
@@ -67,28 +80,40 @@ class SchemaChecker:
         """
         return self._validate_bytes(data, direction, self.dialect)
 
-    def report(self, t: float, seq: int, direction: str, issues: list[Any]) -> None:
+    def report(self, t: float, seq: int, direction: str, issues: list[Any], note: str = "") -> None:
         for issue in issues:
             kind = issue.kind if issue.kind in _KINDS else "invalid"
-            self.sink.emit(f"schema.{kind}", t, seq, direction, issue.message, path=issue.path or None)
+            self.sink.emit(f"schema.{kind}", t, seq, direction, issue.message + note, path=issue.path or None)
 
     def feed(self, t: float, seq: int, direction: str, obj: dict) -> None:
         """Validate a decoded object (feeding the dialect detector while it is undecided)."""
         if self._detector is not None and self.dialect is None:
             found = self._detector.feed(obj, direction)
             if found:
-                self.dialect = found
-                self.reason = str(getattr(self._detector, "reason", "") or "detected from the traffic")
-                self.traits = traits_of(found)
+                self._detected(t, seq, found)
         if self.dialect is not None:
             issues = self._validate(obj, direction, self.dialect)
         else:
             issues = self._common_issues(obj, direction)
+            if direction == "c2a":
+                self._deferred.append((seq, obj, frozenset((i.kind, i.path) for i in issues)))
         if issues:
             self.report(t, seq, direction, issues)
 
+    def _detected(self, t: float, seq: int, dialect: str) -> None:
+        """Frame ``seq`` decided the dialect: check the deferred client frames against it."""
+        self.dialect = dialect
+        self.reason = f"frame {seq}: {getattr(self._detector, 'reason', '') or 'detected from the traffic'}"
+        self.traits = traits_of(dialect)
+        note = f" (checked once frame {seq} showed the dialect {dialect})"
+        for old, obj, reported in self._deferred:
+            issues = [i for i in self._validate(obj, "c2a", dialect) if (i.kind, i.path) not in reported]
+            if issues:
+                self.report(t, old, "c2a", issues, note)
+        self._deferred.clear()
+
     def _common_issues(self, obj: dict, direction: str) -> list[Any]:
-        """Issues every dialect reports (by kind and path); the first dialect's wording."""
+        """Issues every dialect reports (by kind and path), worded for any dialect."""
         first: list[Any] | None = None
         common: set[tuple[str, str]] | None = None
         for name in self.dialects:
@@ -100,4 +125,27 @@ class SchemaChecker:
                 common &= keys  # type: ignore[operator]
             if not common:
                 return []
-        return [i for i in first or [] if (i.kind, i.path) in (common or set())]
+        name = f" in {self.dialects[0]}"
+        return [self._issue(i.kind, i.path, i.message.replace(name, " in any dialect"))
+                for i in first or [] if (i.kind, i.path) in (common or set())]
+
+
+def detect_dialect(frames: Iterable[Frame]) -> tuple[str, str] | None:
+    """``(dialect, reason)`` from the first agent frame that tells the dialects apart, else None.
+
+    A streaming pass for ``rpcspy check --dialect auto``: it stops at the deciding frame.
+    """
+    from rpcspy.protocol import DialectDetector
+
+    detector = DialectDetector()
+    decode = msgspec.json.decode
+    for frame in frames:
+        if frame.dir != "a2c":
+            continue
+        try:
+            obj = decode(frame.data)
+        except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+            continue
+        if detector.feed(obj, "a2c"):
+            return detector.dialect, f"frame {frame.seq}: {detector.reason}"
+    return None

@@ -51,11 +51,12 @@ def command(recordings: tuple[str, ...], fail_on: str, fmt: str, dialect: str, i
 
     The filter options choose which findings are reported (the checker still
     reads every frame): --dir and --seq/--time select by the frame a finding is
-    about, --type matches a rule id, group or severity (schema.*, error), and
-    --grep the rule and message.
+    about, --type the type or command of that frame (prompt) or a rule id,
+    group or severity (schema.*, error), and --grep the rule and message.
     """
     from rpcspy.checker import report
     from rpcspy.checker.rules import RULES, SEVERITY_RANK
+    from rpcspy.cli.recfile import findings_passing
 
     if dialect not in _dialects():
         raise click.BadParameter(f"{dialect!r} is not one of {', '.join(_dialects())}", param_hint="--dialect")
@@ -70,7 +71,7 @@ def command(recordings: tuple[str, ...], fail_on: str, fmt: str, dialect: str, i
             unreadable = True
             continue
         if frame_filter.active:
-            result.findings = [f for f in result.findings if frame_filter.match_finding(f)]
+            result.findings = findings_passing(frame_filter, result.findings, path)
         results.append(result)
         if fmt != "junit":
             report.write(fmt, result, sys.stdout)
@@ -98,12 +99,16 @@ def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, af
     except RecordingError as exc:
         click.echo(f"rpcspy: error: {exc}", err=True)
         return None
-    checker = Checker(dialect=dialect, strict_fields=strict, ignore=ignore, unanswered_after=after)
     findings = []
     frames = 0
     last_t = 0.0
     exit_code: int | None = None
     try:
+        reason = None
+        if dialect == "auto":
+            dialect, reason = _detect(rec)
+        checker = Checker(dialect=dialect, strict_fields=strict, ignore=ignore, unanswered_after=after,
+                          dialect_reason=reason)
         for event in _events(rec, read_events):
             if isinstance(event, Frame):
                 frames += 1
@@ -123,6 +128,20 @@ def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, af
         click.echo(f"rpcspy: warning: {problem}", err=True)
     click.echo(f"rpcspy: {path}: dialect {checker.dialect} ({checker.dialect_reason})", err=True)
     return Result(path, checker.dialect, checker.dialect_reason, frames, findings)
+
+
+def _detect(rec: Any) -> tuple[str, str | None]:
+    """``--dialect auto``: a first pass up to the agent frame that decides the dialect, so that
+    every frame is checked against it; ``("auto", None)`` when no frame decides."""
+    from rpcspy.checker import detect_dialect
+
+    frames = rec.frames()
+    try:
+        found = detect_dialect(frames)
+    finally:
+        frames.close()
+    del rec.problems[:]  # the checking pass reads the file again and reports them
+    return found or ("auto", None)
 
 
 def _events(rec: Any, read_events: Any) -> Any:

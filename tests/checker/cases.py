@@ -45,6 +45,7 @@ def _asst_stream(*updates: dict, final: dict | None = None, start: dict | None =
 _TEXT_START = 6  # seq of the first update: run_open() is 4 frames, then message_start
 _BIG = "x" * 70_000
 _HUGE = "x" * 1_100_000
+_DEEP = b"[" * 5000 + b"]" * 5000
 _GC = [C(cmd("get_commands", "g")),
        A(ok("get_commands", "g", {"commands": [{"name": "boom", "source": "extension", "sourceInfo": {}}]}))]
 _PROMPT_RUN = [C(cmd("prompt", "p1", message="hi")), A(ok("prompt", "p1")), *run_open()]
@@ -66,6 +67,8 @@ CASES: dict[str, Case] = {
                              [A(ev("session_info_changed", name=_BIG[:60_000]))], 1),
     "framing.over_1m": Case([A(ev("session_info_changed", name=_HUGE))],
                             [A(ev("session_info_changed", name=_BIG))], 1),
+    "framing.too_deep": Case([C(b'{"id":"d","type":"prompt","message":"hi","images":' + _DEEP + b"}")],
+                             [C(b'{"id":"d","type":"prompt","message":"hi","images":' + _DEEP[4800:-4800] + b"}")], 1),
     # schema
     "schema.unknown_type": Case([C(cmd("nope", "a"))], [C(cmd("get_state", "a"))], 1),
     "schema.missing_field": Case([C(cmd("prompt", "a"))], [C(cmd("prompt", "a", message="hi"))], 1),

@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from rpcspy.checker import Checker
+from rpcspy.checker import Checker, detect_dialect
 from rpcspy.events import Finding, Frame, Note
 from rpcspy.recording import open_recording
 from rpcspy.render.adapt import events
@@ -165,9 +165,12 @@ def test_every_transcript_has_expectations() -> None:
     assert {_key(p) for p in PATHS} == set(EXPECTED)
 
 
+@pytest.mark.parametrize("mode", ["live", "offline"])
 @pytest.mark.parametrize("path", PATHS, ids=_key)
-def test_transcript_findings(path: str) -> None:
-    findings, frames = session_findings(path)
+def test_transcript_findings(path: str, mode: str) -> None:
+    """live: the dialect detected while checking; offline: detected first, as `rpcspy check` does."""
+    found = detect_dialect(open_recording(path).frames()) if mode == "offline" else None
+    findings, frames = session_findings(path, found[0] if found else "auto")
     key = _key(path)
     got = sorted({(f.rule, f.frame or 0) for f in findings if f.severity != "info"})
     expected = EXPECTED[key]
@@ -207,3 +210,21 @@ def test_raw_transcripts_read_alike() -> None:
         raw, _ = session_findings(f"{SHARED}/transcripts/{name}.jsonl")
         timed, _ = session_findings(f"{SHARED}/transcripts/structured/{name}.jsonl")
         assert {f.rule for f in raw if f.severity != "info"} == {f.rule for f in timed if f.severity != "info"}
+
+
+def test_frames_before_detection_are_checked() -> None:
+    """70_images without its first prompt: the old `source`-form image prompt (frame 17) comes before
+    the frame that tells pi 0.73 (24). Live, the client frame is checked again once the dialect is
+    known; offline the dialect is detected first, so the agent's echoes (21, 22) are flagged too."""
+    path = f"{SHARED}/transcripts/structured/70_images.jsonl"
+    frames = [f for f in open_recording(path).frames() if not 2 <= f.seq <= 16]
+
+    def missing(dialect: str) -> list[int]:
+        checker = Checker(dialect=dialect)
+        out = [f for frame in frames for f in checker.feed(frame)]
+        return sorted({f.frame for f in out if f.rule == "schema.missing_field" and f.frame <= 31})  # type: ignore
+
+    assert missing("auto") == [17, 31]
+    found = detect_dialect(frames)
+    assert found is not None and found[0] == "pi-0.73" and found[1].startswith("frame 24: ")
+    assert missing(found[0]) == [17, 21, 22, 31]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from rpcspy.checker.framing import Unparsed, top_members
 from tests.checker.helpers import A, C, check, hits, rules
 
 FRAMING = "framing."
@@ -71,3 +72,34 @@ def test_truncated_agent_frame() -> None:
     assert framing(findings) == [("framing.not_json", 1), ("framing.truncated", 1)]
     [f] = [f for f in findings if f.rule == "framing.truncated"]
     assert "agent" in f.message and f.dir == "a2c"
+
+
+_DEEP = b"[" * 3000 + b"]" * 3000
+
+
+@pytest.mark.parametrize("dialect", ["auto", "pi-0.84"])
+def test_too_deep_frames_are_reported_and_still_correlate(dialect: str) -> None:
+    findings = check(C(b'{"id":"d","type":"prompt","message":"hi","images":' + _DEEP + b"}"),
+                     A(b'{"id":"d","type":"response","command":"prompt","success":true}'),
+                     A(b'{"type":"session_info_changed","name":' + _DEEP + b"}"),
+                     C(b" " + _DEEP), A(b'{"type":"response","command":"parse","success":false,"error":"x"}'),
+                     dialect=dialect)
+    assert framing(findings) == [("framing.not_object", 4), ("framing.too_deep", 1), ("framing.too_deep", 3),
+                                 ("framing.too_deep", 4)]
+    assert [f for f in findings if f.group != "framing"] == []  # no internal error, correlation intact
+    assert "nested too deeply" in findings[0].message and findings[0].dir == "c2a"
+
+
+def test_too_deep_with_invalid_utf8() -> None:
+    findings = check(C(b'{"id":"d","type":"set_session_name","name":"\xff","x":' + _DEEP + b"}"),
+                     A(b'{"id":"d","type":"response","command":"set_session_name","success":true}'))
+    assert framing(findings) == [("framing.invalid_utf8", 1), ("framing.too_deep", 1)]
+    assert [f for f in findings if f.group != "framing"] == []
+
+
+def test_top_members_skip_what_does_not_decode() -> None:
+    deep = b'{"id":"x", "s":"}]{[,:\\"", "deep":' + _DEEP + b', "type":"prompt" ,"n":{"a":[1]}}'
+    assert top_members(deep) == {"id": "x", "s": '}]{[,:"', "type": "prompt", "n": {"a": [1]}}
+    assert top_members(b"\t" + _DEEP) == []
+    assert top_members(b'{"id":"x","cut":' + _DEEP[:10]) == {"id": "x"}
+    assert isinstance(top_members(b"  "), Unparsed)

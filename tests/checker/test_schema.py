@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from rpcspy.checker import Checker
+from rpcspy.checker import Checker, detect_dialect
 from rpcspy.checker.findings import Sink
-from rpcspy.checker.schema import SchemaChecker, known_dialects, traits_of
+from rpcspy.checker.schema import DEFERRED_CAP, SchemaChecker, known_dialects, traits_of
 from rpcspy.protocol.issues import SchemaIssue
 from tests.checker.helpers import A, C, check, cmd, ev, hits, ok, to_frames
 
@@ -87,3 +87,57 @@ def test_traits() -> None:
     assert set(known_dialects()) >= {"pi-0.73", "pi-0.84", "omp"}
     assert traits_of("omp").omp and not traits_of("omp").closes_runs
     assert traits_of("pi-0.84").closes_runs and not traits_of("pi-0.73").closes_runs
+
+
+_SOURCE_IMAGE = {"type": "image", "source": {"type": "base64", "mediaType": "image/png", "data": "aGk="}}
+"""The Feb-2026 doc's image form: valid in pi-feb2026 only."""
+_OLD_PROMPT = C(cmd("prompt", "p", message="hi", images=[_SOURCE_IMAGE]))
+
+
+def test_undecided_messages_name_no_dialect() -> None:
+    [undecided] = [f for f in check(C(cmd("nope", "a"))) if f.rule == "schema.unknown_type"]
+    assert undecided.message == "unknown command type 'nope' in any dialect"
+    [fixed] = [f for f in check(C(cmd("nope", "a")), dialect="pi-0.84") if f.rule == "schema.unknown_type"]
+    assert fixed.message == "unknown command type 'nope' in pi-0.84"
+
+
+@pytest.mark.parametrize("decider,dialect,expected", [
+    (A(ev("agent_settled")), "pi-0.84", [1]),
+    (A(ev("auto_compaction_start", reason="threshold")), "pi-feb2026", []),
+])
+def test_client_frames_are_checked_again_once_the_dialect_is_known(decider, dialect, expected) -> None:  # type: ignore[no-untyped-def]
+    c = Checker()
+    first, answer, decides = to_frames([_OLD_PROMPT, A(ok("prompt", "p")), decider])
+    assert [f for f in c.feed(first) + c.feed(answer) if f.group == "schema"] == []  # some dialect accepts it
+    late = [f for f in c.feed(decides) if f.rule == "schema.missing_field"]
+    assert c.dialect == dialect and [f.frame for f in late][:1] == expected
+    for f in late:
+        assert (f.dir, f.t) == ("c2a", decides.t) and f"once frame 3 showed the dialect {dialect}" in f.message
+    assert hits(c.finish(1.0), "schema.missing_field") == []  # reported once
+
+
+def test_deferred_client_frames_are_bounded() -> None:
+    filler = [C(cmd("get_state", f"g{i}")) for i in range(DEFERRED_CAP - 1)]
+    findings = check(_OLD_PROMPT, C(cmd("prompt", "q", message="hi", images=[_SOURCE_IMAGE])), *filler,
+                     A(ev("agent_settled")))
+    assert sorted(set(hits(findings, "schema.missing_field"))) == [2]  # frame 1 fell out of the window
+
+
+def test_findings_on_a_response_point_at_its_request() -> None:
+    for dialect in ("auto", "pi-0.73"):
+        findings = check(C(cmd("get_state", "s")), C(cmd("get_state", "t")),
+                         A(ok("get_state", "t", {"steeringMode": "bogus"})), dialect=dialect)
+        [f] = [f for f in findings if f.rule == "schema.bad_enum"]
+        assert (f.frame, f.related) == (3, 2), dialect
+    unknown = [f for f in check(A(ok("get_state", "x", {"steeringMode": "bogus"}))) if f.group == "schema"]
+    assert unknown and all(f.related is None for f in unknown)  # answers nothing
+
+
+def test_detect_dialect_in_a_first_pass() -> None:
+    frames = to_frames([C(cmd("get_state", "s")), A(b"not json"), C(ev("agent_settled")), A(ev("agent_start")),
+                        A(ev("agent_settled")), A(ev("ready"))])
+    dialect, reason = detect_dialect(frames)  # type: ignore[misc]
+    assert dialect == "pi-0.84" and reason.startswith("frame 5: ") and "agent_settled" in reason
+    assert detect_dialect(frames[:4]) is None
+    c = Checker(dialect=dialect, dialect_reason=reason)
+    assert (c.dialect, c.dialect_reason) == (dialect, reason)

@@ -171,3 +171,31 @@ def test_filters_choose_which_findings_are_reported() -> None:
     assert len(rules) < len(everything.stdout.splitlines())
     early = [json.loads(ln) for ln in early_client.stdout.splitlines()]
     assert early and all(f["dir"] == "c2a" and 1 <= f["frame"] <= 20 for f in early)
+
+
+def test_auto_detects_the_dialect_before_checking(tmp_path: Path) -> None:
+    image = b'{"type":"image","source":{"type":"base64","mediaType":"image/png","data":"aGk="}}'
+    user = b'{"role":"user","content":[' + image + b'],"timestamp":1}'
+    frames = [("c2a", b'{"id":"p","type":"prompt","message":"hi","images":[' + image + b"]}", False),
+              ("a2c", b'{"id":"p","type":"response","command":"prompt","success":true}', False),
+              ("a2c", b'{"type":"message_start","message":' + user + b"}", False),
+              ("a2c", b'{"type":"agent_settled"}', False)]
+    res = run(str(write_recording(tmp_path / "d.jsonl", frames)), "--format", "json")
+    rows = [json.loads(line) for line in res.stdout.splitlines()]
+    missing = [r for r in rows if r["rule"] == "schema.missing_field"]
+    assert {r["frame"] for r in missing} == {1, 3}  # the agent's echo too: checked against pi-0.84 throughout
+    assert not any("showed the dialect" in r["message"] for r in missing)
+    assert "dialect pi-0.84 (frame 4: `agent_settled` event" in res.stderr
+
+
+def test_messages_name_the_detected_dialect_only() -> None:
+    pi087 = run("--seq", "14", f"{SHARED}/transcripts087/04_framing_and_errors.jsonl")
+    assert "unknown command type 'nope' in pi-0.84" in pi087.stdout
+    pi073 = run("--seq", "14", f"{SHARED}/transcripts/04_framing_and_errors.jsonl")  # no frame tells pi 0.73
+    assert "unknown command type 'nope' in any dialect" in pi073.stdout and "pi-0.73" not in pi073.stdout
+
+
+def test_schema_findings_on_a_response_name_its_request() -> None:
+    res = run("--format", "json", "--seq", "76", f"{SHARED}/transcripts/04_framing_and_errors.jsonl")
+    rows = [json.loads(line) for line in res.stdout.splitlines()]
+    assert rows and all(r["frame"] == 76 and r["group"] == "schema" and r["related"] == 75 for r in rows)

@@ -8,6 +8,7 @@ from rpcspy.cli.run_cmd import DIALECT_CHOICES
 from rpcspy.protocol import DIALECTS
 from rpcspy.recording import open_recording
 from rpcspy.recording.format import FindingEntry
+from tests.pump import proxyrun
 
 FAKE = str(Path(__file__).resolve().parents[1] / "pump" / "fake_agent.py")
 
@@ -65,3 +66,84 @@ def test_unanswered_command_is_reported_live(tmp_path: Path) -> None:
     proc.wait(30)
     assert live, "the overdue command was not reported while the session ran"
     assert live[0].dir == "c2a"
+
+
+# ---- live checking options ------------------------------------------------------------------------
+_PI = """
+import json, sys
+for line in sys.stdin:
+    c = json.loads(line)
+    print(json.dumps({"id": c.get("id"), "type": "response", "command": c.get("type"), "success": False,
+                      "error": "no"}), flush=True)
+    if c.get("type") == "prompt":
+        print('{"type":"agent_settled"}', flush=True)
+"""
+"""A clean little agent: an error response to every command; `agent_settled` (pi >= 0.84) after a prompt."""
+PI = [sys.executable, "-c", _PI]
+CRLF_AND_BOGUS = b'{"id":"a","type":"get_state"}\r\n{"id":"b","type":"bogus"}\n'
+
+
+def _findings(rec: Path) -> list[FindingEntry]:
+    return [e for e in open_recording(rec).entries() if isinstance(e, FindingEntry)]
+
+
+def test_report_to_a_file(tmp_path: Path) -> None:
+    rec, report = tmp_path / "r.jsonl", tmp_path / "report.txt"
+    done = proxyrun.run(rec, proxyrun.fake("respond"), CRLF_AND_BOGUS, "--report", str(report))
+    assert done.returncode == 0
+    text = report.read_text()
+    assert "warning framing.crlf at frame 2 c2a" in text and "error schema.unknown_type" in text
+    err = done.stderr.decode()
+    assert "framing.crlf" not in err and "protocol check: " in err  # stderr gets the summary only
+
+
+def test_report_level_hides_lesser_findings_but_records_them(tmp_path: Path) -> None:
+    rec = tmp_path / "r.jsonl"
+    done = proxyrun.run(rec, proxyrun.fake("respond"), CRLF_AND_BOGUS, "--report", "stderr", "--report-level", "error")
+    err = done.stderr.decode()
+    assert "schema.unknown_type" in err and "framing.crlf" not in err
+    assert {"framing.crlf", "schema.unknown_type"} <= {f.rule for f in _findings(rec)}
+
+
+def test_no_summary_without_errors(tmp_path: Path) -> None:
+    rec = tmp_path / "r.jsonl"
+    done = proxyrun.run(rec, PI, b'{"id":"a","type":"get_state"}\r\n')
+    assert done.returncode == 0 and b"rpcspy:" not in done.stderr, done.stderr
+    assert [(f.rule, f.severity) for f in _findings(rec)] == [("framing.crlf", "warning")]
+
+
+def test_ignore_live(tmp_path: Path) -> None:
+    rec = tmp_path / "r.jsonl"
+    done = proxyrun.run(rec, proxyrun.fake("respond"), CRLF_AND_BOGUS, "--report", "stderr", "--ignore", "framing.crlf")
+    assert b"framing.crlf" not in done.stderr and b"schema.unknown_type" in done.stderr
+    rules = {f.rule for f in _findings(rec)}
+    assert "framing.crlf" not in rules and "schema.unknown_type" in rules
+
+
+def test_strict_fields_live(tmp_path: Path) -> None:
+    line = b'{"id":"a","type":"get_state","bogus":1}\n'
+    for opts, severity in (((), "info"), (("--strict-fields",), "warning")):
+        rec = tmp_path / f"{severity}.jsonl"
+        proxyrun.run(rec, PI, line, *opts)
+        assert [(f.rule, f.severity) for f in _findings(rec)] == [("schema.unknown_field", severity)]
+
+
+def test_dialect_live(tmp_path: Path) -> None:
+    line = b'{"id":"a","type":"set_thinking_level","level":"max"}\n'  # "max" is new in pi 0.84
+    old, new = tmp_path / "old.jsonl", tmp_path / "new.jsonl"
+    done = proxyrun.run(old, PI, line, "--dialect", "pi-0.73", "--report", "stderr")
+    assert [f.rule for f in _findings(old)] == ["schema.bad_enum"]
+    assert b"dialect pi-0.73 (chosen with --dialect)" in done.stderr
+    proxyrun.run(new, PI, line, "--dialect", "pi-0.84")
+    assert _findings(new) == []
+
+
+def test_client_frames_before_detection_are_checked_live(tmp_path: Path) -> None:
+    rec = tmp_path / "r.jsonl"
+    image = b'{"type":"image","source":{"type":"base64","mediaType":"image/png","data":"aGk="}}'
+    done = proxyrun.run(rec, PI, b'{"id":"p","type":"prompt","message":"hi","images":[' + image + b"]}\n",
+                        "--report", "stderr")
+    [prompt] = [e.seq for e in open_recording(rec).frames() if e.dir == "c2a"]
+    late = [f for f in _findings(rec) if f.rule == "schema.missing_field"]
+    assert late and all(f.frame == prompt and "showed the dialect pi-0.84" in f.message for f in late)
+    assert b"schema.missing_field at frame %d" % prompt in done.stderr
