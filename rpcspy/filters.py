@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Container, Iterable
+from collections.abc import Callable, Collection, Container, Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
@@ -102,13 +102,18 @@ class FrameFilter:
                 return False
         return True
 
-    def match_finding(self, finding: Finding) -> bool:
-        """For a finding on its own: its frame's seq, its rule, group or severity, its message."""
+    def match_finding(self, finding: Finding, frame_keys: Iterable[str] = ()) -> bool:
+        """For a finding on its own: its frame's seq, its rule, group or severity, its message.
+
+        ``frame_keys`` are the :func:`type_keys` of the frame it is about, when the
+        caller knows them (``check``): ``--type prompt`` then keeps a prompt's findings.
+        """
         if self.dirs and finding.dir is not None and finding.dir not in self.dirs:
             return False
         if not self._in_ranges(finding.frame if finding.frame is not None else finding.seq, finding.t):
             return False
-        if self.types and not self._types_match((finding.rule, finding.group, finding.severity, "finding")):
+        if self.types and not self._types_match((finding.rule, finding.group, finding.severity, "finding",
+                                                 *frame_keys)):
             return False
         return self._re is None or bool(self._re.search(f"{finding.rule} {finding.message}"))
 
@@ -184,7 +189,9 @@ def filter_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--type", "f_type", multiple=True, metavar="GLOB",
                      help="Only frames of this type: an event or command type (agent_start, prompt), a response's "
                           "command, a message_update's event (text_delta), a UI method (select), stderr, invalid; "
-                          "other entries: start, exit, eof, note. Globs (tool_*), repeat or use commas."),
+                          "other entries: start, exit, eof, note. In check, a finding passes when the frame it "
+                          "is about does, or by its rule id, group or severity (schema.*, error). "
+                          "Globs (tool_*), repeat or use commas."),
         click.option("--time", "f_time", metavar="FROM..TO",
                      help="Only entries in this time range, seconds since the start: 1.5..3, ..10, 2.."),
         click.option("--seq", "f_seq", metavar="FROM..TO", help="Only entries in this seq range (10..40), or one seq."),
@@ -206,6 +213,17 @@ def filter_options(f: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(options):
         wrapper = option(wrapper)
     return wrapper
+
+
+def frame_keys(frames: Iterable[Frame], seqs: Collection[int]) -> dict[int, tuple[str, ...]]:
+    """The :func:`type_keys` of the frames with these seqs (for :meth:`FrameFilter.match_finding`)."""
+    keys: dict[int, tuple[str, ...]] = {}
+    for frame in frames:
+        if frame.seq in seqs:
+            keys[frame.seq] = type_keys(frame)
+            if len(keys) == len(seqs):
+                break
+    return keys
 
 
 def flagged_seqs(events: Iterable[Event]) -> set[int]:

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import click
 import pytest
 from click.testing import CliRunner
 
+from rpcspy.cli import main
 from rpcspy.events import Eof, Exit, Finding, Frame, Note
-from rpcspy.filters import FrameFilter, build_filter, filter_options, flagged_seqs, parse_range
+from rpcspy.filters import FrameFilter, build_filter, filter_options, flagged_seqs, frame_keys, parse_range
+
+MISUSE = Path(__file__).resolve().parents[1] / "recordings" / "pi-0.73.1-misuse.jsonl"
 
 
 def fr(seq: int, t: float, direction: str, data: bytes) -> Frame:
@@ -99,6 +105,30 @@ def test_findings_on_their_own() -> None:
     assert build_filter(seq="1").match_finding(f)  # the frame's seq counts
     assert not build_filter(dirs=["a2c"]).match_finding(f)
     assert build_filter(grep="cr lf").match_finding(f)
+
+
+def test_findings_by_the_type_of_their_frame() -> None:
+    f = Finding(7, 2.0, "correlation.idless_error", "warning", "correlation", "no id", frame=2, dir="a2c")
+    keys = frame_keys(ALL, {2, 99})
+    assert keys == {2: ("response", "prompt")}
+    assert build_filter(types=["prompt"]).match_finding(f, keys[2])  # the response's command
+    assert build_filter(types=["resp*"]).match_finding(f, keys[2])
+    assert build_filter(types=["correlation"]).match_finding(f, keys[2])  # rules still match
+    assert not build_filter(types=["agent_start"]).match_finding(f, keys[2])
+
+
+def _check(*args: str) -> list[dict]:
+    res = CliRunner().invoke(main, ["check", "--format", "json", str(MISUSE), *args])
+    assert res.exit_code in (0, 1), res.output
+    return [json.loads(x) for x in res.stdout.splitlines() if x.startswith("{")]
+
+
+@pytest.mark.skipif(not MISUSE.exists(), reason="recordings/ is not in this checkout")
+def test_check_type_matches_the_frame_a_finding_is_about() -> None:
+    assert [(f["frame"], f["rule"]) for f in _check("--type", "prompt")] == [(24, "misuse.prompt_while_streaming")]
+    assert {f["frame"] for f in _check("--type", "no_such_command")} == {8, 10}  # command and its response
+    assert {f["rule"] for f in _check("--type", "schema.*")} == {"schema.unknown_type", "schema.bad_enum"}
+    assert _check("--type", "agent_end") == []
 
 
 def test_click_options_give_one_filter_argument() -> None:

@@ -35,7 +35,14 @@ def command(recording: str, fmt: str, output: str | None, frames: bool, check: b
     collapsible row (pretty-printed JSON), assistant text and tool output
     visible, findings highlighted and listed at the top, and a text filter.
     """
-    from rpcspy.cli.recfile import atomic_output, open_or_fail, read_events, report_problems, want_progress
+    from rpcspy.cli.recfile import (
+        atomic_output,
+        flagged_frames,
+        open_or_fail,
+        read_events,
+        report_problems,
+        want_progress,
+    )
     from rpcspy.cli.show_cmd import header
     from rpcspy.render.html import html_page
     from rpcspy.render.timeline import Timeline
@@ -44,7 +51,8 @@ def command(recording: str, fmt: str, output: str | None, frames: bool, check: b
     if output is None:
         output = os.path.splitext(os.path.basename(recording))[0] + ".html"
     to_stdout = output == "-"
-    timeline = Timeline(coalesce=not frames, keep_frames=True, select=frame_filter if frame_filter.active else None)
+    timeline = Timeline(coalesce=not frames, keep_frames=True, select=frame_filter if frame_filter.active else None,
+                        flagged=flagged_frames(rec, frame_filter, check=check))
 
     def items() -> Any:
         for event in read_events(rec, check=check, progress=want_progress(sys.stdout if to_stdout else None)):
@@ -59,7 +67,7 @@ def command(recording: str, fmt: str, output: str | None, frames: bool, check: b
                 sys.stdout.write(piece)
             sys.stdout.flush()
         else:
-            with atomic_output(output, "w", encoding="utf-8", errors="surrogateescape") as f:
+            with atomic_output(output, "w", make_dirs=True, encoding="utf-8", errors="surrogateescape") as f:
                 for piece in page:
                     f.write(piece)
             click.echo(f"wrote {output}", err=True)

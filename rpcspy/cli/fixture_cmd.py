@@ -54,7 +54,7 @@ def command(recording: str, output: str, usage: bool, redact: tuple[str, ...], c
             raise click.BadParameter(f"{output} exists (--force overwrites it)", param_hint="-o")
     options = NormaliseOptions(usage=usage, redact=redact, compact_partials=compact_partials)
     lines = 0
-    with atomic_output(output) as f:
+    with atomic_output(output, make_dirs=True) as f:
         buf: list[bytes] = []
         for line in fixture_lines(rec.header, rec.entries(), options, source=os.path.abspath(recording),
                                   transcript=rec.kind != "rpcspy"):

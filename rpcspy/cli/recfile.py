@@ -41,19 +41,22 @@ def _isatty(stream: IO[Any]) -> bool:
 def make_console(file: IO[str] | None = None, *, color: str = "auto", width: int | None = None) -> Any:
     """A rich Console: colour on a terminal (or ``color="always"``), plain in a pipe.
 
-    Width: ``width`` if given, else the terminal's, else ``$COLUMNS`` or 100.
+    A non-empty ``$NO_COLOR`` (https://no-color.org) turns colour off unless ``color="always"``;
+    bold and dim remain on a terminal. Width: ``width`` if given, else the terminal's, else
+    ``$COLUMNS`` or 100.
     """
     from rich.console import Console
 
     file = file or sys.stdout
     tty = _isatty(file)
     force = {"always": True, "never": False}.get(color, tty)
+    no_color = not force or (color != "always" and os.environ.get("NO_COLOR", "") != "")
     if width is None and not tty:
         try:
             width = int(os.environ.get("COLUMNS", "100"))
         except ValueError:
             width = 100
-    console = Console(file=file, force_terminal=force, no_color=not force, color_system="auto" if force else None,
+    console = Console(file=file, force_terminal=force, no_color=no_color, color_system="auto" if force else None,
                       width=width, height=None if width is None else 50, highlight=False, emoji=False,
                       soft_wrap=False)
     console.on_broken_pipe = quiet_broken_pipe  # type: ignore[method-assign]  # rich would exit 1
@@ -62,7 +65,9 @@ def make_console(file: IO[str] | None = None, *, color: str = "auto", width: int
 
 def color_option(f: Any) -> Any:
     return click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto",
-                        show_default=True, help="Colour: on a terminal only (auto), always, or never.")(f)
+                        show_default=True,
+                        help="Colour: on a terminal only (auto; a non-empty NO_COLOR turns it off), always, "
+                             "or never.")(f)
 
 
 def read_events(rec: Any, *, check: bool = False, progress: bool = False) -> Iterator[Event]:
@@ -79,6 +84,33 @@ def read_events(rec: Any, *, check: bool = False, progress: bool = False) -> Ite
         if first is not None:
             return _chain(first, stream)
     return stream
+
+
+def flagged_frames(rec: Any, frame_filter: Any, *, check: bool = False) -> set[int] | None:
+    """For ``--with-findings``, the seqs of the frames findings are about (a first pass); else None."""
+    if not frame_filter.only_findings:
+        return None
+    from rpcspy.filters import flagged_seqs
+
+    return flagged_seqs(read_events(rec, check=check))
+
+
+def findings_passing(frame_filter: Any, findings: list[Any], path: str) -> list[Any]:
+    """The findings ``check`` reports under the filter: ``--type`` also matches the type or
+    command of the frame a finding is about (then the recording is read a second time)."""
+    if not frame_filter.active:
+        return findings
+    from rpcspy.filters import frame_keys
+    from rpcspy.recording import RecordingError, open_recording
+
+    keys: dict[int, tuple[str, ...]] = {}
+    about = {f.frame for f in findings if f.frame is not None}
+    if frame_filter.types and about:
+        try:
+            keys = frame_keys(open_recording(path).frames(), about)
+        except (OSError, RecordingError) as exc:
+            click.echo(f"rpcspy: warning: {path}: cannot read frame types: {exc}", err=True)
+    return [f for f in findings if frame_filter.match_finding(f, keys.get(f.frame, ()))]
 
 
 def _chain(first: Event, rest: Iterator[Event]) -> Iterator[Event]:
@@ -135,11 +167,15 @@ def quiet_broken_pipe() -> None:
 
 
 @contextlib.contextmanager
-def atomic_output(output: str, mode: str = "wb", **open_kwargs: Any) -> Iterator[IO[Any]]:
+def atomic_output(output: str, mode: str = "wb", *, make_dirs: bool = False, **open_kwargs: Any) -> Iterator[IO[Any]]:
     """Write ``output`` through a temporary file renamed into place (owner-only): a reader
-    never sees half a file, and a failure leaves no partial output but a clear error."""
+    never sees half a file, and a failure leaves no partial output but a clear error.
+    ``make_dirs`` creates missing parent directories first, as the proxy does for recordings."""
     tmp = f"{output}.{os.getpid()}.tmp"
     try:
+        parent = os.path.dirname(output)
+        if make_dirs and parent and not os.path.lexists(parent):  # a file in the way fails below: not a directory
+            os.makedirs(parent, exist_ok=True)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, mode, **open_kwargs) as f:
             yield f

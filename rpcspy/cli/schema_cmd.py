@@ -47,6 +47,8 @@ def command(dialect: str, direction: str | None, output: str | None, indent: int
     if output is None:
         click.echo(text, nl=False)
         return
-    with open(output, "w", encoding="utf-8") as f:
+    from rpcspy.cli.recfile import atomic_output
+
+    with atomic_output(output, "w", make_dirs=True, encoding="utf-8") as f:
         f.write(text)
     click.echo(f"rpcspy: wrote the {dialect} schema ({len(doc['$defs'])} definitions) to {output}", err=True)

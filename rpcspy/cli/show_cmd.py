@@ -57,11 +57,10 @@ def command(recording: str, frames: bool, raw: bool, full: bool, check: bool, wi
 
 def _raw(rec: Any, frame_filter: Any, check: bool) -> None:
     """Write the selected frames back as the bytes that crossed the pipe."""
-    from rpcspy.cli.recfile import read_events
+    from rpcspy.cli.recfile import flagged_frames, read_events
     from rpcspy.events import Frame
-    from rpcspy.filters import flagged_seqs
 
-    flagged = flagged_seqs(read_events(rec, check=check)) if frame_filter.only_findings else None
+    flagged = flagged_frames(rec, frame_filter, check=check)
     out = sys.stdout.buffer
     buf: list[bytes] = []
     size = 0
@@ -89,13 +88,14 @@ def _progress(output: Any) -> bool:
 
 def _timeline(rec: Any, frame_filter: Any, *, frames: bool, full: bool, check: bool, width: int | None,
               color: str) -> None:
-    from rpcspy.cli.recfile import make_console, read_events
+    from rpcspy.cli.recfile import flagged_frames, make_console, read_events
     from rpcspy.render.text import TextOptions, print_timeline
     from rpcspy.render.timeline import Timeline
 
     console = make_console(color=color, width=width)
     opts = TextOptions(full=full)
-    timeline = Timeline(coalesce=not frames, select=frame_filter if frame_filter.active else None)
+    timeline = Timeline(coalesce=not frames, select=frame_filter if frame_filter.active else None,
+                        flagged=flagged_frames(rec, frame_filter, check=check))
     console.print(header(rec, frame_filter), style="bold", highlight=False)
     counts = print_timeline(console, read_events(rec, check=check, progress=_progress(sys.stdout)), timeline, opts)
     console.print(counts.line(), style="dim", highlight=False)

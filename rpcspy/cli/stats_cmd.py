@@ -40,6 +40,7 @@ def command(recording: str, fmt: str, check: bool, color: str, frame_filter: Any
     import json
 
     from rpcspy.cli.recfile import (
+        flagged_frames,
         make_console,
         open_or_fail,
         quiet_broken_pipe,
@@ -48,11 +49,10 @@ def command(recording: str, fmt: str, check: bool, color: str, frame_filter: Any
         want_progress,
     )
     from rpcspy.events import Finding, Frame
-    from rpcspy.filters import flagged_seqs
     from rpcspy.stats import Stats
 
     rec = open_or_fail(recording)
-    flagged = flagged_seqs(read_events(rec, check=check)) if frame_filter.only_findings else None
+    flagged = flagged_frames(rec, frame_filter, check=check)
     stats = Stats()
     active = frame_filter.active
     counted: set[int] = set()

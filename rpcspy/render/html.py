@@ -108,13 +108,16 @@ def item_html(item: Item) -> str:
         classes.append(f"d-{item.dir}")
     if item.status:
         classes.append(f"s-{item.status}")
+    if item.injected:
+        classes.append("injected")
     findings = list(item.findings) + ([item.finding] if item.finding else [])
     if findings:
         classes.append(f"has-finding sev-{_worst(findings)}")
     head = [f'<span class="t">{item.t:.3f}</span><span class="seq">#{item.seq}</span>']
     mark = ARROWS.get(item.dir or "", "") if item.kind not in ("finding", "eof", "note") else ""
     head.append(f'<span class="arrow">{escape(mark)}</span>')
-    head.append(f'<span class="label">{escape(item.label)}{" (continued)" if item.continued else ""}</span>')
+    tags = (" (continued)" if item.continued else "") + (" (injected)" if item.injected else "")
+    head.append(f'<span class="label">{escape(item.label)}{tags}</span>')
     if item.ref is not None:
         head.append(f' <span class="ref">#{escape(item.ref)}</span>')
     if item.latency is not None:

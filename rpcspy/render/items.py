@@ -77,6 +77,8 @@ class Item:
     """Continues an item that other frames interrupted."""
     incomplete: bool = False
     """Its closing frame had not arrived (yet) when it was emitted."""
+    injected: bool = False
+    """A frame of it was injected by rpcspy (``rpcspy inject``, the REPL), not sent by the client."""
     selected: bool = True
     """False when the filter hides it; renderers skip unselected items."""
 
@@ -84,5 +86,6 @@ class Item:
         self.seqs.append(frame.seq)
         self.t_end = frame.t
         self.nbytes += len(frame.data)
+        self.injected = self.injected or frame.injected
         if keep:
             self.frames.append(frame)

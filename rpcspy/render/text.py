@@ -84,6 +84,8 @@ def headline(item: Item) -> Text:
     text.append(clean(item.label), style)
     if item.continued:
         text.append(" (continued)", "dim")
+    if item.injected:
+        text.append(" (injected)", "dim")
     if item.ref is not None:
         ref = clean(item.ref)
         text.append(f" #{ref[:8] + '…' if len(ref) > 20 else ref}", "dim cyan")

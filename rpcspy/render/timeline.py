@@ -12,12 +12,14 @@ continues in a new item marked ``continued``.
 Findings follow the frame they are about (the checker emits them right after
 it). The last item is therefore held back until the next frame arrives (or
 :meth:`Timeline.flush` is called at the end of a batch), so its findings are
-attached to it and shown inline.
+attached to it and shown inline. A finding that comes later (one the checker can
+only tell at a later frame) is an item of its own.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Container
 from typing import Any, Protocol
 
 from rpcspy.events import Event, Finding, Frame
@@ -59,13 +61,18 @@ class Timeline:
 
     ``coalesce=False`` gives one item per frame (``rpcspy show --frames``);
     ``keep_frames`` stores the frames in their items (HTML export);
-    ``select`` marks items the filter hides as ``selected=False``.
+    ``select`` marks items the filter hides as ``selected=False``;
+    ``flagged`` (the seqs findings are about, from a first pass over a
+    recording) lets ``select.only_findings`` keep an item whose finding comes
+    only after a later frame: without it, only findings already attached count.
     """
 
-    def __init__(self, *, coalesce: bool = True, keep_frames: bool = False, select: Selector | None = None) -> None:
+    def __init__(self, *, coalesce: bool = True, keep_frames: bool = False, select: Selector | None = None,
+                 flagged: Container[int] | None = None) -> None:
         self.coalesce = coalesce
         self.keep_frames = keep_frames
         self.select = select
+        self.flagged = flagged
         self._group: _Group | None = None
         self._tail: Item | None = None
         self._pairer = Pairer()
@@ -119,7 +126,8 @@ class Timeline:
         return item
 
     def _emit(self, item: Item, out: list[Item]) -> None:
-        if self.select is not None and self.select.only_findings and item.seqs and not item.findings:
+        if self.select is not None and self.select.only_findings and item.seqs and not item.findings \
+                and (self.flagged is None or not any(s in self.flagged for s in item.seqs)):
             item.selected = False
         for s in item.seqs:
             self._shown[s] = item.selected

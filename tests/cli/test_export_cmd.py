@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,8 @@ from click.testing import CliRunner
 
 from rpcspy.cli import main
 from tests.render.sample import write_sample
+
+MISUSE = Path(__file__).resolve().parents[2] / "recordings" / "pi-0.73.1-misuse.jsonl"
 
 
 @pytest.fixture(scope="module")
@@ -38,6 +41,25 @@ def test_default_name_and_stdout(sample: Path, tmp_path: Path) -> None:
     assert res.output.count('<div class="item') == 2
 
 
+def test_missing_directories_are_created(sample: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    with runner.isolated_filesystem(temp_dir=tmp_path):
+        res = runner.invoke(main, ["export", str(sample), "-o", "no/dir/x.html"])
+        assert res.exit_code == 0, res.output
+        assert Path("no/dir/x.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
 def test_unwritable_output(sample: Path, tmp_path: Path) -> None:
-    res = CliRunner().invoke(main, ["export", str(sample), "-o", str(tmp_path / "no" / "dir" / "x.html")])
-    assert res.exit_code == 1 and "cannot write" in res.output
+    (tmp_path / "file").write_text("")
+    res = CliRunner().invoke(main, ["export", str(sample), "-o", str(tmp_path / "file" / "x.html")])
+    assert res.exit_code == 1 and "cannot write" in res.output and "Not a directory" in res.output
+    assert list(tmp_path.iterdir()) == [tmp_path / "file"]
+
+
+@pytest.mark.skipif(not MISUSE.exists(), reason="recordings/ is not in this checkout")
+def test_with_findings_keeps_a_frame_whose_finding_comes_after_a_later_frame() -> None:
+    """misuse.prompt_while_streaming (finding #26) is about prompt #24 but written after frame #25."""
+    res = CliRunner().invoke(main, ["export", str(MISUSE), "--with-findings", "-o", "-"])
+    assert res.exit_code == 0, res.output
+    assert re.findall(r'<div class="item[^"]*" id="s(\d+)"', res.output) == ["2", "5", "8", "10", "12", "24", "26"]
+    assert "misuse.prompt_while_streaming" in res.output

@@ -28,6 +28,16 @@ def test_writes_fixture(tmp_path: Path):
     assert b"sessionId" in original and text.count(b"00000000-0000-4000-8000-0000000000") > 0
 
 
+def test_creates_missing_directories(tmp_path: Path):
+    """The README's step 5, in a fresh directory: tests/fixtures/ does not exist yet."""
+    runner = CliRunner()
+    with runner.isolated_filesystem(temp_dir=tmp_path):
+        r = runner.invoke(command, [f"{T}/01_basic_text_prompt.jsonl", "-o", "tests/fixtures/basic.jsonl"])
+        assert r.exit_code == 0, r.output
+        assert open_recording("tests/fixtures/basic.jsonl").header.source.endswith("01_basic_text_prompt.jsonl")
+        assert sorted(p.name for p in Path("tests/fixtures").iterdir()) == ["basic.jsonl"]  # no temporary left
+
+
 def test_refuses_existing_and_self(tmp_path: Path):
     out = tmp_path / "f.jsonl"
     out.write_text("x")

@@ -102,7 +102,7 @@ def test_the_repl_attaches_injects_and_detaches(env: dict[str, str], tmp_path: P
             assert f"injecting into session {proc.pid}" in shown
             t.set_mark()
             t.line("get_state")
-            t.wait_for("→ get_state #rpcspy-inject-1", "✓ get_state #rpcspy-inject-1")
+            t.wait_for("→ get_state (injected) #rpcspy-inject-1", "✓ get_state (injected) #rpcspy-inject-1")
             t.set_mark()
             proc.stdin.write(b'{"id":"c2","type":"get_state"}\n')  # the client goes on; we watch it
             proc.stdin.flush()

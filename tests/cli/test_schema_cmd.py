@@ -38,6 +38,15 @@ def test_writes_a_file(tmp_path: Path) -> None:
     assert {"Ready", "HostToolCall", "SetHostTools"} <= set(doc["$defs"])
 
 
+def test_writes_into_new_directories_and_says_why_it_cannot(tmp_path: Path) -> None:
+    out = tmp_path / "schemas" / "pi.json"
+    assert CliRunner().invoke(main, ["schema", "-o", str(out)]).exit_code == 0
+    assert json.loads(out.read_text())["$defs"]
+    (tmp_path / "file").write_text("x")
+    result = CliRunner().invoke(main, ["schema", "-o", str(tmp_path / "file" / "pi.json")])
+    assert result.exit_code == 1 and "cannot write" in result.output and "Traceback" not in result.output
+
+
 def test_list_and_bad_dialect() -> None:
     result = CliRunner().invoke(main, ["schema", "--list"])
     assert result.exit_code == 0 and all(d in result.output for d in DIALECTS)

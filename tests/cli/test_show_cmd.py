@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from tests.render.sample import write_sample
 
 ROOT = Path(__file__).resolve().parents[2]
 T04 = ROOT / "tests/golden/inputs/pi073_04_framing_and_errors.jsonl"
+MISUSE = ROOT / "recordings" / "pi-0.73.1-misuse.jsonl"
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +46,25 @@ def test_colour_when_asked(sample: Path) -> None:
     assert "\x1b[" in out
 
 
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(("no_color", "option", "coloured"), [
+    ("", "auto", True), ("1", "auto", False), ("1", "always", True), ("", "never", False)])
+def test_no_color_is_honoured_on_a_terminal_unless_colour_is_forced(monkeypatch: pytest.MonkeyPatch, no_color: str,
+                                                                   option: str, coloured: bool) -> None:
+    from rpcspy.cli.recfile import make_console
+
+    monkeypatch.setenv("NO_COLOR", no_color)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    out = _Tty()
+    make_console(out, color=option, width=80).print("[red]red[/] [bold]bold[/]")
+    assert ("\x1b[31m" in out.getvalue()) is coloured
+    assert ("\x1b[1m" in out.getvalue()) is (option != "never")  # NO_COLOR is about colour, not bold
+
+
 def test_frames_mode_has_a_line_per_frame(sample: Path) -> None:
     _, out, _ = show(str(sample), "--frames", "--type", "message_update")
     rows = [x for x in out.splitlines() if x.split()[2:4] == ["←", "message_update"]]
@@ -59,6 +80,18 @@ def test_filters_apply(sample: Path) -> None:
     assert "stderr  2 lines" in out and "prompt" not in out
     code, out, _ = show(str(sample), "--time", "x")
     assert code == 2 and "bad --time" in out
+
+
+@pytest.mark.skipif(not MISUSE.exists(), reason="recordings/ is not in this checkout")
+def test_with_findings_keeps_a_frame_whose_finding_comes_after_a_later_frame() -> None:
+    """misuse.prompt_while_streaming (finding #26) is about prompt #24 but written after frame #25."""
+    _, out, _ = show("--with-findings", str(MISUSE))
+    lines = out.splitlines()
+    assert any(x.split()[1:4] == ["#24", "→", "prompt"] for x in lines)
+    assert any(x.split()[1:5] == ["#26", "⚠", "warning", "misuse.prompt_while_streaming:"] for x in lines)
+    assert lines[-1] == "── 7 items · 21 hidden by the filter · 6 findings"
+    _, _, raw = show("--raw", "--with-findings", str(MISUSE))
+    assert len(raw.splitlines()) == 6 and b'"id": "p2", "type": "prompt"' in raw
 
 
 def test_raw_agent_stdout_byte_for_byte_from_a_recording(sample: Path) -> None:

@@ -1,7 +1,8 @@
 """A small deterministic rpcspy recording with every kind of entry, for tests.
 
 It is written with the real writer functions, so it follows the recording format
-as it is now: header, start, both directions, stderr, findings, EOF, exit.
+as it is now: header, start, both directions (one client frame injected), stderr, findings,
+EOF, exit.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def sample_events() -> list[Event]:
     add("finding", 1.31, "stream.partial_ahead", "info", "partial text is ahead of the deltas", d1,
         path="$.assistantMessageEvent.partial")
     add("frame", 1.32, a2c, _update({"type": "text_delta", "contentIndex": 1, "delta": "lo \u2028world"}, "Hello \u2028world"))
-    add("frame", 1.4, c2a, _j({"id": "s1", "type": "steer", "message": "be brief"}))
+    add("frame", 1.4, c2a, _j({"id": "s1", "type": "steer", "message": "be brief"}), injected=True)  # rpcspy inject
     add("frame", 1.41, a2c, _j({"id": "s1", "type": "response", "command": "steer", "success": True}))
     add("frame", 1.42, a2c, _update({"type": "text_delta", "contentIndex": 1, "delta": "!"}, "Hello \u2028world!"))
     add("frame", 1.43, a2c, _update({"type": "thinking_end", "contentIndex": 0, "content": "User wants hi."}, ""))

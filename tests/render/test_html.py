@@ -46,6 +46,8 @@ def test_every_frame_is_in_a_collapsed_row_and_findings_are_marked(sample_page: 
     assert "<details open" not in sample_page
     assert sample_page.count(" has-finding sev-") == 3
     assert 'class="item k-invalid d-a2c s-error has-finding sev-error"' in sample_page
+    assert 'class="item k-command d-c2a injected" id="s17"' in sample_page
+    assert '<span class="label">steer (injected)</span>' in sample_page
 
 
 def test_frame_content_is_escaped() -> None:
@@ -96,16 +98,27 @@ def test_page_renders_in_headless_chromium(sample_page: str, tmp_path: Path) -> 
     blank = tmp_path / "blank.png"
     (tmp_path / "blank.html").write_text("<!DOCTYPE html><html><body></body></html>")
 
-    def screenshot(url: str, out: Path) -> None:
-        subprocess.run(
+    def chromium(*args: str) -> str:
+        return subprocess.run(
             [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-             "--disable-component-update", "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
-             f"--screenshot={out}", "--window-size=1200,900", url],
-            check=True, capture_output=True, timeout=90,
-        )
+             "--disable-component-update", "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}", *args],
+            check=True, capture_output=True, timeout=90, text=True,
+        ).stdout
 
-    screenshot(page.as_uri(), shot)
-    screenshot((tmp_path / "blank.html").as_uri(), blank)
+    chromium(f"--screenshot={shot}", "--window-size=1200,900", page.as_uri())
+    chromium(f"--screenshot={blank}", "--window-size=1200,900", (tmp_path / "blank.html").as_uri())
     assert _png_size(shot) == (1200, 900)
     assert shot.stat().st_size > 20_000
     assert _distinct_colours(shot) > 3 * _distinct_colours(blank)
+
+    # The DOM after the page's script ran: it built the list of findings at the top, each linking to its row.
+    dom = chromium("--dump-dom", page.as_uri())
+    box = re.search(r'<div id="findings">(.*?)</div></header>', dom, re.S)
+    assert box is not None, dom[:2000]
+    assert "<b>3 findings</b>" in box.group(1) and "no findings" not in box.group(1)
+    links = re.findall(r'<li class="f-(\w+)"><a href="#(s\d+)">', box.group(1))
+    assert [sev for sev, _ in links] == ["info", "warning", "error"]
+    assert all(f'id="{target}"' in dom for _, target in links)
+    frames = sum(1 for e in sample_events() if type(e).__name__ == "Frame")
+    assert dom.count('<pre class="frame"') == frames and dom.count("<details>") > 0  # collapsible, collapsed
+    assert "<details open" not in dom and 'class="item' in dom and " hidden" not in dom

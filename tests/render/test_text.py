@@ -26,6 +26,16 @@ def test_headline_fields() -> None:
     assert render(item) == "    1.500    #12 ← ✓ prompt #p1 (100 ms)  data\n"
 
 
+def test_injected_frames_are_marked() -> None:
+    from rpcspy.events import Frame
+
+    item = Item(kind="command", seq=3, t=1.0, dir="c2a", label="steer", ref="s1")
+    item.add_frame(Frame(3, 1.0, "c2a", b"{}", injected=True), False)
+    assert item.injected
+    assert render(item) == "    1.000     #3 → steer (injected) #s1\n"
+    assert "\x1b[2m (injected)" in render(item, color=True)  # dim
+
+
 def test_headline_is_cut_to_the_width_and_blocks_wrap_under_the_indent() -> None:
     item = Item(kind="assistant", seq=1, t=0.0, dir="a2c", label="assistant", summary="s" * 300,
                 blocks=[Block("text", "word " * 40)])

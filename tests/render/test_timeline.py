@@ -199,6 +199,17 @@ def test_filter_hides_items_and_only_findings_keeps_flagged_ones() -> None:
     assert [i.selected for i in flagged] == [False, True, False]
 
 
+def test_only_findings_keeps_a_frame_whose_finding_comes_after_a_later_frame() -> None:
+    f = Seq()
+    a = f("c2a", {"id": "1", "type": "prompt"})
+    b = f("a2c", {"id": "1", "type": "response", "command": "prompt", "success": False})
+    events = [a, b, f.finding(a.seq, "late")]
+    only = FrameFilter(only_findings=True)
+    assert [i.selected for i in run(events, select=only)] == [False, False, False]  # live: not known in time
+    items = run(events, select=only, flagged={a.seq})
+    assert [(i.kind, i.selected) for i in items] == [("command", True), ("response", False), ("finding", True)]
+
+
 def test_process_events() -> None:
     items = run([Exit(1, 2.0, 143, 15)])
     assert items[0].label == "exit 143" and "SIGTERM" in items[0].summary and items[0].status == "error"
