@@ -23,8 +23,8 @@ from rpcspy.pump import wire
 from rpcspy.pump.hub import Dispatcher, Observer
 from rpcspy.pump.pipesink import PipeSink
 from rpcspy.pump.spawn import F_SETPIPE_SZ, PIPE_SIZE
-from rpcspy.pump import tape as tape_module
 from rpcspy.pump.spool import Spool
+from rpcspy.pump.tape import AVAILABLE as TAPE_AVAILABLE
 from rpcspy.pump.tape import Tape
 
 Warn = Callable[[str], None]
@@ -120,7 +120,7 @@ def fork_observers(
 
 
 def _open_tape(warn: Warn) -> Tape | None:
-    if not tape_module.AVAILABLE:
+    if not TAPE_AVAILABLE:
         return None
     try:
         return Tape()

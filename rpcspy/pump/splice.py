@@ -16,9 +16,8 @@ from collections.abc import Callable
 
 from rpcspy.events import Note
 from rpcspy.pump import wire
-from rpcspy.pump import tape as tape_module
-from rpcspy.pump.tape import Tape
 from rpcspy.pump.relay import CHUNK, Relay
+from rpcspy.pump.tape import SendRefused, Tape, pipe_holds
 
 SMALL = 1 << 16
 """Agent output below this many bytes (waiting in the pipe) is copied, not put on the tape."""
@@ -136,6 +135,9 @@ class AgentRelay(Relay):
         self._wake_r, self._wake_w = os.pipe()
         self._plain = threading.Event()
         self._last_byte_was_nl = True
+        """Whether the last bytes forwarded ended a line, unless they came from the tape (below)."""
+        self._tape_last = False
+        """The last bytes forwarded were the tape's last: look there when it matters."""
         self._sendfile = True
         self._at_line_start = True
         self._state = "pass"  # for the current line: pass, divert, or hold (undecided)
@@ -161,9 +163,16 @@ class AgentRelay(Relay):
                 self._at_eof()
                 return
         finally:
-            self._at_line_start = self._last_byte_was_nl
+            self._at_line_start = self._ended_line(tape)
             self._plain.set()
         super().run()
+
+    def _ended_line(self, tape: Tape | None) -> bool:
+        """Whether the last bytes forwarded ended a line: asked once, on leaving the tape path
+        (the plain path needs it for injections), rather than for every chunk forwarded."""
+        if self._tape_last and tape is not None:
+            return tape.read(tape.written - 1, 1) == b"\n"
+        return self._last_byte_was_nl
 
     def _by_tape(self, tape: Tape) -> bool:
         """Bulk output goes agent pipe -> tape -> client inside the kernel; small chunks are copied.
@@ -176,7 +185,7 @@ class AgentRelay(Relay):
             if self._wake_r in select.select([src, self._wake_r], [], [])[0]:
                 os.read(self._wake_r, 64)
                 continue
-            if 0 < tape_module.pipe_holds(src) < SMALL:
+            if 0 < pipe_holds(src) < SMALL:
                 self._copy_small()
                 continue
             if sink.dead:  # type: ignore[attr-defined]  # nobody reads the tape any more
@@ -192,6 +201,7 @@ class AgentRelay(Relay):
                 return False
             if n == 0:
                 return True
+            self._tape_last = True
             self.bytes += n
             sink.publish_tape(self.direction, clock(), n)  # type: ignore[attr-defined]
             self._send(tape, start, n)
@@ -203,19 +213,18 @@ class AgentRelay(Relay):
         chunk = os.read(self.src, SMALL)
         t = self.clock()
         self.bytes += len(chunk)
-        self._last_byte_was_nl = chunk.endswith(b"\n")
+        self._last_byte_was_nl, self._tape_last = chunk.endswith(b"\n"), False
         self._pass(chunk, t)
 
     def _send(self, tape: Tape, start: int, n: int) -> None:
         """Forward the ``n`` bytes at ``start`` of the tape (or nothing if the client is gone)."""
-        self._last_byte_was_nl = tape.read(start + n - 1, 1) == b"\n"
         if not self.dst_open:
             return
         try:
             if self._sendfile:
                 tape.send(self.dst, start, n)
                 return
-        except tape_module.SendRefused as exc:  # e.g. a terminal, or a file opened O_APPEND: copy
+        except SendRefused as exc:  # e.g. a terminal, or a file opened O_APPEND: copy
             self._sendfile = False
             start, n = start + n - exc.left, exc.left
         except OSError as exc:

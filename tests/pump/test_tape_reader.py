@@ -13,7 +13,7 @@ import pytest
 from rpcspy.pump import observer_process
 from rpcspy.pump.observer_process import _TapeReader
 from rpcspy.pump.spawn import F_SETPIPE_SZ
-from rpcspy.pump.tape import AVAILABLE, Tape
+from rpcspy.pump.tape import AVAILABLE, RELEASE_STEP, Tape
 
 pytestmark = pytest.mark.skipif(not AVAILABLE, reason="splice/sendfile are Linux-only")
 
@@ -70,3 +70,16 @@ def test_a_trickle_is_read_at_once(tmp_path: Path) -> None:
     returned = time.monotonic()
     writer.join()
     assert got == b"b" * 1000 and returned < done[0]
+
+
+def test_what_observers_read_is_given_back(tmp_path: Path) -> None:
+    tape = Tape(str(tmp_path))
+    r, w = os.pipe()
+    chunk = b"c" * 65536
+    while tape.written < RELEASE_STEP + len(chunk):
+        os.write(w, chunk)
+        tape.append_from(r, len(chunk))
+    reader = _TapeReader(tape)
+    while reader.offset < RELEASE_STEP:
+        assert reader.take(len(chunk)) == chunk
+    assert tape.released == RELEASE_STEP  # punched out, in whole steps
