@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator
-from typing import Union
+from typing import TypeVar, Union
 
 import msgspec
 
@@ -61,12 +61,15 @@ def _frame_type(item: PlayItem) -> object:
         return None
 
 
-def _late_ready(items: Iterable[PlayItem]) -> PlayItem | None:
-    """The first ``ready`` among agent items (in order), unless a response came before it."""
-    for item in items:
+K = TypeVar("K")
+
+
+def _late_ready(items: Iterable[tuple[K, PlayItem]]) -> tuple[K, PlayItem] | None:
+    """The first ``ready`` among ``(where, item)`` pairs in order, unless a response came before it."""
+    for where, item in items:
         typ = _frame_type(item)
         if typ == "ready":
-            return item
+            return where, item
         if typ == "response":
             return None
     return None
@@ -173,13 +176,11 @@ class MemorySource:
                 segments[k - 1].extend(segments[k][:n])
                 del segments[k][:n]
         if not any(_frame_type(i) == "ready" for i in self._prelude):
-            ready = _late_ready(i for seg in segments[1:] for i in seg)
-            for seg in segments[1:] if ready is not None else ():
-                kept = [i for i in seg if i is not ready]
-                if len(kept) < len(seg):
-                    seg[:] = kept
-                    self._prelude.append(ready)  # type: ignore[arg-type]
-                    break
+            found = _late_ready(((k, j), item) for k in range(1, len(segments)) for j, item in enumerate(segments[k]))
+            if found is not None:
+                (k, j), ready = found
+                del segments[k][j]
+                self._prelude.append(ready)
         self._next = 0
         self.commands: list[RecordedCommand] = []
 
@@ -359,18 +360,11 @@ class FileSource:
 
     def _take_late_ready(self, first: RecordedCommand) -> Iterator[PlayItem]:
         """A ``ready`` after ``first`` (the first client line) but before any response, if any."""
-        where = [-1]
-
-        def agent_items() -> Iterator[PlayItem]:
-            for off, _nxt, line in _lines(self._fd, first.start, first.start + READY_SCAN):
-                item = parse_line(line)
-                if isinstance(item, PlayItem) and item.t >= first.t:  # earlier ones went with the prelude
-                    where[0] = off
-                    yield item
-
-        ready = _late_ready(agent_items())  # stops at the ready: ``where`` holds its offset
-        if ready is not None:
-            self._moved = where[0]
+        lines = ((off, parse_line(line)) for off, _nxt, line in _lines(self._fd, first.start, first.start + READY_SCAN))
+        found = _late_ready((off, item) for off, item in lines
+                            if isinstance(item, PlayItem) and item.t >= first.t)  # earlier ones: in the prelude
+        if found is not None:
+            self._moved, ready = found
             yield ready
 
     def exchange(self, cmd: RecordedCommand) -> Iterator[PlayItem]:
