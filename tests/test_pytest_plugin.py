@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 from rpcspy.pytest_plugin import ReplayFactory
-from tests.paths import SHARED as SHARED_DIR
+from tests.paths import DATA
 
-REC = str(SHARED_DIR / "transcripts/structured/01_basic_text_prompt.jsonl")
+REC = str(DATA / "transcripts/structured/01_basic_text_prompt.jsonl")
 
 
 INNER = f'''
