@@ -52,7 +52,8 @@ class DefaultGroup(click.Group):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] not in COMMANDS and args[0] not in ("--help", "-h", "--version"):
-            _refuse_typo(ctx, args[0])
+            if not ctx.resilient_parsing:  # shell completion parses half-typed lines
+                _refuse_typo(ctx, args[0])
             args = ["run", *args]
         return super().parse_args(ctx, args)
 

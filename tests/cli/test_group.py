@@ -46,3 +46,24 @@ def test_agents_still_start_with_and_without_the_separator(tmp_path: Path) -> No
     assert rpcspy(tmp_path, *quiet, "--no-record", sys.executable, "-c", "pass").returncode == 0
     # the agent's own options after its name are its own, not rpcspy's
     assert rpcspy(tmp_path, *quiet, "--no-record", "sh", "-c", "exit 5", "--speed").returncode == 5
+
+
+def complete(words: str) -> str:
+    env = {"_RPCSPY_COMPLETE": "bash_complete", "COMP_WORDS": words, "COMP_CWORD": str(len(words.split()) - 1)}
+    r = CliRunner().invoke(main, [], prog_name="rpcspy", env=env)
+    assert r.exit_code == 0, (r.output, r.exception)
+    return r.output
+
+
+def test_shell_completion_offers_commands_and_survives_a_typo() -> None:
+    """The README's completion set-up: `_RPCSPY_COMPLETE=bash_complete` answers; a typo is no traceback."""
+    assert "plain,show" in complete("rpcspy sho").splitlines()
+    assert "plain,--frames" in complete("rpcspy show --fr").splitlines()
+    assert complete("rpcspy shwo x").strip() == ""
+    assert complete("rpcspy -V x").strip() == ""
+
+
+def test_readme_shows_the_completion_set_up() -> None:
+    text = (REPO / "README.md").read_text()
+    for shell in ("bash", "zsh", "fish"):
+        assert f"_RPCSPY_COMPLETE={shell}_source rpcspy" in text
