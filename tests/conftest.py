@@ -7,8 +7,11 @@ if that fails the tests FAIL, unless ``RPCSPY_SKIP_AGENTS=1`` turns it into a sk
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +23,12 @@ from hypothesis import HealthCheck, settings
 # 200 ms deadline fails for reasons that have nothing to do with the code.
 settings.register_profile("rpcspy", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "rpcspy"))
+
+# Proxies started by tests offer their control socket in a runtime directory of this test session,
+# never in the user's own (so `rpcspy sessions` outside the suite does not list them).
+USER_RUNTIME_DIR = os.environ.get("XDG_RUNTIME_DIR")
+os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="rpcspy-tests-run-")
+atexit.register(shutil.rmtree, os.environ["XDG_RUNTIME_DIR"], True)
 
 _ROOT = Path(__file__).resolve().parents[1]
 if str(_ROOT) not in sys.path:

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 from rpcspy.pytest_plugin import ReplayFactory
-from tests.paths import SHARED as SHARED_DIR
+from tests.paths import DATA
 
-REC = str(SHARED_DIR / "transcripts/structured/01_basic_text_prompt.jsonl")
+REC = str(DATA / "transcripts/structured/01_basic_text_prompt.jsonl")
 
 
 INNER = f'''
@@ -55,10 +55,21 @@ def test_plugin_in_inner_pytest(tmp_path: Path):
 
 
 def test_factory_argv(tmp_path: Path):
-    f = ReplayFactory(tmp_path)
+    (tmp_path / "rec.jsonl").write_text("{}")
+    f = ReplayFactory(tmp_path, base=tmp_path)
     argv = f("rec.jsonl", match="type", speed=2, strict=True, reuse=True, redact=["a+"], usage=True,
              record=tmp_path / "o.jsonl", no_stderr=True, python="py")
     assert argv == ["py", "-m", "rpcspy", "replay", "--speed", "2.0", "--report", str(tmp_path / "replay-1.json"),
                     "--match", "type", "--strict", "--reuse", "--usage", "--no-stderr", "--redact", "a+",
-                    "-o", str(tmp_path / "o.jsonl"), "rec.jsonl"]
+                    "-o", str(tmp_path / "o.jsonl"), str(tmp_path / "rec.jsonl")]
     assert f.problems() == []  # no report written yet: nothing to complain about
+
+
+def test_factory_records_through_the_proxy_when_the_mode_says_so(tmp_path: Path):
+    (tmp_path / "there.jsonl").write_text("{}")
+    once = ReplayFactory(tmp_path, base=tmp_path, mode="once", agent=["pi", "--mode", "rpc"])
+    assert once("there.jsonl", python="py")[:4] == ["py", "-m", "rpcspy", "replay"]  # present: replayed
+    assert once("missing.jsonl", python="py") == ["py", "-m", "rpcspy", "run", "-o", str(tmp_path / "record-1.jsonl"),
+                                                  "--no-control", "--", "pi", "--mode", "rpc"]
+    every = ReplayFactory(tmp_path, base=tmp_path, mode="all", agent=["pi"])
+    assert every("there.jsonl", python="py", agent=["omp"])[-2:] == ["--", "omp"]  # the call's agent wins

@@ -18,3 +18,37 @@ def test_ci_runs_the_readme_test_command() -> None:
     run = (ROOT / ".ci" / "run").read_text()
     assert re.search(r"^exec scripts/test\b", run, re.M)
     assert (ROOT / "scripts" / "test").stat().st_mode & 0o111
+
+
+def test_readme_commands_name_what_exists() -> None:
+    """`pip install . && rpcspy demo`: the package installs an `rpcspy` script that has `demo`;
+    `scripts/test`: installs the `test` extra and the agents with files that exist."""
+    import tomllib
+
+    from rpcspy.cli import COMMANDS
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["scripts"]["rpcspy"] == "rpcspy.cli:main" and "demo" in COMMANDS
+    assert "test" in project["optional-dependencies"]
+    script = (ROOT / "scripts" / "test").read_text()
+    assert "-e '.[test]'" in script and "scripts/install-agents" in script
+    assert (ROOT / "scripts" / "install-agents").stat().st_mode & 0o111
+
+
+def test_readme_says_what_a_fresh_machine_needs() -> None:
+    intro = (ROOT / "README.md").read_text().split("\n## ", 1)[0]
+    for need in ("Python 3.11", "venv", "root", "npm", "chromium"):
+        assert need in intro, need
+
+
+def test_nothing_outside_the_checkout_is_read() -> None:
+    """Tests, scripts and CI carry their own inputs (tests/data): no `../shared`, no RPCSPY_SHARED."""
+    offenders = []
+    for folder in ("tests", "scripts", ".ci"):
+        for path in (ROOT / folder).rglob("*"):
+            if not path.is_file() or path.suffix == ".jsonl" or path == Path(__file__).resolve():
+                continue
+            text = path.read_text(errors="replace")
+            if re.search(r"\.\./shared|RPCSPY_SHARED|parent / \"shared\"|parents\[\d\] / \"shared\"", text):
+                offenders.append(str(path.relative_to(ROOT)))
+    assert offenders == []

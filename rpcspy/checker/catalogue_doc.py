@@ -49,6 +49,10 @@ OUTPUT = """\
 finding and a summary line per recording; `--format junit` one testcase per finding. On stderr, each
 recording gets a line with the dialect used and why: `--dialect auto` detects it in a first pass
 over the recording (the agent frame that decided it is named), so every frame is checked against it.
+
+`FILE:N` is always a frame number (the frame's `seq`, as `show --frames` prints it), never a line of
+the file. A line the reader cannot parse is a warning on stderr that says so in words:
+`rpcspy: warning: FILE: line N: truncated last line: ...`.
 """
 
 

@@ -52,8 +52,29 @@ class DefaultGroup(click.Group):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] not in COMMANDS and args[0] not in ("--help", "-h", "--version"):
+            if not ctx.resilient_parsing:  # shell completion parses half-typed lines
+                _refuse_typo(ctx, args[0])
             args = ["run", *args]
         return super().parse_args(ctx, args)
+
+
+def _refuse_typo(ctx: click.Context, word: str) -> None:
+    """A first word (no ``--`` before it) that misspells a command is a usage error, not an agent to start.
+
+    A word found on PATH is an agent (``rpcspy sh -c ...`` runs sh); options go to ``run``, which refuses
+    the ones it does not know.
+    """
+    if word.startswith("-"):
+        if word in ("-V", "-v", "-version"):
+            raise click.UsageError(f"no such option: {word}; did you mean --version?", ctx)
+        return
+    import difflib
+    import shutil
+
+    close = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.6)
+    if close and "/" not in word and shutil.which(word) is None:
+        raise click.UsageError(f"no such command: {word!r}; did you mean {close[0]!r}?\n"
+                               f"To proxy an agent called {word!r}, put it after --: rpcspy -- {word} ...", ctx)
 
 
 @click.group(

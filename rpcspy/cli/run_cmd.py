@@ -14,7 +14,7 @@ DIALECT_CHOICES = ("auto", "pi-0.73", "pi-0.84", "pi-feb2026", "omp")
 
 @click.command(
     "run",
-    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+    context_settings={"allow_interspersed_args": False},
     epilog="""\b
 Examples:
   rpcspy -- pi --mode rpc

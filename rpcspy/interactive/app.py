@@ -293,7 +293,7 @@ class ReplApp:
         out = prepare(parsed, schema, self.ids)
         if out.refused:
             self.out(Text.assemble(("✗ not sent: ", "bold red"), (out.refused, "red")))
-            self._saved = text  # give it back to fix
+            self.out("  ↑ recalls the line to fix it", style="dim")  # the prompt comes back empty
             return None
         for remark in out.remarks:
             self.out(f"  note: {remark}", style="dim")

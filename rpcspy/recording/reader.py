@@ -99,12 +99,12 @@ class Recording:
                     k = _kind_decoder.decode(line)
                 except msgspec.DecodeError:
                     where = "truncated last line" if not had_lf else "unreadable line"
-                    self.problems.append(f"{self.path}:{lineno}: {where}: {exc}")
+                    self.problems.append(f"{self.path}: line {lineno}: {where}: {exc}")
                     continue
                 if k.kind and k.kind not in _KNOWN_KINDS:
                     yield UnknownEntry(seq=k.seq, t=k.t, kind=k.kind, raw=line)
                 else:
-                    self.problems.append(f"{self.path}:{lineno}: bad {k.kind or 'entry'}: {exc}")
+                    self.problems.append(f"{self.path}: line {lineno}: bad {k.kind or 'entry'}: {exc}")
 
 
 _KNOWN_KINDS = frozenset(t.__struct_config__.tag for t in ENTRY_TYPES)

@@ -1,4 +1,4 @@
-"""The shared transcripts of real pi 0.73.1, pi 0.87.1 and omp 18.2.3 traffic.
+"""The transcripts (tests/data) of real pi 0.73.1, pi 0.87.1 and omp 18.2.3 traffic.
 
 Every finding above ``info`` must be listed here (rule, frame seq, and bytes the frame
 contains): the clean parts of every transcript give none, and each deliberate misuse is
@@ -17,9 +17,8 @@ from rpcspy.checker import Checker, detect_dialect
 from rpcspy.events import Finding, Frame, Note
 from rpcspy.recording import open_recording
 from rpcspy.render.adapt import events
-from tests.paths import SHARED as SHARED_DIR
+from tests.paths import DATA
 
-SHARED = str(SHARED_DIR)
 def session_findings(path: str, dialect: str = "auto") -> tuple[list[Finding], dict[int, Frame]]:
     frames: list[Frame] = []
     exit_code = None
@@ -156,12 +155,12 @@ def _key(path: str) -> str:
     return f"{path.split('/')[-3]}/{os.path.basename(path)[:-6]}"
 
 
-PATHS = sorted(glob.glob(f"{SHARED}/transcripts/structured/*.jsonl") +
-               glob.glob(f"{SHARED}/transcripts087/structured/*.jsonl"))
+PATHS = sorted(glob.glob(f"{DATA}/transcripts/structured/*.jsonl") +
+               glob.glob(f"{DATA}/transcripts087/structured/*.jsonl"))
 
 
 def test_every_transcript_has_expectations() -> None:
-    assert PATHS, "shared transcripts missing"
+    assert PATHS, "transcripts missing from tests/data"
     assert {_key(p) for p in PATHS} == set(EXPECTED)
 
 
@@ -191,7 +190,7 @@ def test_transcripts_need_no_dialect_hint(path: str) -> None:
 
 def test_omp_is_detected_from_its_ready_frame() -> None:
     checker = Checker()
-    for frame in open_recording(f"{SHARED}/transcripts/structured/O1_omp_18.2.3_basic.jsonl").frames():
+    for frame in open_recording(f"{DATA}/transcripts/structured/O1_omp_18.2.3_basic.jsonl").frames():
         checker.feed(frame)
     assert checker.dialect == "omp" and "ready" in checker.dialect_reason
 
@@ -199,7 +198,7 @@ def test_omp_is_detected_from_its_ready_frame() -> None:
 @pytest.mark.parametrize("name", ["07_eof_while_streaming"])
 @pytest.mark.parametrize("folder", ["transcripts", "transcripts087"])
 def test_eof_while_streaming_is_info(folder: str, name: str) -> None:
-    findings, _ = session_findings(f"{SHARED}/{folder}/structured/{name}.jsonl")
+    findings, _ = session_findings(f"{DATA}/{folder}/structured/{name}.jsonl")
     [cut] = [f for f in findings if f.rule == "lifecycle.run_cut_off"]
     assert cut.severity == "info" and cut.frame == 4
 
@@ -207,8 +206,8 @@ def test_eof_while_streaming_is_info(folder: str, name: str) -> None:
 def test_raw_transcripts_read_alike() -> None:
     """The raw (untimed) transcripts give the same non-info findings as the structured ones."""
     for name in ("04_framing_and_errors", "60_extension_ui", "10_streaming_steer_followup_queue"):
-        raw, _ = session_findings(f"{SHARED}/transcripts/{name}.jsonl")
-        timed, _ = session_findings(f"{SHARED}/transcripts/structured/{name}.jsonl")
+        raw, _ = session_findings(f"{DATA}/transcripts/{name}.jsonl")
+        timed, _ = session_findings(f"{DATA}/transcripts/structured/{name}.jsonl")
         assert {f.rule for f in raw if f.severity != "info"} == {f.rule for f in timed if f.severity != "info"}
 
 
@@ -216,7 +215,7 @@ def test_frames_before_detection_are_checked() -> None:
     """70_images without its first prompt: the old `source`-form image prompt (frame 17) comes before
     the frame that tells pi 0.73 (24). Live, the client frame is checked again once the dialect is
     known; offline the dialect is detected first, so the agent's echoes (21, 22) are flagged too."""
-    path = f"{SHARED}/transcripts/structured/70_images.jsonl"
+    path = f"{DATA}/transcripts/structured/70_images.jsonl"
     frames = [f for f in open_recording(path).frames() if not 2 <= f.seq <= 16]
 
     def missing(dialect: str) -> list[int]:

@@ -12,9 +12,8 @@ from rpcspy.checker import Checker
 from rpcspy.events import Frame
 from rpcspy.recording import open_recording
 from tests.checker.helpers import A, C, F, check, cmd, ev, hits, ok, to_frames, upd
-from tests.paths import SHARED as SHARED_DIR
+from tests.paths import DATA
 
-SHARED = str(SHARED_DIR)
 
 
 def test_internal_error_is_a_finding(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -117,7 +116,7 @@ def test_unanswered_after_spares_slow_commands_and_open_dialogs() -> None:
 
 
 def _transcripts(pattern: str) -> list[str]:
-    return sorted(glob.glob(f"{SHARED}/{pattern}"))
+    return sorted(glob.glob(f"{DATA}/{pattern}"))
 
 
 @pytest.mark.parametrize("path", _transcripts("transcripts087/structured/0[123]*.jsonl")

@@ -14,10 +14,9 @@ from rpcspy.cli import main
 from rpcspy.events import Exit, Frame
 from rpcspy.recording.format import encode_entry
 from rpcspy.recording.writer import event_line, make_header
-from tests.paths import SHARED as SHARED_DIR
+from tests.paths import DATA
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
-SHARED = str(SHARED_DIR)
 FIELDS = {"file", "seq", "t", "rule", "severity", "group", "message", "frame", "dir", "path", "related", "extra"}
 
 FRAMES = [
@@ -140,8 +139,8 @@ def test_usage_errors(rec: str) -> None:
 
 
 def test_several_recordings_and_transcripts() -> None:
-    res = run(f"{SHARED}/transcripts/structured/01_basic_text_prompt.jsonl",
-              f"{SHARED}/transcripts/05_null_frame_crash.jsonl")
+    res = run(f"{DATA}/transcripts/structured/01_basic_text_prompt.jsonl",
+              f"{DATA}/transcripts/05_null_frame_crash.jsonl")
     assert res.exit_code == 1
     assert "misuse.null_frame" in res.stdout and res.stdout.rstrip().splitlines()[-1].startswith("total: 1 error")
     assert "(the agent exited with code 1)" in res.stdout
@@ -162,7 +161,7 @@ def test_progress_bar_only_on_a_terminal(rec: str, monkeypatch: pytest.MonkeyPat
 
 
 def test_filters_choose_which_findings_are_reported() -> None:
-    t04 = f"{SHARED}/transcripts/structured/04_framing_and_errors.jsonl"
+    t04 = f"{DATA}/transcripts/structured/04_framing_and_errors.jsonl"
     everything = run("--format", "json", t04)
     schema_only = run("--format", "json", "--type", "schema.*", t04)
     early_client = run("--format", "json", "--dir", "client", "--seq", "1..20", t04)
@@ -189,13 +188,13 @@ def test_auto_detects_the_dialect_before_checking(tmp_path: Path) -> None:
 
 
 def test_messages_name_the_detected_dialect_only() -> None:
-    pi087 = run("--seq", "14", f"{SHARED}/transcripts087/04_framing_and_errors.jsonl")
+    pi087 = run("--seq", "14", f"{DATA}/transcripts087/04_framing_and_errors.jsonl")
     assert "unknown command type 'nope' in pi-0.84" in pi087.stdout
-    pi073 = run("--seq", "14", f"{SHARED}/transcripts/04_framing_and_errors.jsonl")  # no frame tells pi 0.73
+    pi073 = run("--seq", "14", f"{DATA}/transcripts/04_framing_and_errors.jsonl")  # no frame tells pi 0.73
     assert "unknown command type 'nope' in any dialect" in pi073.stdout and "pi-0.73" not in pi073.stdout
 
 
 def test_schema_findings_on_a_response_name_its_request() -> None:
-    res = run("--format", "json", "--seq", "76", f"{SHARED}/transcripts/04_framing_and_errors.jsonl")
+    res = run("--format", "json", "--seq", "76", f"{DATA}/transcripts/04_framing_and_errors.jsonl")
     rows = [json.loads(line) for line in res.stdout.splitlines()]
     assert rows and all(r["frame"] == 76 and r["group"] == "schema" and r["related"] == 75 for r in rows)

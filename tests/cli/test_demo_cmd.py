@@ -1,5 +1,7 @@
 """`rpcspy demo`: the proxy in front of the bundled fake agent, nothing else needed."""
 
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -7,12 +9,26 @@ from pathlib import Path
 from rpcspy.cli.demo_cmd import bundled_recording
 from rpcspy.recording import open_recording
 from rpcspy.recording.format import ExitEntry
+from tests.paths import REPO
 
 
-def test_demo_records_a_whole_session_through_the_proxy(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "rpcspy", "demo"], cwd=tmp_path, capture_output=True, timeout=180)
-    assert done.returncode == 0, done.stderr.decode()
-    (rec,) = (tmp_path / "recordings").iterdir()  # the demo leaves exactly its one recording
+def demo(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """Run the demo in an empty working directory with HOME in tmp_path (no XDG_CACHE_HOME, no RPCSPY_DIR)."""
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("XDG_CACHE_HOME", "RPCSPY_DIR")}
+    env.update(HOME=str(tmp_path), PYTHONPATH=str(REPO), COLUMNS="120", NO_COLOR="1")
+    done = subprocess.run([sys.executable, "-m", "rpcspy", "demo", *args], cwd=work, capture_output=True, text=True,
+                          timeout=180, env=env)
+    assert done.returncode == 0, done.stderr
+    return done, work
+
+
+def test_demo_records_a_whole_session_through_the_proxy_outside_the_checkout(tmp_path: Path) -> None:
+    done, work = demo(tmp_path)
+    assert list(work.iterdir()) == []  # nothing written where it runs (a checkout's tracked recordings/)
+    (rec,) = (tmp_path / ".cache" / "rpcspy" / "demo").iterdir()  # exactly its one recording, in the cache
+    assert f"the proxy records to {rec}" in done.stderr  # says where, before it starts
     recording = open_recording(rec)
     assert recording.header.mode == "proxy" and recording.header.argv[-1] == bundled_recording()
     frames = list(recording.frames())
@@ -20,5 +36,25 @@ def test_demo_records_a_whole_session_through_the_proxy(tmp_path: Path) -> None:
     assert [f.data for f in frames if f.dir == "c2a"] == [f.data for f in bundled if f.dir == "c2a"]
     assert len([f for f in frames if f.dir == "a2c"]) == len([f for f in bundled if f.dir == "a2c"])
     assert isinstance(list(recording.entries())[-1], ExitEntry)
-    out = done.stdout.decode()
-    assert "get_state" in out and f"to {rec.relative_to(tmp_path)}" in out and "Checker:" in out
+    assert "get_state" in done.stdout and f"to {rec}" in done.stdout and "Checker:" in done.stdout
+
+
+def test_demo_paces_the_agent_so_durations_are_real(tmp_path: Path) -> None:
+    done, _ = demo(tmp_path, "-o", str(tmp_path / "d.jsonl"))
+    durations = re.findall(r"← assistant .* · ([\d.]+) (ms|s)$", done.stdout, re.M)
+    assert len(durations) == 4  # hello, the tool call and its follow-up, thinking
+    assert any(float(n) >= 1 for n, _unit in durations), durations  # not all "0.0 ms"
+
+
+def test_demo_explains_its_findings_and_lists_next_steps_one_per_line(tmp_path: Path) -> None:
+    out_file = tmp_path / "d.jsonl"
+    done, _ = demo(tmp_path, "-o", str(out_file), "--speed", "0", "--no-show")
+    assert "explained after it" in done.stderr
+    out = done.stdout
+    # the U+2028 finding is said in words, from the rule catalogue, not only by its id
+    assert "info framing.line_separator (frame " in out and "A frame contains a raw U+2028 or U+2029." in out
+    assert "split the byte stream on `\\n` only" in out.replace("\n    ", " ")
+    next_lines = out.split("Next, try:\n", 1)[1].splitlines()
+    assert [ln.split()[1] for ln in next_lines] == ["show", "check", "stats", "replay"]
+    assert all(ln.startswith("  rpcspy ") and str(out_file) in ln for ln in next_lines)
+    assert " | " not in out.split("Next, try:", 1)[1]  # not a pipeline

@@ -9,10 +9,10 @@ from click.testing import CliRunner
 
 from rpcspy.cli.diff_cmd import command as diff
 from rpcspy.cli.fixture_cmd import command as fixture
-from tests.paths import SHARED as SHARED_DIR
+from tests.paths import DATA
 
-T = str(SHARED_DIR / "transcripts/structured")
-N = str(SHARED_DIR / "transcripts087/structured")
+T = str(DATA / "transcripts/structured")
+N = str(DATA / "transcripts087/structured")
 
 
 def test_same_recording_exit_0():

@@ -8,9 +8,9 @@ from click.testing import CliRunner
 
 from rpcspy.cli.fixture_cmd import command
 from rpcspy.recording.reader import open_recording
-from tests.paths import SHARED as SHARED_DIR
+from tests.paths import DATA
 
-T = str(SHARED_DIR / "transcripts/structured")
+T = str(DATA / "transcripts/structured")
 
 
 def test_writes_fixture(tmp_path: Path):

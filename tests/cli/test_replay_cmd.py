@@ -13,10 +13,10 @@ from click.testing import CliRunner
 from rpcspy.cli.replay_cmd import command
 from rpcspy.recording.reader import open_recording
 from tests.paths import REPO
-from tests.paths import SHARED as SHARED_DIR
+from tests.paths import DATA
 from tests.replay.helpers import Rec
 
-T = str(SHARED_DIR / "transcripts/structured")
+T = str(DATA / "transcripts/structured")
 PY = [sys.executable, "-m", "rpcspy", "replay"]
 
 

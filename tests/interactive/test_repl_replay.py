@@ -74,17 +74,19 @@ def test_validation_refuses_bang_sends_and_json_spans_lines(tmp_path: Path, env:
         t.wait_for("rpcspy>", "idle")
         t.set_mark()
         t.line("set_thinking_level ultra")
-        # the refused text comes back to the prompt: Ctrl-C clears it (and does not quit)
-        t.wait_in_order("✗ not sent: invalid value 'ultra' for level", "prefix with !", "rpcspy> set_thinking_level ultra")
+        t.wait_in_order("✗ not sent: invalid value 'ultra' for level", "prefix with !", "↑ recalls the line")
+        # the prompt comes back empty: the next line is sent on its own, not appended to the refused one
         t.set_mark()
-        t.key("c-c")  # (if it did not clear the text, the line typed next would be refused: two commands)
-        # the same with Ctrl-C typed ahead, before the prompt is back (a SIGINT if the terminal is cooked by then)
+        t.line("get_state")
+        t.wait_for("→ get_state #r1")
         t.set_mark()
-        t.type("set_thinking_level ultra\r\x03")
-        t.wait_for("✗ not sent: invalid value 'ultra' for level")
+        t.key("up")
+        t.key("up")  # history: the refused line is there to fix
+        t.wait_for("rpcspy> set_thinking_level ultra")
+        t.key("c-c")  # clears it (and does not quit)
         t.set_mark()
         t.line("!set_thinking_level ultra")
-        t.wait_for("→ set_thinking_level #r1  level=\"ultra\"")
+        t.wait_for("→ set_thinking_level #r2  level=\"ultra\"")
         t.set_mark()
         t.line("{")
         t.line('  "type": "get_state",')
@@ -94,12 +96,12 @@ def test_validation_refuses_bang_sends_and_json_spans_lines(tmp_path: Path, env:
         t.set_mark()
         t.line("promt hello")
         t.wait_for("did you mean prompt?")
-        t.key("c-c")
-        t.line("/quit")
+        t.line("/quit")  # the prompt is empty again: /quit is a line of its own
         assert t.wait_exit() == 0
     finally:
         t.close()
-    assert client_frames(rec) == [{"id": "r1", "type": "set_thinking_level", "level": "ultra"},
+    assert client_frames(rec) == [{"id": "r1", "type": "get_state"},
+                                  {"id": "r2", "type": "set_thinking_level", "level": "ultra"},
                                   {"type": "get_state", "id": "mine"}]
 
 

@@ -1,4 +1,4 @@
-"""The shared transcripts, decoded once per test session, and the dialect of each corpus."""
+"""The transcripts in tests/data, decoded once per test session, and the dialect of each corpus."""
 
 from __future__ import annotations
 
@@ -10,11 +10,10 @@ from typing import Any
 import msgspec
 
 from rpcspy.recording.reader import open_recording
-from tests.paths import SHARED as SHARED_DIR
+from tests.paths import DATA
 
-SHARED = SHARED_DIR
 CORPORA: dict[str, tuple[str, str]] = {
-    # name: (dialect, glob under SHARED)
+    # name: (dialect, glob under DATA)
     "pi-0.73.1": ("pi-0.73", "transcripts/structured/[0-9]*.jsonl"),
     "pi-0.87.1": ("pi-0.84", "transcripts087/structured/*.jsonl"),
     "omp-18.2.3": ("omp", "transcripts/structured/O1_*.jsonl"),
@@ -36,16 +35,12 @@ class CorpusFrame:
 NOT_JSON = object()
 
 
-def available() -> bool:
-    return (SHARED / "transcripts" / "structured").is_dir()
-
-
 @functools.cache
 def frames(corpus: str) -> tuple[CorpusFrame, ...]:
     """Every client and agent frame of one corpus (stderr lines left out)."""
     _, pattern = CORPORA[corpus]
     out = []
-    for path in sorted(SHARED.glob(pattern)):
+    for path in sorted(DATA.glob(pattern)):
         for f in open_recording(path).frames():
             if f.dir == "err":
                 continue

@@ -1,4 +1,4 @@
-"""Every real frame of the shared transcripts against its dialect's schemas.
+"""Every real frame of the transcripts in tests/data against its dialect's schemas.
 
 Clean frames must have no issue above ``unknown_field``; each deliberate misuse (and each
 agent frame that merely echoes it back) must be flagged with the issue listed here.
@@ -10,9 +10,7 @@ from __future__ import annotations
 import pytest
 
 from rpcspy.protocol import validate, validate_bytes
-from tests.protocol.corpus import CORPORA, NOT_JSON, available, dialect_of, frames
-
-pytestmark = pytest.mark.skipif(not available(), reason="shared transcripts not present")
+from tests.protocol.corpus import CORPORA, NOT_JSON, dialect_of, frames
 
 # (corpus, scenario) -> {seq: (kind, path) of one expected hard issue}; seq is the line of
 # the structured transcript. Comments say what the client did.

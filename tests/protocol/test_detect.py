@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rpcspy.protocol import DialectDetector
-from tests.protocol.corpus import NOT_JSON, available, frames
+from tests.protocol.corpus import NOT_JSON, frames
 
 # Scenarios whose agent frames cannot tell pi 0.73 from pi 0.87 (a get_state and a crash).
 UNDECIDABLE = {"05_null_frame_crash", "06_eof_without_trailing_newline"}
@@ -20,7 +20,6 @@ def _detect(corpus: str) -> dict[str, tuple[str, bool, str]]:
     return {name: (d.dialect, d.sure, d.reason) for name, d in by_file.items()}
 
 
-@pytest.mark.skipif(not available(), reason="shared transcripts not present")
 @pytest.mark.parametrize("corpus, expected", [("pi-0.73.1", "pi-0.73"), ("pi-0.87.1", "pi-0.84"),
                                                ("omp-18.2.3", "omp")])
 def test_each_transcript_is_detected_as_its_dialect(corpus: str, expected: str) -> None:

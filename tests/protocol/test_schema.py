@@ -7,7 +7,7 @@ import json
 import pytest
 
 from rpcspy.protocol import DIALECTS, command_fields, command_types, json_schema, validate
-from tests.protocol.corpus import CORPORA, NOT_JSON, available, dialect_of, frames
+from tests.protocol.corpus import CORPORA, NOT_JSON, dialect_of, frames
 
 jsonschema = pytest.importorskip("jsonschema")
 
@@ -32,7 +32,6 @@ def test_top_level_names_both_directions() -> None:
     assert "SessionTreeNode" in json_schema("pi-0.84")["$defs"]
 
 
-@pytest.mark.skipif(not available(), reason="shared transcripts not present")
 @pytest.mark.parametrize("corpus", list(CORPORA))
 def test_a_json_schema_validator_agrees_with_validate(corpus: str) -> None:
     """A client author's validator accepts exactly what rpcspy accepts (unknown command fields aside)."""

@@ -12,12 +12,10 @@ from hypothesis import strategies as st
 
 from rpcspy.protocol import get_protocol, validate
 from rpcspy.protocol.walk import describe, walk
-from tests.protocol.corpus import CORPORA, NOT_JSON, available, dialect_of, frames
+from tests.protocol.corpus import CORPORA, NOT_JSON, dialect_of, frames
 
 
 def _clean_frames() -> list[tuple[str, str, Any]]:
-    if not available():
-        return [("pi-0.73", "c2a", {"type": "prompt", "message": "hi"})]
     out = []
     for corpus in CORPORA:
         dialect = dialect_of(corpus)

@@ -368,3 +368,17 @@ def test_a_subscriber_that_leaves_is_forgotten_at_once(server) -> None:  # noqa:
         while asker.info()["subscribers"] and time.monotonic() < deadline:
             time.sleep(0.02)
         assert asker.info()["subscribers"] == 0
+
+
+def test_the_suite_keeps_its_proxies_out_of_the_users_sessions() -> None:
+    """tests/conftest.py gives the session its own XDG_RUNTIME_DIR, inherited by every proxy a test spawns."""
+    import tempfile
+
+    from tests.conftest import USER_RUNTIME_DIR
+
+    code = "from rpcspy.pump.control import runtime_dir; print(runtime_dir(create=False))"
+    seen = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30).stdout.strip()
+    user = os.path.join(USER_RUNTIME_DIR, "rpcspy") if USER_RUNTIME_DIR else f"/tmp/rpcspy-{os.getuid()}"
+    assert seen != user
+    assert Path(seen).parent.name.startswith("rpcspy-tests-run-")
+    assert Path(seen).parent.parent == Path(tempfile.gettempdir())

@@ -7,7 +7,7 @@ import pytest
 
 from rpcspy.recording import FORMAT_VERSION, RecordingError, open_recording
 from rpcspy.recording.format import FrameEntry, NoteEntry, UnknownEntry
-from tests.paths import SHARED
+from tests.paths import DATA
 
 HEADER = {"format": "rpcspy-recording", "version": 1, "rpcspy": "0.1.0", "argv": ["pi"], "cwd": "/", "started": "x",
           "started_unix": 0.0, "pid": 1}
@@ -25,7 +25,8 @@ def test_truncated_last_line_is_reported_not_raised(tmp_path: Path) -> None:
                  '{"kind":"frame","seq":2,"t":0.2,"dir":"a2c","json":{"type":"resp')
     rec = open_recording(path)
     assert [f.data for f in rec.frames()] == [b'{"type":"get_state"}']
-    assert len(rec.problems) == 1 and "truncated last line" in rec.problems[0]
+    # "FILE:N" is a frame number everywhere; a line of the file is said in words
+    assert len(rec.problems) == 1 and rec.problems[0].startswith(f"{path}: line 3: truncated last line: ")
 
 
 def test_unknown_entry_kinds_are_passed_through(tmp_path: Path) -> None:
@@ -56,7 +57,7 @@ def test_missing_and_directory(tmp_path: Path) -> None:
 
 
 def test_structured_transcript_keeps_exact_bytes() -> None:
-    rec = open_recording(SHARED / "transcripts/structured/04_framing_and_errors.jsonl")
+    rec = open_recording(DATA / "transcripts/structured/04_framing_and_errors.jsonl")
     assert rec.kind == "structured-transcript"
     assert rec.header.argv[:3] == ["pi", "--mode", "rpc"]
     frames = list(rec.frames())
@@ -67,15 +68,15 @@ def test_structured_transcript_keeps_exact_bytes() -> None:
 
 
 def test_raw_transcript_matches_structured() -> None:
-    raw = open_recording(SHARED / "transcripts/04_framing_and_errors.jsonl")
-    structured = open_recording(SHARED / "transcripts/structured/04_framing_and_errors.jsonl")
+    raw = open_recording(DATA / "transcripts/04_framing_and_errors.jsonl")
+    structured = open_recording(DATA / "transcripts/structured/04_framing_and_errors.jsonl")
     assert raw.kind == "raw-transcript"
     assert [(f.dir, f.raw()) for f in raw.frames()] == [(f.dir, f.raw()) for f in structured.frames()]
     assert any(isinstance(e, NoteEntry) for e in raw.entries())
 
 
-def test_every_shared_transcript_reads_cleanly() -> None:
-    paths = sorted(SHARED.glob("transcripts*/**/*.jsonl"))
+def test_every_transcript_in_tests_data_reads_cleanly() -> None:
+    paths = sorted(DATA.glob("transcripts*/**/*.jsonl"))
     assert len(paths) > 30
     for path in paths:
         rec = open_recording(path)
@@ -86,9 +87,9 @@ def test_every_shared_transcript_reads_cleanly() -> None:
 
 @pytest.mark.parametrize("layout", ["", "structured/"])
 def test_partial_client_writes_are_joined_as_on_the_wire(layout: str) -> None:
-    split = [f for f in open_recording(SHARED / f"transcripts/{layout}04_framing_and_errors.jsonl").frames()
+    split = [f for f in open_recording(DATA / f"transcripts/{layout}04_framing_and_errors.jsonl").frames()
              if f.dir == "c2a" and b"spl" in f.data]
     assert [f.data for f in split] == [b'{"id":"split","type":"get_state"}']
-    last = [f for f in open_recording(SHARED / f"transcripts/{layout}06_eof_without_trailing_newline.jsonl").frames()
+    last = [f for f in open_recording(DATA / f"transcripts/{layout}06_eof_without_trailing_newline.jsonl").frames()
             if f.dir == "c2a"][-1]
     assert last.data == b'{"id":"last","type":"get_state"}' and last.nl is False

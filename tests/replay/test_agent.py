@@ -11,9 +11,9 @@ from rpcspy.recording.reader import open_recording
 from rpcspy.recording.writer import RecordingWriter, make_header
 from tests.replay.driver import LiveReplay
 from tests.replay.helpers import Rec, basic_session
-from tests.paths import SHARED as SHARED_DIR
+from tests.paths import DATA
 
-T = str(SHARED_DIR / "transcripts")
+T = str(DATA / "transcripts")
 
 
 def test_prelude_then_answers_with_live_ids(tmp_path):

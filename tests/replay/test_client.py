@@ -13,9 +13,9 @@ from rpcspy.recording.reader import open_recording
 from rpcspy.recording.writer import RecordingWriter, make_header
 from rpcspy.replay.client import ClientRun, Said, plan
 from tests.replay.helpers import Rec
-from tests.paths import SHARED as SHARED_DIR
+from tests.paths import DATA
 
-T = str(SHARED_DIR / "transcripts/structured")
+T = str(DATA / "transcripts/structured")
 REPLAY = [sys.executable, "-m", "rpcspy", "replay"]
 
 

@@ -19,11 +19,11 @@ from rpcspy.replay.differ import (
 )
 from rpcspy.replay.normalise import NormaliseOptions, Normaliser
 from tests.replay.helpers import Rec
-from tests.paths import SHARED as SHARED_DIR
+from tests.paths import DATA
 
 GOLDEN = Path(__file__).parent / "golden"
-N87 = str(SHARED_DIR / "transcripts087/structured")
-N73 = str(SHARED_DIR / "transcripts/structured")
+N87 = str(DATA / "transcripts087/structured")
+N73 = str(DATA / "transcripts/structured")
 
 
 def frames(*objs) -> list[Frame]:
@@ -90,7 +90,7 @@ def render(result, width=100) -> str:
 def test_render_golden_pi_073_vs_087():
     res = diff_recordings(f"{N73}/01_basic_text_prompt.jsonl", f"{N87}/01_basic_text_prompt.jsonl",
                           norm(ignore=("partial",)))
-    text = render(res).replace(str(SHARED_DIR) + "/", "SHARED/")
+    text = render(res).replace(str(DATA) + "/", "DATA/")
     golden = GOLDEN / "diff_01_073_vs_087.txt"
     if os.environ.get("RPCSPY_UPDATE_GOLDEN") == "1" or not golden.exists():
         golden.write_text(text)

@@ -15,9 +15,9 @@ from rpcspy.replay.fixture import (
 from rpcspy.replay.normalise import NormaliseOptions
 from tests.replay.driver import LiveReplay
 from tests.replay.helpers import Rec
-from tests.paths import SHARED as SHARED_DIR
+from tests.paths import DATA
 
-T = str(SHARED_DIR / "transcripts/structured")
+T = str(DATA / "transcripts/structured")
 SID = "01a20213-d398-77e8-928f-7e42015cc8a7"
 
 

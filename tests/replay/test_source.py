@@ -19,9 +19,9 @@ from rpcspy.replay.source import (
     parse_line,
 )
 from tests.replay.helpers import basic_session
-from tests.paths import SHARED as SHARED_DIR
+from tests.paths import DATA
 
-TRANSCRIPTS = str(SHARED_DIR / "transcripts")
+TRANSCRIPTS = str(DATA / "transcripts")
 
 
 def types(items) -> list:
