@@ -21,13 +21,19 @@ def sample(tmp_path: Path) -> Path:
 def term():
     made: list[Screen] = []
 
-    def start(*args: str) -> Screen:
+    def start(*args: str, ready: str = "") -> Screen:
         made.append(Screen.rpcspy("browse", *args, rows=30, cols=120))
+        made[-1].wait_screen(ready)
         return made[-1]
 
     yield start
     for t in made:
         t.close()
+
+
+def quits(t: Screen) -> None:
+    t.type("q")
+    assert t.wait_exit() == 0
 
 
 def test_rows_help_and_quit(sample: Path, term) -> None:
@@ -37,13 +43,11 @@ def test_rows_help_and_quit(sample: Path, term) -> None:
     t.wait_screen("keys", "next / previous finding", "follow: stay at the end", "quit")
     t.type("x")  # any key closes the help
     t.settle()
-    t.type("q")
-    assert t.wait_exit() == 0
+    quits(t)
 
 
 def test_search_unfold_and_the_frame_pane(sample: Path, term) -> None:
-    t = term(str(sample))
-    t.wait_screen("26 rows")
+    t = term(str(sample), ready="26 rows")
     t.type("/")
     t.line("steer")
     t.wait_screen('"type": "steer"', '"message": "be brief"')  # the frame pane shows the row's one frame
@@ -56,13 +60,11 @@ def test_search_unfold_and_the_frame_pane(sample: Path, term) -> None:
     t.wait_screen('"type": "tool_execution_update"')
     t.type("JJJJJJ")  # scroll the frame pane
     t.wait_screen('"text": "a.txt\\n"')
-    t.type("q")
-    assert t.wait_exit() == 0
+    quits(t)
 
 
 def test_live_filter_and_findings(sample: Path, term) -> None:
-    t = term(str(sample))
-    t.wait_screen("26 rows")
+    t = term(str(sample), ready="26 rows")
     t.type("f")
     t.type("type == 'prompt")
     t.wait_screen("bad --where expression at column 9")  # told while typing
@@ -78,8 +80,7 @@ def test_live_filter_and_findings(sample: Path, term) -> None:
     t.wait_screen("info stream.partial_ahead: partial text is ahead of the deltas")
     t.type("]")
     t.wait_screen("warning correlation.idless_error")
-    t.type("q")
-    assert t.wait_exit() == 0
+    quits(t)
 
 
 def test_follows_a_growing_recording(sample: Path, tmp_path: Path, term) -> None:
@@ -92,8 +93,7 @@ def test_follows_a_growing_recording(sample: Path, tmp_path: Path, term) -> None
     with open(path, "ab") as f:
         f.write(b"".join(lines[cut:]))
     t.wait_screen("26 rows", "✗ nope", "■ exit 0", timeout=20)  # read as it grows, the view at the end
-    t.type("q")
-    assert t.wait_exit() == 0
+    quits(t)
 
 
 def test_needs_a_terminal_and_a_recording(sample: Path, tmp_path: Path, term) -> None:
