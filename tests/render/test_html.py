@@ -205,6 +205,20 @@ def test_a_link_to_a_row_opens_it_with_its_frames_pretty_printed(sample_page: st
 
 
 @needs_chromium
+def test_links_to_a_filtered_view(sample_page: str, tmp_path: Path) -> None:
+    page = tmp_path / "sample.html"
+    page.write_text(sample_page, encoding="utf-8")
+    profile = tmp_path / "profile"
+    dom = chromium(profile, "--dump-dom", page.as_uri() + "#findings")  # the "only findings" box ticked
+    assert re.findall(r'<div class="item [^"]*" id="s(\d+)"', dom) == ["10", "33", "35"]
+    assert 'id="count">rows 1–3 of 3 (26 in all)<' in dom
+    dom = chromium(profile, "--dump-dom", page.as_uri() + "#q=b.txt")  # the text filter
+    assert re.findall(r'<div class="item [^"]*" id="s(\d+)"', dom) == ["27", "29"]
+    dom = chromium(profile, "--dump-dom", page.as_uri() + "#q=partialResult")  # a key only the frames hold
+    assert re.findall(r'<div class="item [^"]*" id="s(\d+)"', dom) == ["27"]
+
+
+@needs_chromium
 def test_evil_text_stays_text_in_the_browser(tmp_path: Path) -> None:
     rec = tmp_path / "evil.jsonl"
     write_big(rec, 1000)  # one run
@@ -215,6 +229,8 @@ def test_evil_text_stays_text_in_the_browser(tmp_path: Path) -> None:
     dom = chromium(tmp_path / "profile", "--dump-dom", page.as_uri() + "#s999")
     assert "<img" not in dom and "&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;" in dom
     assert "question 0 &lt;b&gt;" in dom
+    dom = chromium(tmp_path / "profile", "--dump-dom", page.as_uri() + "#s1")  # the prompt's frame, opened
+    assert '"message": "question 0 &lt;b&gt;"' in dom  # stored as \u003c, shown as the "<" it was
 
 
 @needs_chromium

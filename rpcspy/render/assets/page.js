@@ -230,7 +230,12 @@
   for (var k = 0; k < IT.length; k++) { view.push(k); }
   hi = Math.min(PAGE, view.length);
   render();
-  var m = /^#s(\d+)$/.exec(location.hash);
+  var m = /^#s(\d+)$/.exec(location.hash), h = location.hash;
+  if (h === '#findings' || h.slice(0, 3) === '#q=') {  /* links to a filtered view: #findings, #q=TEXT */
+    only.checked = h === '#findings';
+    q.value = h === '#findings' ? '' : decodeURIComponent(h.slice(3));
+    select();
+  }
   if (m) {  /* a link to one row (#s42): that row, opened */
     for (k = 0; k < IT.length; k++) {
       if (item(k)[0] === +m[1]) { var t = go(k), det = t && t.querySelector('details'); if (det) { det.open = true; } break; }
