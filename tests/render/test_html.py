@@ -231,6 +231,8 @@ def test_evil_text_stays_text_in_the_browser(tmp_path: Path) -> None:
     assert "question 0 &lt;b&gt;" in dom
     dom = chromium(tmp_path / "profile", "--dump-dom", page.as_uri() + "#s1")  # the prompt's frame, opened
     assert '"message": "question 0 &lt;b&gt;"' in dom  # stored as \u003c, shown as the "<" it was
+    dom = chromium(tmp_path / "profile", "--dump-dom", page.as_uri() + "#q=%3Cb%3E")  # and found as "<" too
+    assert re.findall(r'<div class="item [^"]*" id="s(\d+)"', dom) == ["1"]
 
 
 @needs_chromium

@@ -169,8 +169,10 @@
       .observe(bottom);
   }
 
-  function frameHits(s) {
-    var hits = new Set(), needle = s.replace(/</g, '\\u003c');
+  /* The data holds "<" as \u003c: search for it that way. */
+  function stored(s) { return s.replace(/</g, '\\u003c'); }
+  function frameHits(needle) {
+    var hits = new Set();
     if (!FRL) { FRL = FR.map(function (t) { return t.toLowerCase(); }); }
     FRL.forEach(function (t) {
       var p = t.indexOf(needle);
@@ -184,7 +186,7 @@
     return hits;
   }
   function select() {
-    var s = q.value.toLowerCase(), hits = s ? frameHits(s) : null, k;
+    var s = stored(q.value.toLowerCase()), hits = s ? frameHits(s) : null, k;
     view = [];
     for (k = 0; k < IT.length; k++) {
       if (only.checked && !item(k)[13]) { continue; }
