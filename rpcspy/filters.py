@@ -2,20 +2,17 @@
 
 A :class:`FrameFilter` selects frames by direction, type, time range, seq range,
 free text, and "has findings"; it also answers for the other entries (process
-start and exit, notes, findings). :func:`filter_options` adds the matching
-click options to a command, which then receives one ``frame_filter`` argument.
+start and exit, notes, findings). ``--where EXPR`` adds a JMESPath expression
+(:mod:`rpcspy.where`). The click options live in :mod:`rpcspy.cli.filter_opts`.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Collection, Container, Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
-from typing import Any
-
-import click
+from typing import TYPE_CHECKING, Any
 
 from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed, Start
 from rpcspy.render.frameinfo import type_keys
@@ -26,6 +23,9 @@ DIR_ALIASES: dict[str, str] = {
     "err": "err", "stderr": "err",
 }
 _UNSET: Any = object()
+
+if TYPE_CHECKING:
+    from rpcspy.where import Where
 _EVENT_KINDS = {Start: "start", SpawnFailed: "spawn_failed", Eof: "eof", Exit: "exit", Note: "note"}
 
 
@@ -45,6 +45,8 @@ class FrameFilter:
     """A regular expression searched in the frame's text; case-insensitive unless it has capitals."""
     only_findings: bool = False
     """Keep only frames a finding is about."""
+    where: Where | None = None
+    """A JMESPath expression the entry must satisfy (:mod:`rpcspy.where`)."""
     _re: re.Pattern[str] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -56,7 +58,7 @@ class FrameFilter:
     def active(self) -> bool:
         """True when the filter can drop anything."""
         return bool(self.dirs or self.types or self.grep is not None or self.only_findings
-                    or self.time != (None, None) or self.seqs != (None, None))
+                    or self.where is not None or self.time != (None, None) or self.seqs != (None, None))
 
     def _in_ranges(self, seq: int, t: float) -> bool:
         lo, hi = self.seqs
@@ -82,6 +84,8 @@ class FrameFilter:
             return False
         if self._re is not None and not self._re.search(frame.data.decode("utf-8", "replace")):
             return False
+        if self.where is not None and not self.where.match_frame(frame):
+            return False
         return not (self.only_findings and flagged is not None and frame.seq not in flagged)
 
     def match_event(self, event: Event) -> bool:
@@ -100,13 +104,14 @@ class FrameFilter:
             text = {Note: "text", SpawnFailed: "error"}.get(type(event))
             if text is None or not self._re.search(getattr(event, text)):
                 return False
-        return True
+        return self.where is None or self.where.match_event(event)
 
-    def match_finding(self, finding: Finding, frame_keys: Iterable[str] = ()) -> bool:
+    def match_finding(self, finding: Finding, frame_keys: Iterable[str] = (), frame_where: bool = False) -> bool:
         """For a finding on its own: its frame's seq, its rule, group or severity, its message.
 
         ``frame_keys`` are the :func:`type_keys` of the frame it is about, when the
         caller knows them (``check``): ``--type prompt`` then keeps a prompt's findings.
+        ``frame_where`` says that frame passes ``--where``; else the finding itself must.
         """
         if self.dirs and finding.dir is not None and finding.dir not in self.dirs:
             return False
@@ -115,7 +120,9 @@ class FrameFilter:
         if self.types and not self._types_match((finding.rule, finding.group, finding.severity, "finding",
                                                  *frame_keys)):
             return False
-        return self._re is None or bool(self._re.search(f"{finding.rule} {finding.message}"))
+        if self._re is not None and not self._re.search(f"{finding.rule} {finding.message}"):
+            return False
+        return self.where is None or frame_where or self.where.match_event(finding)
 
     def describe(self) -> str:
         """The filter as the options that made it, for headers: ``--dir a2c --type prompt``."""
@@ -129,6 +136,8 @@ class FrameFilter:
             parts.append(f"--grep {self.grep!r}")
         if self.only_findings:
             parts.append("--with-findings")
+        if self.where is not None:
+            parts.append(f"--where {self.where.text!r}")
         return " ".join(parts)
 
 
@@ -155,8 +164,10 @@ def _split(values: Iterable[str]) -> list[str]:
 
 
 def build_filter(*, dirs: Iterable[str] = (), types: Iterable[str] = (), time: str | None = None,
-                 seq: str | None = None, grep: str | None = None, only_findings: bool = False) -> FrameFilter:
-    """A filter from option values; raises ``ValueError`` with a readable message."""
+                 seq: str | None = None, grep: str | None = None, only_findings: bool = False,
+                 where: str | None = None) -> FrameFilter:
+    """A filter from option values; raises ``ValueError`` with a readable message
+    (:class:`rpcspy.where.WhereError`, with the position, for a bad ``where``)."""
     resolved = set()
     for d in _split(dirs):
         if d.lower() not in DIR_ALIASES:
@@ -170,58 +181,29 @@ def build_filter(*, dirs: Iterable[str] = (), types: Iterable[str] = (), time: s
         s = parse_range(seq, int, single_is_point=True) if seq else (None, None)
     except ValueError as exc:
         raise ValueError(f"bad --seq {seq!r}: {exc}; use FROM..TO, e.g. 10..40, or one seq") from None
+    compiled = None
+    if where is not None:
+        from rpcspy.where import compile_where
+
+        compiled = compile_where(where)
     try:
-        return FrameFilter(frozenset(resolved), tuple(_split(types)), t, s, grep, only_findings)
+        return FrameFilter(frozenset(resolved), tuple(_split(types)), t, s, grep, only_findings, compiled)
     except re.error as exc:
         raise ValueError(f"bad --grep {grep!r}: {exc}") from None
 
 
-def filter_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    """Decorator for a click command: add the shared filter options.
-
-    The command gets one ``frame_filter: FrameFilter`` keyword argument instead of
-    the six option values.
-    """
-    options = [
-        click.option("--dir", "f_dir", multiple=True, metavar="DIR",
-                     help="Only this direction: c2a (alias client, stdin), a2c (agent, stdout), err (stderr). "
-                          "Repeat or separate with commas."),
-        click.option("--type", "f_type", multiple=True, metavar="GLOB",
-                     help="Only frames of this type: an event or command type (agent_start, prompt), a response's "
-                          "command, a message_update's event (text_delta), a UI method (select), stderr, invalid; "
-                          "other entries: start, exit, eof, note. In check, a finding passes when the frame it "
-                          "is about does, or by its rule id, group or severity (schema.*, error). "
-                          "Globs (tool_*), repeat or use commas."),
-        click.option("--time", "f_time", metavar="FROM..TO",
-                     help="Only entries in this time range, seconds since the start: 1.5..3, ..10, 2.."),
-        click.option("--seq", "f_seq", metavar="FROM..TO", help="Only entries in this seq range (10..40), or one seq."),
-        click.option("--grep", "f_grep", metavar="REGEX",
-                     help="Only frames whose text matches (case-insensitive unless the pattern has capitals)."),
-        click.option("--with-findings", "f_findings", is_flag=True, help="Only frames that have findings."),
-    ]
-
-    @functools.wraps(f)
-    def wrapper(*args: Any, f_dir: tuple[str, ...], f_type: tuple[str, ...], f_time: str | None,
-                f_seq: str | None, f_grep: str | None, f_findings: bool, **kwargs: Any) -> Any:
-        try:
-            kwargs["frame_filter"] = build_filter(dirs=f_dir, types=f_type, time=f_time, seq=f_seq,
-                                                  grep=f_grep, only_findings=f_findings)
-        except ValueError as exc:
-            raise click.UsageError(str(exc)) from None
-        return f(*args, **kwargs)
-
-    for option in reversed(options):
-        wrapper = option(wrapper)
-    return wrapper
-
-
-def frame_keys(frames: Iterable[Frame], seqs: Collection[int]) -> dict[int, tuple[str, ...]]:
-    """The :func:`type_keys` of the frames with these seqs (for :meth:`FrameFilter.match_finding`)."""
+def frame_keys(frames: Iterable[Frame], seqs: Collection[int],
+               where: Where | None = None) -> dict[int, tuple[str, ...]]:
+    """The :func:`type_keys` of the frames with these seqs (for :meth:`FrameFilter.match_finding`);
+    with ``where``, only of the frames that pass it."""
     keys: dict[int, tuple[str, ...]] = {}
+    seen = 0
     for frame in frames:
         if frame.seq in seqs:
-            keys[frame.seq] = type_keys(frame)
-            if len(keys) == len(seqs):
+            seen += 1
+            if where is None or where.match_frame(frame):
+                keys[frame.seq] = type_keys(frame)
+            if seen == len(seqs):
                 break
     return keys
 

@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "show": ("rpcspy.cli.show_cmd", "Show a recording as a readable timeline (or its exact frames with --raw)."),
     "stats": ("rpcspy.cli.stats_cmd", "Latency, time to first token, tokens/s, bytes by type, findings of a recording."),
     "export": ("rpcspy.cli.export_cmd", "Export a recording as one self-contained HTML page."),
+    "browse": ("rpcspy.cli.browse_cmd", "Browse a recording full-screen: fold, search, filter, findings, frame JSON."),
     "check": ("rpcspy.cli.check_cmd", "Check recordings for protocol violations (exit 1 when --fail-on is met)."),
     "rules": ("rpcspy.cli.rules_cmd", "List the checker's rules, or explain one: rpcspy rules ID."),
     "replay": ("rpcspy.cli.replay_cmd", "Be the recorded agent for a live client (or, with --client, the client)."),

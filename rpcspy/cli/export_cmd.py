@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
 
-from rpcspy.filters import filter_options
+from rpcspy.cli.filter_opts import filter_options
 
 
 @click.command(
@@ -32,8 +34,10 @@ def command(recording: str, fmt: str, output: str | None, frames: bool, check: b
     """Export a recording as one self-contained HTML page.
 
     Inline CSS and JavaScript, no network: the timeline with each frame in a
-    collapsible row (pretty-printed JSON), assistant text and tool output
-    visible, findings highlighted and listed at the top, and a text filter.
+    collapsible row (pretty-printed JSON when opened), assistant text and tool
+    output visible, findings highlighted and listed at the top, and a text
+    filter. The page holds each frame once, compactly, and draws rows as you
+    scroll, so it stays about the recording's size and opens at once.
     """
     from rpcspy.cli.recfile import (
         atomic_output,
@@ -44,35 +48,48 @@ def command(recording: str, fmt: str, output: str | None, frames: bool, check: b
         want_progress,
     )
     from rpcspy.cli.show_cmd import header
-    from rpcspy.render.html import html_page
+    from rpcspy.render.html import HtmlPage
     from rpcspy.render.timeline import Timeline
 
     rec = open_or_fail(recording)
     if output is None:
         output = os.path.splitext(os.path.basename(recording))[0] + ".html"
     to_stdout = output == "-"
-    timeline = Timeline(coalesce=not frames, keep_frames=True, select=frame_filter if frame_filter.active else None,
-                        flagged=flagged_frames(rec, frame_filter, check=check))
-
-    def items() -> Any:
-        for event in read_events(rec, check=check, progress=want_progress(sys.stdout if to_stdout else None)):
-            yield from timeline.feed(event)
-        yield from timeline.finish()
-
-    title = f"rpcspy: {os.path.basename(recording)}"
-    page = html_page(items(), title=title, meta=header(rec, frame_filter))
+    flagged = flagged_frames(rec, frame_filter, check=check)
+    timeline = Timeline(coalesce=not frames, select=frame_filter if frame_filter.active else None, flagged=flagged)
+    keep = (lambda e: frame_filter.match_frame(e.to_frame(), flagged=flagged)) if frame_filter.active else None
     try:
-        if to_stdout:
-            for piece in page:
-                sys.stdout.write(piece)
-            sys.stdout.flush()
-        else:
-            with atomic_output(output, "w", make_dirs=True, encoding="utf-8", errors="surrogateescape") as f:
-                for piece in page:
-                    f.write(piece)
+        with contextlib.ExitStack() as stack:
+            out = sys.stdout.buffer if to_stdout else stack.enter_context(atomic_output(output, "wb", make_dirs=True))
+            page = HtmlPage(out.write, title=f"rpcspy: {os.path.basename(recording)}", meta=header(rec, frame_filter))
+            progress = want_progress(sys.stdout if to_stdout else None)
+            for event in read_events(_Tap(rec, page, keep), check=check, progress=progress):
+                for item in timeline.feed(event):
+                    page.item(item)
+            for item in timeline.finish():
+                page.item(item)
+            page.finish()
+            out.flush()
+        if not to_stdout:
             click.echo(f"wrote {output}", err=True)
     except BrokenPipeError:
         from rpcspy.cli.recfile import quiet_broken_pipe
 
         quiet_broken_pipe()
     report_problems(rec)
+
+
+class _Tap:
+    """The recording, its frames added to the page as they are read (the timeline only needs their seqs)."""
+
+    def __init__(self, rec: Any, page: Any, keep: Callable[[Any], bool] | None) -> None:
+        self.rec, self.path, self.page, self.keep = rec, rec.path, page, keep
+
+    def entries(self) -> Iterator[Any]:
+        from rpcspy.recording.format import FrameEntry
+
+        add, keep = self.page.frame, self.keep
+        for entry in self.rec.entries():
+            if type(entry) is FrameEntry and (keep is None or keep(entry)):
+                add(entry)
+            yield entry

@@ -97,7 +97,8 @@ def flagged_frames(rec: Any, frame_filter: Any, *, check: bool = False) -> set[i
 
 def findings_passing(frame_filter: Any, findings: list[Any], path: str) -> list[Any]:
     """The findings ``check`` reports under the filter: ``--type`` also matches the type or
-    command of the frame a finding is about (then the recording is read a second time)."""
+    command of the frame a finding is about, and ``--where`` passes a finding whose frame
+    passes it (then the recording is read a second time)."""
     if not frame_filter.active:
         return findings
     from rpcspy.filters import frame_keys
@@ -105,12 +106,12 @@ def findings_passing(frame_filter: Any, findings: list[Any], path: str) -> list[
 
     keys: dict[int, tuple[str, ...]] = {}
     about = {f.frame for f in findings if f.frame is not None}
-    if frame_filter.types and about:
+    if (frame_filter.types or frame_filter.where is not None) and about:
         try:
-            keys = frame_keys(open_recording(path).frames(), about)
+            keys = frame_keys(open_recording(path).frames(), about, frame_filter.where)
         except (OSError, RecordingError) as exc:
             click.echo(f"rpcspy: warning: {path}: cannot read frame types: {exc}", err=True)
-    return [f for f in findings if frame_filter.match_finding(f, keys.get(f.frame, ()))]
+    return [f for f in findings if frame_filter.match_finding(f, keys.get(f.frame, ()), f.frame in keys)]
 
 
 def _chain(first: Event, rest: Iterator[Event]) -> Iterator[Event]:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from rpcspy.cli import main
+from tests.render.html_data import frame_lines, items
 from tests.render.sample import write_sample
 
 MISUSE = Path(__file__).resolve().parents[2] / "recordings" / "pi-0.73.1-misuse.jsonl"
@@ -25,7 +25,7 @@ def test_writes_a_page(sample: Path, tmp_path: Path) -> None:
     res = CliRunner().invoke(main, ["export", str(sample), "--format", "html", "-o", str(out)])
     assert res.exit_code == 0, res.output
     html = out.read_text(encoding="utf-8")
-    assert html.startswith("<!DOCTYPE html>") and html.count(" has-finding sev-") == 3
+    assert html.startswith("<!DOCTYPE html>") and [r[13] for r in items(html) if r[13]] == ["info", "warning", "error"]
     assert not (tmp_path / "page.html.part").exists()
     assert f"wrote {out}" in res.output
 
@@ -38,7 +38,8 @@ def test_default_name_and_stdout(sample: Path, tmp_path: Path) -> None:
         assert os.path.exists("sample.html")
     res = runner.invoke(main, ["export", str(sample), "-o", "-", "--type", "prompt"])
     assert res.exit_code == 0 and "</html>" in res.output
-    assert res.output.count('<div class="item') == 2
+    assert [r[3] for r in items(res.output)] == ["command", "response"]
+    assert [line.split(" ")[0] for line in frame_lines(res.output)] == ["4", "5"]  # only the frames that pass
 
 
 def test_missing_directories_are_created(sample: Path, tmp_path: Path) -> None:
@@ -61,5 +62,5 @@ def test_with_findings_keeps_a_frame_whose_finding_comes_after_a_later_frame() -
     """misuse.prompt_while_streaming (finding #26) is about prompt #24 but written after frame #25."""
     res = CliRunner().invoke(main, ["export", str(MISUSE), "--with-findings", "-o", "-"])
     assert res.exit_code == 0, res.output
-    assert re.findall(r'<div class="item[^"]*" id="s(\d+)"', res.output) == ["2", "5", "8", "10", "12", "24", "26"]
+    assert [r[0] for r in items(res.output)] == [2, 5, 8, 10, 12, 24, 26]
     assert "misuse.prompt_while_streaming" in res.output
