@@ -89,11 +89,15 @@ def _recorded(path: str, at: float | None, frame: int | None, client_timeout: fl
 
 
 def _live(pid: int, client_timeout: float):
-    from rpcspy.control_client import ControlError, request_once
+    from rpcspy.control_client import ControlClient, ControlError, find_session
     from rpcspy.diagnose import Diagnosis
 
     try:
-        answer = request_once(pid, {"op": "why", "client_timeout": client_timeout})
-    except ControlError as exc:
+        target = find_session(str(pid))
+        with ControlClient(target.socket) as client:
+            reply = client.call("why", client_timeout=client_timeout)
+    except (LookupError, ControlError, OSError, TimeoutError, ConnectionError) as exc:
         raise InputError(str(exc)) from None
-    return Diagnosis.from_json(answer.get("why", {}))
+    if not reply.get("ok"):
+        raise InputError(f"the session cannot answer `why`: {reply.get('error')} (an older rpcspy?)")
+    return Diagnosis.from_json(reply.get("why", {}))

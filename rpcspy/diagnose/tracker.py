@@ -19,10 +19,12 @@ from rpcspy.checker.correlation import id_key
 from rpcspy.diagnose import knowledge as K
 from rpcspy.diagnose import pitfalls as P
 from rpcspy.diagnose.items import Item
-from rpcspy.events import Frame
+from rpcspy.events import Eof, Exit, Frame
 from rpcspy.protocol.detect import DialectDetector
 
 _decode = msgspec.json.decode
+_UPDATE = b'{"type":"message_update"'
+"""How pi and omp begin a message_update, the bulk of a session: skipped without decoding."""
 _ANSWERED_CAP = 4096
 
 
@@ -132,6 +134,8 @@ class Tracker:
             return
         self.frames += 1
         self.last[frame.dir] = (frame.seq, frame.t)
+        if frame.data.startswith(_UPDATE):
+            return
         try:
             obj = _decode(frame.data)
         except (msgspec.DecodeError, UnicodeDecodeError):
@@ -152,6 +156,15 @@ class Tracker:
     def exited(self, seq: int, t: float, code: int) -> None:
         self.t = max(self.t, t)
         self.exit = (seq, t, code)
+
+    def observe(self, event: Any) -> None:
+        """A pump event (live): frames, EOFs and the exit; the rest is ignored."""
+        if isinstance(event, Frame):
+            self.feed(event)
+        elif isinstance(event, Eof):
+            self.closed(event.seq, event.t, event.dir)
+        elif isinstance(event, Exit):
+            self.exited(event.seq, event.t, event.code)
 
     def feed_entry(self, entry: Any) -> None:
         """A recording entry of any kind (frames, EOFs, exit; the rest is ignored)."""

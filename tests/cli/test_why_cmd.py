@@ -77,3 +77,57 @@ def test_usage_errors_exit_2(tmp_path: Path, stuck: str) -> None:
 def test_help_has_examples() -> None:
     result = run("--help")
     assert result.exit_code == 0 and "Examples:" in result.output and "--client-timeout" in result.output
+
+
+# ---- live: `rpcspy why PID` over the control socket ----------------------------------------------
+
+def _why_live(env: dict[str, str], pid: int, want: int) -> dict:
+    """Ask until the proxy's observer has seen the frames (exit status ``want``); the last answer."""
+    import subprocess
+    import time
+
+    from tests.cli.proxied import RPCSPY
+
+    deadline = time.monotonic() + 30
+    while True:
+        done = subprocess.run([*RPCSPY, "why", str(pid), "--format", "json"], env=env, capture_output=True,
+                              text=True, timeout=60)
+        if done.returncode == want or time.monotonic() > deadline:
+            assert done.returncode == want, done.stderr + done.stdout
+            return json.loads(done.stdout)
+        time.sleep(0.1)
+
+
+def test_live_session_answers_why(tmp_path: Path) -> None:
+    from tests.cli.proxied import control_env, proxied
+    from tests.pump.proxyrun import fake
+
+    env = control_env(tmp_path)
+    with proxied(fake("pid"), env, tmp_path / "r.jsonl") as proc:  # an agent that never answers
+        assert proc.stdin is not None
+        proc.stdin.write(b'{"id":"p1","type":"prompt","message":"hi"}\n')
+        proc.stdin.flush()
+        obj = _why_live(env, proc.pid, 1)
+        assert [i["kind"] for i in obj["outstanding"]] == ["command"]
+        assert "`prompt` (id 'p1', frame" in obj["outstanding"][0]["text"]
+        proc.communicate(b"", timeout=30)
+
+
+def test_live_why_needs_a_live_session(tmp_path: Path) -> None:
+    from tests.cli.proxied import control_env
+
+    result = CliRunner().invoke(main, ["why", "999999"], env=control_env(tmp_path))
+    assert result.exit_code == 2 and "no live rpcspy session with pid 999999" in result.output
+
+
+# ---- watch shows the outstanding list -----------------------------------------------------------
+
+def test_watch_shows_what_a_recording_ended_waiting_on(stuck: str) -> None:
+    result = CliRunner().invoke(main, ["watch", "--no-follow", "--width", "120", stuck], env={"COLUMNS": "120"})
+    assert result.exit_code == 0, result.output
+    panel = result.output[result.output.index("why: waiting on"):]
+    assert "the run started at frame 3" in panel and "`confirm` dialog 'Go on?'" in panel
+    clean = CliRunner().invoke(main, ["watch", "--no-follow", str(REPO / "recordings" / "pi-0.87.1-basic.jsonl")])
+    assert "why:" not in clean.output
+    off = CliRunner().invoke(main, ["watch", "--no-follow", "--no-why", stuck])
+    assert "why:" not in off.output
