@@ -140,6 +140,10 @@ class Tracker:
             obj = _decode(frame.data)
         except (msgspec.DecodeError, UnicodeDecodeError):
             return
+        self.feed_decoded(frame, obj)
+
+    def feed_decoded(self, frame: Frame, obj: Any) -> None:
+        """The rest of :meth:`feed`, for a caller that decoded the frame already (the checker)."""
         if type(obj) is not dict:
             return
         if frame.dir == "c2a":
