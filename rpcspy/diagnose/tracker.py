@@ -106,6 +106,8 @@ class Tracker:
     eof: dict[str, tuple[int, float]] = field(default_factory=dict)
     exit: tuple[int, float, int] | None = None
     pitfalls: list[Item] = field(default_factory=list)
+    last_cmd: Cmd | None = None
+    """The command of the last client frame (None after an answer or a non-command)."""
     frames: int = 0
     t: float = 0.0
 
@@ -135,6 +137,11 @@ class Tracker:
         self.frames += 1
         self.last[frame.dir] = (frame.seq, frame.t)
         if frame.data.startswith(_UPDATE):
+            if not self.detector.sure:  # delta-only updates tell pi >= 0.84 before its first agent_end
+                try:
+                    self.detector.feed(_decode(frame.data), "a2c")
+                except (msgspec.DecodeError, UnicodeDecodeError):
+                    pass
             return
         try:
             obj = _decode(frame.data)
@@ -184,6 +191,7 @@ class Tracker:
     def _client(self, frame: Frame, obj: dict) -> None:
         seq, t = frame.seq, frame.t
         ctype = obj.get("type")
+        self.last_cmd = None
         if any(k in obj for k in K.JSONRPC_KEYS) and not isinstance(ctype, str) or "jsonrpc" in obj:
             self.pitfalls.append(P.jsonrpc(seq, obj))
         if ctype == "extension_ui_response" or ctype in K.HOST_CALLS.values():
@@ -193,6 +201,7 @@ class Tracker:
         message = obj.get("message")
         cmd = Cmd(seq, t, ctype, obj.get("id"), self.busy, message=message if isinstance(message, str) else None,
                   behavior="streamingBehavior" in obj, behind=bool(self.starting))
+        self.last_cmd = cmd
         if "id" in obj:
             self.pending[id_key(obj["id"])] = cmd
         else:
