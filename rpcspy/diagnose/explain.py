@@ -5,7 +5,8 @@ from __future__ import annotations
 from rpcspy.diagnose import knowledge as K
 from rpcspy.diagnose.items import Diagnosis, Item
 from rpcspy.diagnose.pitfalls import handled_then_silent, label, seconds
-from rpcspy.diagnose.tracker import Cmd, Tracker
+from rpcspy.diagnose.state import Cmd
+from rpcspy.diagnose.tracker import Tracker
 
 _SIDES = {"c2a": "the client", "a2c": "the agent"}
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from rpcspy.diagnose.items import Item
 
 if TYPE_CHECKING:
-    from rpcspy.diagnose.tracker import Cmd
+    from rpcspy.diagnose.state import Cmd
 
 
 def seconds(s: float) -> str:

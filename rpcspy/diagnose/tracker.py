@@ -18,7 +18,9 @@ import msgspec
 from rpcspy.checker.correlation import id_key
 from rpcspy.diagnose import knowledge as K
 from rpcspy.diagnose import pitfalls as P
+from rpcspy.diagnose.envelope import BIG, envelope
 from rpcspy.diagnose.items import Item
+from rpcspy.diagnose.state import Cmd, Waiting
 from rpcspy.events import Eof, Exit, Frame
 from rpcspy.protocol.detect import DialectDetector
 
@@ -26,44 +28,6 @@ _decode = msgspec.json.decode
 _UPDATE = b'{"type":"message_update"'
 """How pi and omp begin a message_update, the bulk of a session: skipped without decoding."""
 _ANSWERED_CAP = 4096
-
-
-@dataclass(slots=True, eq=False)
-class Cmd:
-    """A client command and what became of it."""
-
-    seq: int
-    t: float
-    type: str | None
-    id: Any
-    busy: bool
-    """The agent was busy (a run open or not yet settled) when it was sent."""
-    resp: int | None = None
-    resp_t: float = 0.0
-    success: Any = None
-    disposition: str | None = None
-    message: str | None = None
-    behavior: bool = False
-    """A prompt carrying ``streamingBehavior`` (queued when sent during a run)."""
-    behind: bool = False
-    """A run command sent while an earlier one had not started its run yet."""
-
-    @property
-    def slash(self) -> bool:
-        """A prompt naming a command (``/name``): an extension command may run without a run."""
-        return isinstance(self.message, str) and self.message.startswith("/")
-
-
-@dataclass(slots=True)
-class Waiting:
-    """Something the agent asked for and waits on (a dialog, a host tool call or URI request)."""
-
-    seq: int
-    t: float
-    kind: str
-    id: Any
-    what: str
-    deadline: float | None = None
 
 
 @dataclass
@@ -144,8 +108,8 @@ class Tracker:
                     pass
             return
         try:
-            obj = _decode(frame.data)
-        except (msgspec.DecodeError, UnicodeDecodeError):
+            obj = _decode(frame.data) if len(frame.data) <= BIG else envelope(frame.data)
+        except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
             return
         self.feed_decoded(frame, obj)
 

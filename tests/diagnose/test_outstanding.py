@@ -149,3 +149,20 @@ def test_at_limits_the_moment() -> None:
     assert kinds(diagnose_entries(entries, at=1.5).outstanding) == ["command"]
     assert kinds(diagnose_entries(entries, frame=1).outstanding) == ["command"]
     assert diagnose_entries(entries).outstanding == []
+
+
+def test_big_frames_are_read_as_an_envelope() -> None:
+    from rpcspy.diagnose.tracker import BIG, envelope
+
+    filler = "x" * (BIG + 10)
+    big = {"id": "g", "type": "response", "command": "get_messages", "success": True,
+           "data": {"messages": [{"role": "user", "content": filler}], "disposition": "started"},
+           "message": {"role": "assistant", "content": filler}}
+    import json
+
+    data = json.dumps(big).encode()
+    assert envelope(data) == {"id": "g", "type": "response", "command": "get_messages", "success": True,
+                              "data": {"disposition": "started"}, "message": {"role": "assistant"}}
+    d = why(C({"id": "g", "type": "get_messages"}), A(data))
+    assert d.outstanding == [], "the big response answered its command"
+    assert envelope(b"[1, 2]") == [1, 2] and envelope(b"nope") is None
