@@ -25,7 +25,7 @@ import msgspec
 
 from rpcspy.events import Frame
 from rpcspy.replay.differ import DiffResult, Item, label_of
-from rpcspy.replay.jsondiff import ABSENT, Change, child
+from rpcspy.replay.jsondiff import ABSENT, Change, changes
 
 LEVELS = ("breaking", "warning", "safe")
 ENUM_KEYS = frozenset({
@@ -34,6 +34,7 @@ ENUM_KEYS = frozenset({
 })
 """Keys whose string values are enums for clients (a new value is a warning, not free text)."""
 _INDEX = re.compile(r"\[\d+\]")
+_DELTAS = "message_update"
 _LAST_KEY = re.compile(r'(?:\.([A-Za-z_$][\w$]*)|\["((?:[^"\\]|\\.)*)"\])$')
 
 
@@ -84,48 +85,6 @@ def frame_labels(frames: Iterable[Frame], direction: str = "a2c") -> Iterable[st
             except (msgspec.DecodeError, UnicodeDecodeError):
                 value = ""
             yield label_of(value)
-
-
-def _element_key(value: Any) -> str:
-    if isinstance(value, dict):
-        return f"{value.get('type')}/{value.get('role')}"
-    return _kind_of(value) + ":" + repr(value)[:64]
-
-
-def aligned_changes(a: Any, b: Any, path: str = "$") -> Iterable[Change]:
-    """Like :func:`rpcspy.replay.jsondiff.changes`, but array elements are aligned (by type/role) first,
-    so one message inserted at the front of a list reads as an added element, not every field changed."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        for k, va in a.items():
-            if k in b:
-                yield from aligned_changes(va, b[k], child(path, k))
-            else:
-                yield Change(child(path, k), va, ABSENT)
-        for k, vb in b.items():
-            if k not in a:
-                yield Change(child(path, k), ABSENT, vb)
-        return
-    if isinstance(a, list) and isinstance(b, list):
-        if len(a) == len(b):
-            for i, (va, vb) in enumerate(zip(a, b)):
-                yield from aligned_changes(va, vb, child(path, i))
-            return
-        import difflib
-
-        sm = difflib.SequenceMatcher(None, [_element_key(x) for x in a], [_element_key(x) for x in b],
-                                     autojunk=False)
-        for op, i1, i2, j1, j2 in sm.get_opcodes():
-            pairs = min(i2 - i1, j2 - j1) if op in ("equal", "replace") else 0
-            for k in range(pairs):
-                yield from aligned_changes(a[i1 + k], b[j1 + k], child(path, j1 + k))
-            for i in range(i1 + pairs, i2):
-                yield Change(child(path, i), a[i], ABSENT)
-            for j in range(j1 + pairs, j2):
-                yield Change(child(path, j), ABSENT, b[j])
-        return
-    same = type(a) is type(b) and a == b if isinstance(a, bool) or isinstance(b, bool) else a == b
-    if not same:
-        yield Change(path, a, b)
 
 
 def _kind_of(value: Any) -> str:
@@ -182,10 +141,30 @@ def _example(item: Item, change: Change | None = None) -> dict[str, Any]:
     return out
 
 
+def _timing_only(labels_a: list[str], labels_b: list[str]) -> set[str]:
+    """Labels whose frames keep their order once streamed deltas are set aside: a frame that only moved
+    among ``message_update`` frames (a response or ``queue_update`` arriving a few deltas earlier or
+    later) is timing, not an order clients can rely on."""
+    def positions(labels: list[str], deltas: bool) -> dict[str, list[int]]:
+        out: dict[str, list[int]] = {}
+        kept = [x for x in labels if x.startswith(_DELTAS) == deltas]
+        for i, x in enumerate(kept):
+            out.setdefault(x, []).append(i)
+        return out
+
+    same: set[str] = set()
+    for deltas in (False, True):
+        pa, pb = positions(labels_a, deltas), positions(labels_b, deltas)
+        same |= {label for label, where in pa.items() if pb.get(label) == where}
+    return same
+
+
 def compat(result: DiffResult, labels_a: Iterable[str], labels_b: Iterable[str]) -> CompatReport:
     """Classify the agent-side differences of ``result``; ``labels_*`` are the a2c frame labels of each side."""
+    labels_a, labels_b = list(labels_a), list(labels_b)
     count_a, count_b = Counter(labels_a), Counter(labels_b)
     groups: dict[tuple, Group] = {}
+    timing_only = _timing_only(labels_a, labels_b)
 
     def add(level: str, kind: str, label: str, path: str | None, example: dict[str, Any]) -> None:
         key = (level, kind, label, path)
@@ -194,7 +173,13 @@ def compat(result: DiffResult, labels_a: Iterable[str], labels_b: Iterable[str])
             g = groups[key] = Group(level, kind, label, path, example=example)
         g.count += 1
 
+    def changed(label: str, a: Any, b: Any, item: Item) -> None:
+        for c in changes(a, b, align=True):
+            level, kind = classify_change(label, c)
+            add(level, kind, label, _INDEX.sub("[]", c.path), _example(item, c))
+
     client_differs = False
+    moved: dict[str, tuple[list[Item], list[Item]]] = {}
     for d in result.dirs:
         if d.dir == "c2a":
             client_differs = client_differs or not d.equal
@@ -204,15 +189,19 @@ def compat(result: DiffResult, labels_a: Iterable[str], labels_b: Iterable[str])
         for item in d.items:
             label = item.label
             if item.op == "changed":
-                held = item.a is not None and item.b is not None and item.a.value is not None
-                for c in (aligned_changes(item.a.value, item.b.value) if held else item.changes):  # type: ignore[union-attr]
-                    level, kind = classify_change(label, c)
-                    add(level, kind, label, _INDEX.sub("[]", c.path), _example(item, c))
+                if item.a is not None and item.b is not None and item.a.value is not None:
+                    changed(label, item.a.value, item.b.value, item)
+                else:
+                    for c in item.changes:
+                        level, kind = classify_change(label, c)
+                        add(level, kind, label, _INDEX.sub("[]", c.path), _example(item, c))
             elif item.op == "added":
                 if count_a[label] == 0:
                     add("warning", "new frame type", label, None, _example(item))
                 elif count_b[label] > count_a[label]:
                     add("warning", "new event", label, None, _example(item))
+                elif label in timing_only:
+                    moved.setdefault(label, ([], []))[1].append(item)
                 else:
                     add("breaking", "order changed", label, None, _example(item))
             else:
@@ -220,8 +209,16 @@ def compat(result: DiffResult, labels_a: Iterable[str], labels_b: Iterable[str])
                     add("breaking", "frame type gone", label, None, _example(item))
                 elif count_b[label] < count_a[label]:
                     add("breaking", "frame gone", label, None, _example(item))
+                elif label in timing_only:
+                    moved.setdefault(label, ([], []))[0].append(item)
                 else:
                     add("breaking", "order changed", label, None, _example(item))
+    for label, (gone, came) in moved.items():  # the same frames a few deltas away: compare them as pairs
+        for x, y in zip(gone, came):
+            pair = Item("changed", label, x.a, y.b)
+            add("safe", "moved among streamed deltas", label, None, _example(pair))
+            if x.a is not None and y.b is not None and x.a.value is not None and y.b.value is not None:
+                changed(label, x.a.value, y.b.value, pair)
     order = {level: i for i, level in enumerate(LEVELS)}
     ranked = sorted(groups.values(), key=lambda g: (order[g.level], g.type, g.kind, g.path or ""))
     return CompatReport(result.a, result.b, ranked, client_differs,

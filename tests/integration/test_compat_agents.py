@@ -11,18 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.integration.test_drive_agents import SCRIPT as DRIVE_SCRIPT
 from tests.support.agents import REPO_ROOT
 
 pytestmark = pytest.mark.agents
 
-SCRIPT = [
-    {"id": "s", "type": "get_state"},
-    {"id": "p1", "type": "prompt", "message": "hello"},
-    {"id": "p2", "type": "prompt", "message": "slow:20", "rpcspy": {"wait": {"deltas": 3}}},
-    {"id": "f1", "type": "follow_up", "message": "and then?"},
-    {"rpcspy": {"wait": "settle"}},
-    {"id": "m", "type": "get_last_assistant_text"},
-]
+SCRIPT = [*DRIVE_SCRIPT[:5], {"id": "m", "type": "get_last_assistant_text"}]
 
 
 def rpcspy(agent, *args: str) -> subprocess.CompletedProcess[str]:  # type: ignore[no-untyped-def]

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.agents
 SCRIPT = [
     {"id": "s", "type": "get_state"},
     {"id": "p1", "type": "prompt", "message": "hello"},
-    {"id": "p2", "type": "prompt", "message": "slow:20", "rpcspy": {"wait": {"deltas": 3}}},
+    {"id": "p2", "type": "prompt", "message": "slow:60", "rpcspy": {"wait": {"deltas": 3}}},
     {"id": "f1", "type": "follow_up", "message": "and then?"},
     {"rpcspy": {"wait": "settle"}},
     {"id": "p3", "type": "prompt", "message": "tool: echo drive-tool"},

@@ -9,9 +9,9 @@ from click.testing import CliRunner
 
 from rpcspy.cli import main
 from rpcspy.recording.reader import read_frames
-from rpcspy.replay.compat import aligned_changes, compat, frame_labels
+from rpcspy.replay.compat import compat, frame_labels
 from rpcspy.replay.differ import diff_recordings
-from rpcspy.replay.jsondiff import ABSENT
+from rpcspy.replay.jsondiff import ABSENT, changes
 from rpcspy.replay.normalise import NormaliseOptions, Normaliser
 from tests.cli.test_check_cmd import write_recording
 
@@ -83,7 +83,8 @@ def test_order_and_new_events(tmp_path: Path) -> None:
 def test_arrays_are_aligned_before_compared() -> None:
     a = [{"role": "user", "x": 1}, {"role": "assistant", "x": 2}]
     b = [{"role": "system"}, {"role": "user", "x": 1}, {"role": "assistant", "x": 2}]
-    assert [(c.path, c.a is ABSENT) for c in aligned_changes(a, b)] == [("$[0]", True)]
+    assert [(c.path, c.a is ABSENT) for c in changes(a, b, align=True)] == [("$[0]", True)]
+    assert len(list(changes(a, b))) > 1, "without align, every element after the insertion differs"
 
 
 def test_cli_text_json_and_exit(tmp_path: Path) -> None:
@@ -97,3 +98,16 @@ def test_cli_text_json_and_exit(tmp_path: Path) -> None:
     assert obj["breaking"] == 4 and {g["kind"] for g in obj["groups"]} >= {"new frame type", "command now failing"}
     same = CliRunner().invoke(main, ["diff", "--compat", a, rec(tmp_path / "c.jsonl", CLIENT, [*OLD[:1], *OLD[1:]])])
     assert same.exit_code == 0 and "0 breaking, 0 warning, 0 safe" in same.output
+
+
+def test_a_frame_moved_only_among_deltas_is_timing(tmp_path: Path) -> None:
+    d = {"type": "message_update", "assistantMessageEvent": {"type": "text_delta", "delta": "x"}}
+    q = {"type": "queue_update", "steering": [], "followUp": ["x"]}
+    old = [{"type": "agent_start"}, d, q, d, d, {"type": "agent_end"}]
+    new = [{"type": "agent_start"}, d, d, q, d, {"type": "agent_end"}]
+    groups = report(tmp_path, old, new).groups
+    assert {(g.level, g.kind) for g in groups} == {("safe", "moved among streamed deltas")}
+    new[3] = {**q, "followUp": ["x"], "extra": 1}
+    moved = report(tmp_path, old, new).groups
+    assert ("safe", "new field", "queue_update", "$.extra") in {(g.level, g.kind, g.type, g.path) for g in moved}, \
+        "frames that moved are still compared field by field"
