@@ -82,3 +82,21 @@ def test_drive_timeout_leaves_a_recording_that_why_explains(drive_agent, fake_ll
     assert why.returncode == 1
     (run,) = [i for i in json.loads(why.stdout)["outstanding"] if i["kind"] == "run"]
     assert "cuts a run in progress off at stdin EOF" in run["text"]
+
+
+def test_handled_prompt_on_pi_1_5(_agent_specs, agent_home: Path, fake_llm, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """pi 1.5.2 answers its built-in /mcp `handled`: drive waits for no run, and why names the pitfall."""
+    from tests.conftest import _installed, _runnable
+
+    pi = _runnable(_installed("pi-1.5.2", _agent_specs), agent_home)
+    done, rec = run_drive(pi, tmp_path, [{"id": "x", "type": "prompt", "message": "/mcp"}])
+    assert done.returncode == 0, done.stderr
+    frames = list(open_recording(rec).frames())
+    (resp,) = [f for f in frames if f.dir == "a2c" and json.loads(f.data).get("type") == "response"]
+    assert json.loads(resp.data)["data"] == {"disposition": "handled"}
+    assert not [f for f in frames if f.dir == "a2c" and json.loads(f.data).get("type") == "agent_start"]
+    why = subprocess.run([sys.executable, "-m", "rpcspy", "why", str(rec), "--at", str(resp.t + 5), "--format",
+                          "json"], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+    report = json.loads(why.stdout)
+    assert why.returncode == 0 and report["outstanding"] == []
+    assert [p["kind"] for p in report["pitfalls"]] == ["pitfall.handled_wait"]
