@@ -28,6 +28,7 @@ _decode = msgspec.json.decode
 _UPDATE = b'{"type":"message_update"'
 """How pi and omp begin a message_update, the bulk of a session: skipped without decoding."""
 _ANSWERED_CAP = 4096
+_PENDING_CAP = 65536
 
 
 @dataclass
@@ -168,8 +169,12 @@ class Tracker:
         self.last_cmd = cmd
         if "id" in obj:
             self.pending[id_key(obj["id"])] = cmd
+            if len(self.pending) > _PENDING_CAP:  # a live session that never answers must not grow without end
+                del self.pending[next(iter(self.pending))]
         else:
             self.idless.append(cmd)
+            if len(self.idless) > _PENDING_CAP:
+                self.idless.popleft()
         if ctype in K.RUN_COMMANDS:
             self.starting.append(cmd)
         elif ctype == K.OMP_NEGOTIATE and obj.get("protocolVersion") == 2:

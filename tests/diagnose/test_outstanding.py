@@ -166,3 +166,11 @@ def test_big_frames_are_read_as_an_envelope() -> None:
     d = why(C({"id": "g", "type": "get_messages"}), A(data))
     assert d.outstanding == [], "the big response answered its command"
     assert envelope(b"[1, 2]") == [1, 2] and envelope(b"nope") is None
+
+
+def test_unanswered_commands_are_capped(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import rpcspy.diagnose.tracker as tracker
+
+    monkeypatch.setattr(tracker, "_PENDING_CAP", 3)
+    d = why(*[C({"id": f"c{i}", "type": "get_state"}) for i in range(5)], *[C({"type": "get_state"}) for _ in range(5)])
+    assert [i.frames[0] for i in d.outstanding] == [3, 4, 5, 8, 9, 10], "the oldest are forgotten, the rest kept"
