@@ -12,7 +12,7 @@ BIG = 1 << 20
 _SCALARS = ("type", "id", "jsonrpc", "method", "command", "success", "error", "streamingBehavior",
             "protocolVersion", "willRetry", "messageCount", "messageId", "sessionSettled", "steering", "followUp",
             "reason", "title", "timeout", "targetId", "toolName", "operation", "url", "maxFrameBytes",
-            "originalType")
+            "originalType", "toolCallId")
 
 
 class _Envelope(msgspec.Struct):
@@ -40,6 +40,7 @@ class _Envelope(msgspec.Struct):
     url: Any = msgspec.UNSET
     maxFrameBytes: Any = msgspec.UNSET
     originalType: Any = msgspec.UNSET
+    toolCallId: Any = msgspec.UNSET
     message: msgspec.Raw = msgspec.Raw(b"")
     data: msgspec.Raw = msgspec.Raw(b"")
 

@@ -19,6 +19,10 @@ def explain(tr: Tracker, at: float | None = None) -> Diagnosis:
     out = d.outstanding
     out += _commands(tr, now)
     out += _runs(tr, now, ending, d.context)
+    for call_id, (seq, t, name, update) in tr.tools.items():
+        last = f" (last update frame {update})" if update is not None else " (no update yet)"
+        out.append(Item("tool", f"tool `{name}` (call {call_id!r}, frame {seq}) has been running for "
+                        f"{seconds(now - t)}{last}: the run goes on when it ends", (seq,), t))
     out += _waiting(tr, now, d.context)
     out += _queued(tr)
     if tr.compaction is not None:

@@ -59,6 +59,8 @@ class Tracker:
     waiting: dict[Any, Waiting] = field(default_factory=dict)
     queued: list[Cmd] = field(default_factory=list)
     queue_update: tuple[int, list, list] | None = None
+    tools: dict[Any, list] = field(default_factory=dict)
+    """Open tool executions: toolCallId -> [start seq, start t, tool name, last update seq]."""
     compaction: tuple[int, float, str] | None = None
     retry: tuple[int, float] | None = None
     handled: Cmd | None = None
@@ -285,6 +287,7 @@ class Tracker:
 
     def _agent_end(self, seq: int, t: float, obj: dict) -> None:
         self.run = None
+        self.tools.clear()
         self.will_retry = obj.get("willRetry") is True
         if "messageCount" in obj and self.omp and not self.v2:
             self.pitfalls.append(P.over_cap(seq, "agent_end", self.frame_cap))
@@ -335,6 +338,18 @@ class Tracker:
         self.queue_update = (seq, steering if isinstance(steering, list) else [],
                              follow_up if isinstance(follow_up, list) else [])
 
+    def _tool_start(self, seq: int, t: float, obj: dict) -> None:
+        name = obj.get("toolName")
+        self.tools[id_key(obj.get("toolCallId"))] = [seq, t, name if isinstance(name, str) else "?", None]
+
+    def _tool_update(self, seq: int, t: float, obj: dict) -> None:
+        tool = self.tools.get(id_key(obj.get("toolCallId")))
+        if tool is not None:
+            tool[3] = seq
+
+    def _tool_end(self, seq: int, t: float, obj: dict) -> None:
+        self.tools.pop(id_key(obj.get("toolCallId")), None)
+
     def _compaction_start(self, seq: int, t: float, obj: dict) -> None:
         reason = obj.get("reason")
         self.compaction = (seq, t, reason if isinstance(reason, str) else "")
@@ -383,6 +398,8 @@ _EVENTS = {
     K.RUN_START: Tracker._agent_start, K.RUN_END: Tracker._agent_end, K.SETTLED: Tracker._agent_settled,
     K.OMP_PROMPT_RESULT: Tracker._prompt_result, K.OMP_SESSION_SETTLED: Tracker._session_settled,
     "message_start": Tracker._message_start, K.QUEUE_UPDATE: Tracker._queue_update,
+    "tool_execution_start": Tracker._tool_start, "tool_execution_update": Tracker._tool_update,
+    "tool_execution_end": Tracker._tool_end,
     **{name: Tracker._compaction_start for name in K.COMPACTION_START},
     **{name: Tracker._compaction_end for name in K.COMPACTION_END},
     K.RETRY_START: Tracker._retry_start, K.RETRY_END: Tracker._retry_end,

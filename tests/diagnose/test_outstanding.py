@@ -174,3 +174,15 @@ def test_unanswered_commands_are_capped(monkeypatch) -> None:  # type: ignore[no
     monkeypatch.setattr(tracker, "_PENDING_CAP", 3)
     d = why(*[C({"id": f"c{i}", "type": "get_state"}) for i in range(5)], *[C({"type": "get_state"}) for _ in range(5)])
     assert [i.frames[0] for i in d.outstanding] == [3, 4, 5, 8, 9, 10], "the oldest are forgotten, the rest kept"
+
+
+def test_running_tool() -> None:
+    start = A({"type": "tool_execution_start", "toolCallId": "t1", "toolName": "bash", "args": {}}, t=1.0)
+    update = A({"type": "tool_execution_update", "toolCallId": "t1", "toolName": "bash", "args": {},
+                "partialResult": {}}, t=2.0)
+    d = why(*[A(e) for e in RUN], start, update, at=11.0)
+    assert kinds(d.outstanding) == ["run", "tool"]
+    assert d.outstanding[1].text == ("tool `bash` (call 't1', frame 5) has been running for 10.0 s "
+                                     "(last update frame 6): the run goes on when it ends")
+    end = A({"type": "tool_execution_end", "toolCallId": "t1", "toolName": "bash", "result": {}, "isError": False})
+    assert kinds(why(*[A(e) for e in RUN], start, update, end).outstanding) == ["run"]
