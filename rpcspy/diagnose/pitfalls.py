@@ -76,3 +76,9 @@ def dropped(cmd: "Cmd", settle: int) -> Item:
                 f"settled (frame {settle}): sent before the previous prompt's run started, it was dropped; a client "
                 "waiting for its run waits forever (send prompts after agent_start, or with streamingBehavior)",
                 (cmd.seq, cmd.resp or cmd.seq, settle), cmd.t)
+
+
+def null_frame(seq: int) -> Item:
+    return Item("pitfall.null_frame",
+                f"client frame {seq} is `null`: pi crashes on it (exit 1, no response to it or to anything "
+                "after it); omp answers a parse error", (seq,))

@@ -119,6 +119,8 @@ class Tracker:
     def feed_decoded(self, frame: Frame, obj: Any) -> None:
         """The rest of :meth:`feed`, for a caller that decoded the frame already (the checker)."""
         if type(obj) is not dict:
+            if obj is None and frame.dir == "c2a" and frame.data.strip() == b"null":
+                self.pitfalls.append(P.null_frame(frame.seq))
             return
         if frame.dir == "c2a":
             self._client(frame, obj)
@@ -153,6 +155,11 @@ class Tracker:
             self.closed(entry.seq, entry.t, entry.dir)
         elif kind == "ExitEntry":
             self.exited(entry.seq, entry.t, entry.code)
+        elif kind == "NoteEntry":  # the shared transcripts note EOF and the exit status as text
+            if entry.text.startswith("closing stdin (EOF)"):
+                self.closed(entry.seq, entry.t, "c2a")
+            elif entry.text.startswith("exit code: ") and entry.text[11:].strip().lstrip("-").isdigit():
+                self.exited(entry.seq, entry.t, int(entry.text[11:].strip()))
 
     # ---- client frames ---------------------------------------------------------------------
     def _client(self, frame: Frame, obj: dict) -> None:

@@ -131,3 +131,11 @@ def test_watch_shows_what_a_recording_ended_waiting_on(stuck: str) -> None:
     assert "why:" not in clean.output
     off = CliRunner().invoke(main, ["watch", "--no-follow", "--no-why", stuck])
     assert "why:" not in off.output
+
+
+def test_transcript_notes_tell_eof_and_exit() -> None:
+    result = run(str(REPO / "tests" / "golden" / "inputs" / "pi087_05_null_frame_crash.jsonl"), "--format", "json")
+    obj = json.loads(result.output)
+    assert result.exit_code == 1
+    assert [i["kind"] for i in obj["pitfalls"]] == ["pitfall.null_frame"]
+    assert obj["context"][0] == "the agent exited with code 1 (frame 16)"

@@ -66,3 +66,9 @@ def test_prompt_dropped_back_to_back() -> None:
             *[A(e) for e in RUN + SETTLE])
     assert kinds(d.pitfalls) == ["pitfall.dropped_prompt"]
     assert d.outstanding == []
+
+
+def test_null_frame_explains_a_crash() -> None:
+    d = why(C(b"null"), C({"id": "s", "type": "get_state"}), exit_code=1)
+    assert kinds(d.pitfalls) == ["pitfall.null_frame"] and "pi crashes on it" in d.pitfalls[0].text
+    assert kinds(d.outstanding) == ["command"] and "exited with code 1" in d.context[0]
