@@ -16,6 +16,7 @@ from rpcspy.checker.findings import Sink
 from rpcspy.checker.framing import Unparsed
 from rpcspy.checker.lifecycle import TEARDOWN, Lifecycle
 from rpcspy.checker.misuse import QUEUE_COMMANDS, MisuseTracker
+from rpcspy.checker.pitfalls import PitfallRules
 from rpcspy.checker.schema import AUTO, SchemaChecker
 from rpcspy.checker.stream import StreamTracker
 from rpcspy.checker.ui import UiTracker
@@ -53,6 +54,7 @@ class Checker:
         self._stream = StreamTracker(sink)
         self._life = Lifecycle(sink, self._stream)
         self._misuse = MisuseTracker(sink)
+        self._pitfalls = PitfallRules(sink)
         self._unanswered_after = unanswered_after
         self._finished = False
         self._decoder = FrameDecoder(sink, self._schema, self._stream)
@@ -103,6 +105,7 @@ class Checker:
                 self._agent(t, seq, obj)
             else:
                 self._client(t, seq, obj)
+            self._pitfalls.frame(frame, obj)
         elif direction == "c2a":
             if isinstance(obj, Unparsed):
                 if not (obj.blank and self._schema.traits.omp):

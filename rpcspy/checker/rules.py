@@ -234,6 +234,22 @@ _CATALOGUE: tuple[Rule, ...] = (
     _r("misuse.queue_extension_command", "warning", "`steer`/`follow_up` with an extension command.",
        """Extension commands (`/name`) cannot be queued: pi rejects them in `steer` and `follow_up`.
        Fix: send extension commands with `prompt` (they run immediately, even while streaming)."""),
+    # ---- client pitfalls the diagnosis finds (rpcspy.diagnose, via rpcspy.checker.pitfalls) ------
+    _r("misuse.jsonrpc_frame", "error", "A client frame is shaped like JSON-RPC (`jsonrpc`, `method`).",
+       """pi and omp speak their own JSONL, not JSON-RPC: a command is `{"type": "<command>", "id": ...,
+       ...fields}`. A JSON-RPC request (`{"jsonrpc": "2.0", "method": ..., "params": ...}`) is answered
+       `"Unknown command: undefined"` and the client waits for a result that never comes. Fix: send
+       `type` with the command name and the fields at the top level, and read `response` frames."""),
+    _r("misuse.omp_over_cap", "warning", "omp shrank or replaced a frame over its 1 MiB cap (no protocol v2).",
+       """omp caps physical frames at `maxFrameBytes` (1 MiB, announced in `ready`). Without protocol v2
+       it elides long strings, compacts `agent_end.messages`, answers an oversized response with an error
+       ("exceeded the transport limit") or sends `rpc_frame_error` instead of the frame. Fix (client):
+       send `{"type":"negotiate_protocol","protocolVersion":2}` first and reassemble `rpc_chunk` frames."""),
+    _r("lifecycle.response_after_settle", "info", "A command that ends a run was answered after the run settled.",
+       """pi answers `abort` (and omp some session commands) only after the run's `agent_settled`
+       (pi 0.73: `agent_end`) has been sent. A client that, on the response, starts waiting for the settle
+       waits forever. Fix (client): treat the settle as possibly already passed: track it from the moment
+       the command is sent, or ask `get_state` after the response."""),
     # ---- checker ---------------------------------------------------------------------------------
     _r("checker.internal_error", "warning", "The checker failed on a frame (a bug in rpcspy).",
        """A rule raised an exception; the checker skipped the rest of that frame and carries on. Please

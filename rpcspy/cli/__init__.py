@@ -30,6 +30,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sessions": ("rpcspy.cli.sessions_cmd", "List the live proxied sessions (pid, agent, start, recording, frame counts)."),
     "watch": ("rpcspy.cli.watch_cmd", "Follow a live session (or a growing recording) with the live timeline."),
     "inject": ("rpcspy.cli.inject_cmd", "Inject commands into a live session; its client never sees their answers."),
+    "drive": ("rpcspy.cli.drive_cmd", "Send a JSONL script of commands to an agent, step by step, and record the session."),
+    "why": ("rpcspy.cli.why_cmd", "Why is the client stuck: what is outstanding in a session, and why (exit 1 if any)."),
 }
 
 

@@ -17,8 +17,10 @@ Examples:
   rpcspy diff --format json a.jsonl b.jsonl | jq .directions.a2c.changed
   rpcspy diff --ignore partial --usage a.jsonl b.jsonl
   rpcspy replay --client rec.jsonl -o new.jsonl -- pi --mode rpc && rpcspy diff rec.jsonl new.jsonl
+  rpcspy diff --compat old-agent.jsonl new-agent.jsonl      what the upgrade changes for clients
 \b
-Exit status: 0 same, 1 different, 2 usage or file error.""",
+Exit status: 0 same, 1 different, 2 usage or file error.
+With --compat: 0 nothing breaking, 1 something breaking, 2 usage or file error.""",
 )
 @click.argument("a", type=click.Path(dir_okay=False))
 @click.argument("b", type=click.Path(dir_okay=False))
@@ -33,9 +35,12 @@ Exit status: 0 same, 1 different, 2 usage or file error.""",
 @click.option("--max", "max_items", type=click.IntRange(min=1), default=50, show_default=True,
               help="Differences shown in text format.")
 @click.option("--width", type=click.IntRange(40, 10000), default=None, help="Line width (text format).")
+@click.option("--compat", is_flag=True,
+              help="A and B are the same client steps against two agent versions: classify each difference "
+                   "for clients as breaking, warning or safe, grouped by frame type (exit 1 on breaking).")
 @color_option
 def command(a: str, b: str, fmt: str, stderr: bool, dirs: tuple[str, ...], ignore: tuple[str, ...], usage: bool,
-            redact: tuple[str, ...], max_items: int, width: int | None, color: str) -> None:
+            redact: tuple[str, ...], max_items: int, width: int | None, compat: bool, color: str) -> None:
     """Compare recordings A and B frame by frame, per direction.
 
     Frames are compared as JSON values after normalisation: timestamps, UUIDs
@@ -44,6 +49,12 @@ def command(a: str, b: str, fmt: str, stderr: bool, dirs: tuple[str, ...], ignor
     counts neither). Both frame sequences are aligned, so an inserted or
     missing frame shows as such instead of shifting everything after it;
     frames of the same kind are compared field by field, by JSON path.
+
+    --compat reads the agent's differences as a client would: breaking (a frame
+    or field gone, a type changed, the same frames in another order, a command
+    now failing), warning (a new frame type, a new enum value, a new event in a
+    run) or safe (a new field, a differing value), grouped by frame type with a
+    count and one example each (docs/drive.md, "Upgrades").
     """
     import re
 
@@ -70,6 +81,8 @@ def command(a: str, b: str, fmt: str, stderr: bool, dirs: tuple[str, ...], ignor
                 ignore = ignore + ("partial",)
     norm = Normaliser(NormaliseOptions(usage=usage, redact=redact, ignore=ignore), stable=False)
     result = diff_recordings(a, b, norm, dirs=chosen)
+    if compat:
+        _compat(result, fmt, width)
     if fmt == "json":
         import msgspec
 
@@ -80,3 +93,20 @@ def command(a: str, b: str, fmt: str, stderr: bool, dirs: tuple[str, ...], ignor
 
         render_diff(result, make_console(color=color, width=width), max_items=max_items)
     sys.exit(0 if result.equal else 1)
+
+
+def _compat(result, fmt: str, width: int | None) -> None:  # type: ignore[no-untyped-def]
+    import json
+    import shutil
+
+    from rpcspy.recording.reader import read_frames
+    from rpcspy.replay.compat import compat, compat_lines, frame_labels
+
+    report = compat(result, frame_labels(read_frames(result.a)), frame_labels(read_frames(result.b)))
+    if fmt == "json":
+        sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=False) + "\n")
+    else:
+        cols = width or shutil.get_terminal_size((100, 24)).columns
+        sys.stdout.write("\n".join(compat_lines(report, width=cols)) + "\n")
+    sys.stdout.flush()
+    sys.exit(1 if report.breaking else 0)

@@ -32,22 +32,30 @@ Examples:
               help="Recording: keep reading as it grows, until the session's exit is in it.")
 @click.option("--full", is_flag=True, help="Do not clip long tool output and stderr.")
 @click.option("--width", type=click.IntRange(40, 10000), default=None, help="Line width (default: the terminal's).")
+@click.option("--why/--no-why", "why", default=True, show_default=True,
+              help="When the session goes quiet, and at its end, show what it waits on (as `rpcspy why`).")
 @color_option
-def command(target: str | None, backlog: int, follow: bool, full: bool, width: int | None, color: str) -> None:
+def command(target: str | None, backlog: int, follow: bool, full: bool, width: int | None, why: bool,
+            color: str) -> None:
     """Show a session as it happens: the timeline of `rpcspy show`, live.
 
     The proxy's stdout belongs to its client (an IDE, a script), so this is how
     a person watches: from another terminal, with assistant text as it streams,
     tool calls, responses with their latency, dialogs and the findings of the
     live checker. SESSION is a proxy's pid (default: the only live one); REC a
-    recording file, shown from its start.
+    recording file, shown from its start. When the session has been quiet for a
+    few seconds and something is outstanding (a command without response, a run
+    without settle, a dialog the agent waits on...), a "why" panel says what and
+    why, as `rpcspy why` does; and once more at the end.
     """
     from rpcspy.cli.recfile import make_console
     from rpcspy.interactive.live import LiveView
+    from rpcspy.interactive.why_watch import WhyWatch, why_panel
     from rpcspy.render.text import TextOptions
 
     console = make_console(color=color, width=width)
     view = LiveView(TextOptions(full=full), wrap=max(console.width - 22, 20))
+    waits = WhyWatch() if why else None
     try:
         if target is not None and os.path.isfile(target):
             batches = _recording(target, follow)
@@ -56,8 +64,14 @@ def command(target: str | None, backlog: int, follow: bool, full: bool, width: i
         for batch in batches:
             for renderable in view.feed_all(batch):
                 console.print(renderable)
+            if waits is not None:
+                waits.feed(batch)
+                if (due := waits.due()) is not None:
+                    console.print(why_panel(due))
         for renderable in view.finish():
             console.print(renderable)
+        if waits is not None and (end := waits.now()).outstanding:
+            console.print(why_panel(end))
     except KeyboardInterrupt:
         console.print("stopped watching", style="dim")
     except BrokenPipeError:
@@ -89,7 +103,11 @@ def _session(spec: str | None, backlog: int, console: Any) -> Iterator[list[Any]
                   style="bold", highlight=False)
     try:
         while True:
-            entry = inbox.get()
+            try:
+                entry = inbox.get(timeout=POLL_SECONDS * 5)
+            except queue.Empty:
+                yield []  # quiet: a chance to show what the session waits on
+                continue
             batch = []
             while entry is not None:
                 batch.append(entry_to_event(entry))
@@ -133,4 +151,5 @@ def _recording(path: str, follow: bool) -> Iterator[list[Any]]:
                 continue
             if not follow:
                 return
+            yield []
             time.sleep(POLL_SECONDS)

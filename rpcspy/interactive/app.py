@@ -30,6 +30,7 @@ from rpcspy.interactive.complete import ReplCompleter
 from rpcspy.interactive.dialogs import Dialog
 from rpcspy.interactive.history import open_history
 from rpcspy.interactive.live import LiveView
+from rpcspy.interactive.why_watch import WhyWatch, why_panel
 from rpcspy.interactive.schema import CommandSchema
 from rpcspy.interactive.sigint import TypedAhead
 from rpcspy.interactive.state import OpenDialog
@@ -60,6 +61,7 @@ class ReplApp:
                 pass
         self.ids = IdAllocator()
         self.view = LiveView()
+        self.waits = WhyWatch()
         self.history = open_history(history)
         self.console: Console | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -117,6 +119,7 @@ class ReplApp:
         if self.console is None:
             return
         self.view.wrap = max(self.console.width - 22, 20)
+        self.waits.feed(events)
         for event in events:
             if self.detector is not None and not self.detector.sure and isinstance(event, Frame) \
                     and event.dir == "a2c":
@@ -329,6 +332,8 @@ class ReplApp:
             self.out(f"dialect: {current}", style="dim")
         elif name == "raw":
             asyncio.ensure_future(self._send_line((arg + "\n").encode()))
+        elif name == "why":
+            self.out(why_panel(self.waits.now()))
         return None
 
     # --- dialogs -------------------------------------------------------------------------

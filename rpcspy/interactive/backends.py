@@ -66,8 +66,9 @@ class LocalBackend:
     injecting = False
 
     def __init__(self, argv: Sequence[str], record_path: str | None, *, env: dict[str, str] | None = None,
-                 check: bool = True, dialect: str = "auto", control: bool = True) -> None:
+                 check: bool = True, dialect: str = "auto", control: bool = True, mode: str = "repl") -> None:
         self.argv = list(argv)
+        self.mode = mode
         self.record_path = record_path
         self.env = env
         self.check = check
@@ -95,7 +96,7 @@ class LocalBackend:
             factories.insert(0, self._checker)
         config = ProxyConfig(argv=self.argv, record_path=self.record_path, env=self.env, observers=factories,
                              stdin=r_in, stdout=w_out, stderr=w_err, observer_process=False, control=self.control,
-                             mode="repl")
+                             mode=self.mode)
         self.session = ProxySession(config, warn=_Warn(on_events, time.monotonic()))  # type: ignore[arg-type]
         for fd in (r_out, r_err):  # the client's stdout and stderr: the observer shows them, drain the pipes
             threading.Thread(target=_drain, args=(fd,), daemon=True).start()

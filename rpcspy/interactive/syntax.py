@@ -9,7 +9,7 @@ Accepted input::
     {"type": "get_state"}               raw JSON, over several lines until it is complete
     !prompt                             ``!``: send even if the schema says it is invalid
     !not json at all                    ``!`` + text that is no command: sent verbatim
-    /help  /quit  /dialect [NAME]  /raw TEXT
+    /help  /quit  /dialect [NAME]  /raw TEXT  /why
 
 In the short syntax the last positional text field takes the rest of the line as
 typed (quotes and all); a line ending in ``\\`` continues on the next line, and
@@ -34,6 +34,7 @@ META_COMMANDS = {
     "exit": "same as /quit",
     "dialect": "show or set the dialect used for completion and validation",
     "raw": "send the rest of the line verbatim (no JSON, no validation)",
+    "why": "what the session waits on now, and why (as `rpcspy why`)",
 }
 HELP = """\
 Type a command: its type, then its fields. Positional values fill the required fields in order,

@@ -10,7 +10,9 @@ Clients speak JSONL; see docs/control-protocol.md. In short:
   the same bytes as the recording (the last N events first);
 * ``{"op":"inject","command":{...}}``: the command goes to the agent between the
   client's frames with an id of our own (``rpcspy-inject-<n>``); its response is
-  kept from the client and comes back here only, with the injector's id restored.
+  kept from the client and comes back here only, with the injector's id restored;
+* ``{"op":"why"}``: what is outstanding in the session now, and why
+  (:mod:`rpcspy.diagnose`, fed every event as it passes).
 
 Every message the server sends is one line; control messages start with
 ``{"op":``, entry lines with ``{"kind":``. The observer side (``handle``) only
@@ -129,6 +131,10 @@ class ControlServer:
         self._n = 0
         self._diverting = False
         self._closed = False
+        from rpcspy.diagnose import Tracker
+
+        self._why = Tracker()
+        self._why_lock = threading.Lock()
         self._listener = self._listen()
         self._write_meta()
         self._thread = threading.Thread(target=self._accept_loop, name="rpcspy-control", daemon=True)
@@ -187,6 +193,8 @@ class ControlServer:
 
     # --- observer ----------------------------------------------------------------------
     def handle(self, event: Event, emit: Emit) -> None:
+        with self._why_lock:
+            self._why.observe(event)
         if isinstance(event, Frame):
             self.frames[event.dir] += 1
             if event.injected and event.dir != "err":
@@ -259,6 +267,8 @@ class ControlServer:
             self._subscribe(conn, ref, req.get("backlog", 0))
         elif op == "inject":
             self._inject(conn, ref, req.get("command"))
+        elif op == "why":
+            conn.push(dumps({"op": "why", "ref": ref, "ok": True, "why": self.why(req.get("client_timeout"))}))
         else:
             conn.push(dumps({"op": str(op), "ref": ref, "ok": False, "error": f"unknown op {op!r}"}))
 
@@ -267,6 +277,16 @@ class ControlServer:
             subscribers = len(self._subs)
         return {**self.metadata(), "frames": dict(self.frames), "injected": dict(self.injected),
                 "subscribers": subscribers, "exit_code": self.exit_code, "input_closed": self.input_closed}
+
+    def why(self, client_timeout: Any = None) -> dict[str, Any]:
+        """The diagnosis of the session now (recording time), as JSON."""
+        from rpcspy.diagnose import explain
+
+        with self._why_lock:
+            if isinstance(client_timeout, (int, float)) and client_timeout > 0:
+                self._why.client_timeout = float(client_timeout)
+            now = max(self._why.t, time.time() - self.started) if self.exit_code is None else None
+            return explain(self._why, now).to_json()
 
     def _subscribe(self, conn: Connection, ref: Any, backlog: Any) -> None:
         if backlog is True:

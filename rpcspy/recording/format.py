@@ -36,7 +36,7 @@ class Header(msgspec.Struct, kw_only=True):
     pid: int
     """The rpcspy process id."""
     mode: str = "proxy"
-    """proxy, replay, repl or client: which rpcspy command made the recording."""
+    """proxy, replay, repl, client or drive: which rpcspy command made the recording."""
     source: str | None = None
     """For replays and fixtures: the recording this one was made from."""
 

@@ -49,12 +49,16 @@ def _same(a: Any, b: Any) -> bool:
     return a == b
 
 
-def changes(a: Any, b: Any, path: str = "$") -> Iterator[Change]:
-    """Every differing leaf, depth first, objects in ``a``'s key order then ``b``'s extra keys."""
+def changes(a: Any, b: Any, path: str = "$", *, align: bool = False) -> Iterator[Change]:
+    """Every differing leaf, depth first, objects in ``a``'s key order then ``b``'s extra keys.
+
+    ``align``: lists of different lengths are aligned first (elements keyed by their ``type``/``role``),
+    so one element inserted at the front reads as one added element, not every later one changed.
+    """
     if isinstance(a, dict) and isinstance(b, dict):
         for k, va in a.items():
             if k in b:
-                yield from changes(va, b[k], child(path, k))
+                yield from changes(va, b[k], child(path, k), align=align)
             else:
                 yield Change(child(path, k), va, ABSENT)
         for k, vb in b.items():
@@ -62,16 +66,39 @@ def changes(a: Any, b: Any, path: str = "$") -> Iterator[Change]:
                 yield Change(child(path, k), ABSENT, vb)
         return
     if isinstance(a, list) and isinstance(b, list):
+        if align and len(a) != len(b):
+            yield from _aligned(a, b, path)
+            return
         for i in range(max(len(a), len(b))):
             va = a[i] if i < len(a) else ABSENT
             vb = b[i] if i < len(b) else ABSENT
             if va is ABSENT or vb is ABSENT:
                 yield Change(child(path, i), va, vb)
             else:
-                yield from changes(va, vb, child(path, i))
+                yield from changes(va, vb, child(path, i), align=align)
         return
     if not _same(a, b):
         yield Change(path, a, b)
+
+
+def _element_key(value: Any) -> str:
+    if isinstance(value, dict):
+        return f"{value.get('type')}/{value.get('role')}"
+    return f"{type(value).__name__}:{repr(value)[:64]}"
+
+
+def _aligned(a: list, b: list, path: str) -> Iterator[Change]:
+    import difflib
+
+    sm = difflib.SequenceMatcher(None, [_element_key(x) for x in a], [_element_key(x) for x in b], autojunk=False)
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
+        pairs = min(i2 - i1, j2 - j1) if op in ("equal", "replace") else 0
+        for k in range(pairs):
+            yield from changes(a[i1 + k], b[j1 + k], child(path, j1 + k), align=True)
+        for i in range(i1 + pairs, i2):
+            yield Change(child(path, i), a[i], ABSENT)
+        for j in range(j1 + pairs, j2):
+            yield Change(child(path, j), ABSENT, b[j])
 
 
 def first_difference(a: Any, b: Any) -> str | None:

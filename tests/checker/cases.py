@@ -49,6 +49,8 @@ _DEEP = b"[" * 5000 + b"]" * 5000
 _GC = [C(cmd("get_commands", "g")),
        A(ok("get_commands", "g", {"commands": [{"name": "boom", "source": "extension", "sourceInfo": {}}]}))]
 _PROMPT_RUN = [C(cmd("prompt", "p1", message="hi")), A(ok("prompt", "p1")), *run_open()]
+_READY = ev("ready", protocolVersion=1, supportedProtocolVersions=[1, 2], maxFrameBytes=1048576,
+            maxReassembledFrameBytes=67108864)
 
 CASES: dict[str, Case] = {
     # framing
@@ -170,6 +172,14 @@ CASES: dict[str, Case] = {
         _asst_stream(upd("text_start", 0), upd("text_delta", 0, delta="ab"), upd("text_end", 0, content="ab")),
         _TEXT_START + 3),
     # misuse
+    "misuse.jsonrpc_frame": Case([C({"jsonrpc": "2.0", "id": 1, "method": "get_state"})], [C(cmd("get_state", "a"))], 1),
+    "misuse.omp_over_cap": Case(
+        [A(_READY), A(ev("rpc_frame_error", originalType="agent_end", error="RPC frame exceeded the transport limit"))],
+        [A(_READY), C(cmd("negotiate_protocol", "n", protocolVersion=2)), A(ok("negotiate_protocol", "n")),
+         A(ev("rpc_frame_error", originalType="agent_end", error="RPC frame exceeded the transport limit"))], 2),
+    "lifecycle.response_after_settle": Case([*_PROMPT_RUN, C(cmd("abort", "a")), *run_close(), A(ok("abort", "a"))],
+                                            [*_PROMPT_RUN, C(cmd("abort", "a")), A(ok("abort", "a")), *run_close()],
+                                            10),
     "misuse.null_frame": Case([C(b"null")], [C(b'"null"')], 1),
     "misuse.prompt_while_starting": Case(
         [C(cmd("prompt", "p1", message="a")), C(cmd("prompt", "p2", message="b"))],

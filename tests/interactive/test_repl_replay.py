@@ -198,3 +198,24 @@ def test_editor_dialog_and_a_dialog_that_times_out(tmp_path: Path, env: dict[str
     answers = [f for f in frames if f.get("type") == "extension_ui_response"]
     editor = [f for f in frames if f.get("method") == "editor"]
     assert answers == [{"type": "extension_ui_response", "id": editor[0]["id"], "value": "a\nb"}]
+
+
+def test_why_shows_what_the_session_waits_on(tmp_path: Path, env: dict[str, str]) -> None:
+    rec = tmp_path / "s.jsonl"
+    t = repl(rec, "pi087_01_basic_text_prompt.jsonl", env, "--speed", "0", "--match", "type")
+    try:
+        t.wait_for("rpcspy>", "idle")
+        t.set_mark()
+        t.line("/why")
+        assert "why: nothing outstanding" in t.wait_for("why: nothing outstanding")
+        t.set_mark()
+        t.line("prompt hi there")
+        t.wait_for("agent_settled")
+        t.set_mark()
+        t.line("/why")
+        shown = t.wait_for("spoke last")
+        assert "why: nothing outstanding" in shown and "the agent spoke last" in shown
+        t.key("c-d")
+        assert t.wait_exit() == 0
+    finally:
+        t.close()

@@ -382,3 +382,17 @@ def test_the_suite_keeps_its_proxies_out_of_the_users_sessions() -> None:
     assert seen != user
     assert Path(seen).parent.name.startswith("rpcspy-tests-run-")
     assert Path(seen).parent.parent == Path(tempfile.gettempdir())
+
+
+def test_why_diagnoses_the_session_so_far(server) -> None:
+    feed(server, frame(1, "c2a", {"id": "a", "type": "get_state"}), frame(2, "c2a", {"id": "b", "type": "bash"}),
+         frame(3, "a2c", {"id": "a", "type": "response", "command": "get_state", "success": True}))
+    with ControlClient(server.sock_path) as client:
+        live = client.call("why", client_timeout=5)
+        feed(server, Exit(4, 0.5, 0))
+        ended = client.call("why")
+    assert live["ok"] is True
+    assert [i["kind"] for i in live["why"]["outstanding"]] == ["command"]
+    assert "`bash` (id 'b', frame 2)" in live["why"]["outstanding"][0]["text"]
+    assert live["why"]["at"] >= 0.3, "a live session's time goes on"
+    assert ended["why"]["at"] == 0.5 and "exited with code 0" in ended["why"]["context"][0]

@@ -1,0 +1,166 @@
+"""A :class:`Tracker`'s state, put into plain sentences: what is outstanding, why, and since when."""
+
+from __future__ import annotations
+
+from rpcspy.diagnose import knowledge as K
+from rpcspy.diagnose.items import Diagnosis, Item
+from rpcspy.diagnose.pitfalls import handled_then_silent, label, seconds
+from rpcspy.diagnose.state import Cmd
+from rpcspy.diagnose.tracker import Tracker
+
+_SIDES = {"c2a": "the client", "a2c": "the agent"}
+
+
+def explain(tr: Tracker, at: float | None = None) -> Diagnosis:
+    """Diagnose the session as the tracker saw it, at time ``at`` (default: the last moment it saw)."""
+    now = tr.t if at is None else at
+    d = Diagnosis(at=now, dialect=tr.dialect, frames=tr.frames, pitfalls=list(tr.pitfalls))
+    ending = _ending(tr)
+    out = d.outstanding
+    out += _commands(tr, now)
+    out += _runs(tr, now, ending, d.context)
+    for call_id, (seq, t, name, update) in tr.tools.items():
+        last = f" (last update frame {update})" if update is not None else " (no update yet)"
+        out.append(Item("tool", f"tool `{name}` (call {call_id!r}, frame {seq}) has been running for "
+                        f"{seconds(now - t)}{last}: the run goes on when it ends", (seq,), t))
+    out += _waiting(tr, now, d.context)
+    out += _queued(tr)
+    if tr.compaction is not None:
+        seq, t, reason = tr.compaction
+        out.append(Item("compaction", f"a compaction{f' ({reason})' if reason else ''} has been in progress since "
+                        f"frame {seq} ({seconds(now - t)}); the agent answers or runs nothing else until it ends",
+                        (seq,), t))
+    if tr.retry is not None:
+        seq, t = tr.retry
+        out.append(Item("retry", f"an automatic retry started at frame {seq} ({seconds(now - t)} ago) has not "
+                        "ended (no auto_retry_end): the agent is waiting to try the provider again", (seq,), t))
+    if out and ending:
+        d.context.append(ending[0])
+    d.context += _last_words(tr, now)
+    if not out and tr.handled is not None and tr.handled.resp is not None:
+        last = tr.last.get("c2a")
+        if last is not None and last[0] <= tr.handled.resp and now - tr.handled.resp_t >= 1.0:
+            d.pitfalls.append(handled_then_silent(tr.handled, now - tr.handled.resp_t))
+    return d
+
+
+def _ending(tr: Tracker) -> tuple[str, tuple[int, ...]] | tuple[()]:
+    """Why the session stopped, if it did: the client's EOF and the agent's exit."""
+    eof = tr.eof.get("c2a")
+    if tr.exit is not None:
+        seq, _, code = tr.exit
+        cause = f"the agent exited with code {code} (frame {seq})"
+        if eof is not None:
+            cause += f" after the client closed its stdin (frame {eof[0]})"
+        return (cause, (seq,))
+    if eof is not None:
+        return (f"the client closed the agent's stdin at frame {eof[0]}", (eof[0],))
+    return ()
+
+
+def _commands(tr: Tracker, now: float) -> list[Item]:
+    items = []
+    dialog = next((w for w in tr.waiting.values() if w.kind == "dialog"), None)
+    for cmd in sorted([*tr.pending.values(), *tr.idless], key=lambda c: c.seq):
+        age = now - cmd.t
+        text = f"{label(cmd)} has had no response for {seconds(age)}"
+        if age > tr.client_timeout:
+            text += f", longer than a {seconds(tr.client_timeout)} client timeout"
+        if cmd.type in K.RUN_COMMANDS and dialog is not None and dialog.seq > cmd.seq:
+            text += f"; the agent answers it when the {dialog.what} (frame {dialog.seq}) is answered"
+        elif cmd.type == "bash":
+            text += "; the shell command is still running"
+        elif cmd.type in K.STOP_COMMANDS and tr.busy:
+            text += "; the agent answers it when the run has wound down"
+        items.append(Item("command", text, (cmd.seq,), cmd.t))
+    return items
+
+
+def _runs(tr: Tracker, now: float, ending: tuple, context: list[str]) -> list[Item]:
+    items = []
+    cut = f": {ending[0]}" if ending else ""
+    for cmd in tr.starting:
+        if cmd.resp is None or cmd.success is not True:
+            continue  # unanswered commands are listed as such
+        disp = f" ({cmd.disposition!r})" if cmd.disposition else ""
+        text = f"{label(cmd)} was accepted{disp} at frame {cmd.resp}, but its run has not started (no agent_start)"
+        if cmd.slash and cmd.disposition is None:
+            context.append(f"{text}; if {cmd.message.split()[0]} is an extension command it ran without a run "
+                           "(pi before 0.99 does not say; later versions answer `handled`)")
+            continue
+        hint = "; pi drops a prompt sent before the previous one started its run" if cmd.behind else ""
+        items.append(Item("prompt", text + (cut or hint), (cmd.seq, cmd.resp), cmd.t))
+    if tr.run is not None:
+        by = f" for {label(tr.run_by)}" if tr.run_by is not None else ""
+        frames = (tr.run,) if tr.run_by is None else (tr.run_by.seq, tr.run)
+        last = tr.last.get("a2c")
+        eof = "; pi cuts a run in progress off at stdin EOF" if "c2a" in tr.eof else ""
+        state = cut + eof if cut else (f"; the agent's last frame was {seconds(now - last[1])} ago" if last else "")
+        items.append(Item("run", f"the run started at frame {tr.run}{by} has not ended (no {K.RUN_END}){state}",
+                          frames))
+    elif tr.ended is not None:
+        retry = "; agent_end said willRetry: a retry run is due" if tr.will_retry else ""
+        items.append(Item("settle", f"the run ended at frame {tr.ended} but {K.SETTLED} has not come: the agent "
+                          f"still has work (a retry, compaction or queued messages){retry}{cut}", (tr.ended,)))
+    for cmd in tr.omp_open.values():
+        if cmd in tr.starting or cmd.resp is None:
+            continue
+        items.append(Item("prompt", f"{label(cmd)} was accepted at frame {cmd.resp} but omp has not closed it with "
+                          f"{K.OMP_PROMPT_RESULT}{cut}", (cmd.seq, cmd.resp), cmd.t))
+    if tr.omp_settle_due is not None:
+        items.append(Item("settle", f"{K.OMP_PROMPT_RESULT} (frame {tr.omp_settle_due}) said the session was not "
+                          f"settled, and {K.OMP_SESSION_SETTLED} has not come{cut}", (tr.omp_settle_due,)))
+    return items
+
+
+def _waiting(tr: Tracker, now: float, context: list[str]) -> list[Item]:
+    items = []
+    for w in sorted(tr.waiting.values(), key=lambda w: w.seq):
+        if w.deadline is not None and now >= w.deadline:
+            context.append(f"the {w.what} (frame {w.seq}) timed out unanswered after "
+                           f"{seconds(w.deadline - w.t)}; the agent went on without telling the client")
+            continue
+        answer = "an extension_ui_response" if w.kind == "dialog" else "the host's result"
+        items.append(Item(w.kind, f"the agent waits for {answer} to the {w.what} (id {w.id!r}, frame {w.seq}) "
+                          f"since {seconds(now - w.t)}", (w.seq,), w.t))
+    return items
+
+
+def _queued(tr: Tracker) -> list[Item]:
+    if tr.queue_update is not None:
+        seq, steering, follow_up = tr.queue_update
+        if not steering and not follow_up:
+            return []
+        return [Item("queued", f"{len(steering)} steering and {len(follow_up)} follow-up message(s) are queued "
+                     f"(queue_update, frame {seq}): delivered when the run reaches them", (seq,))]
+    return [Item("queued", f"{label(cmd)} was queued (frame {cmd.resp}) and not delivered yet",
+                 (cmd.seq, cmd.resp or cmd.seq), cmd.t) for cmd in tr.queued]
+
+
+def _last_words(tr: Tracker, now: float) -> list[str]:
+    seen = sorted(tr.last.items(), key=lambda kv: kv[1][0])
+    if not seen:
+        return ["no frame has crossed yet"]
+    direction, (seq, t) = seen[-1]
+    other = "a2c" if direction == "c2a" else "c2a"
+    text = f"{_SIDES[direction]} spoke last (frame {seq}, {seconds(now - t)} ago)"
+    if other in tr.last:
+        text += f"; {_SIDES[other]} has been silent for {seconds(now - tr.last[other][1])}"
+    else:
+        text += f"; {_SIDES[other]} has sent nothing"
+    return [text]
+
+
+def diagnose_entries(entries, *, client_timeout: float = K.CLIENT_TIMEOUT, at: float | None = None,
+                     frame: int | None = None) -> Diagnosis:
+    """Diagnose recording entries up to time ``at`` or frame ``frame`` (inclusive), or to the end."""
+    tr = Tracker(client_timeout=client_timeout)
+    for entry in entries:
+        seq, t = getattr(entry, "seq", -1), getattr(entry, "t", 0.0)
+        if (at is not None and t > at) or (frame is not None and seq > frame):
+            break
+        tr.feed_entry(entry)
+    return explain(tr, at)
+
+
+__all__ = ["explain", "diagnose_entries", "Cmd"]

@@ -1,0 +1,417 @@
+"""What is in flight in a session, fed frame by frame (so it runs live as well as on recordings).
+
+:class:`Tracker` keeps the state a client waits on: commands without response, prompts
+whose run has not started or settled, open runs, dialogs and host calls the agent waits
+on, queued messages, compaction and retries. It also notes the client pitfalls the frames
+show as they pass (:mod:`rpcspy.diagnose.pitfalls` words them). Pure: no I/O, never raises
+on bad frames. :func:`rpcspy.diagnose.explain.explain` turns a tracker into a diagnosis.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from rpcspy.checker.correlation import id_key
+from rpcspy.diagnose import knowledge as K
+from rpcspy.diagnose import pitfalls as P
+from rpcspy.diagnose.envelope import BIG, envelope
+from rpcspy.diagnose.items import Item
+from rpcspy.diagnose.state import Cmd, Waiting
+from rpcspy.events import Eof, Exit, Frame
+from rpcspy.protocol.detect import DialectDetector
+
+_decode = msgspec.json.decode
+_UPDATE = b'{"type":"message_update"'
+"""How pi and omp begin a message_update, the bulk of a session: skipped without decoding."""
+_ANSWERED_CAP = 4096
+_PENDING_CAP = 65536
+
+
+@dataclass
+class Tracker:
+    """Feed every frame of a session in order (and its EOFs and exit); read the state at any time."""
+
+    client_timeout: float = K.CLIENT_TIMEOUT
+    detector: DialectDetector = field(default_factory=DialectDetector)
+    pending: dict[Any, Cmd] = field(default_factory=dict)
+    idless: deque[Cmd] = field(default_factory=deque)
+    answered: dict[Any, Cmd] = field(default_factory=dict)
+    starting: list[Cmd] = field(default_factory=list)
+    """Run commands sent and not refused whose run has not started."""
+    run: int | None = None
+    """Seq of the open run's agent_start."""
+    run_by: Cmd | None = None
+    ended: int | None = None
+    """Seq of the agent_end still waiting for its agent_settled (settling dialects)."""
+    will_retry: bool = False
+    settles: bool = False
+    last_settle: int | None = None
+    omp_open: dict[Any, Cmd] = field(default_factory=dict)
+    """omp prompts accepted and not yet closed by prompt_result."""
+    omp_results: bool = False
+    """omp >= 18.3 (prompt_result, session_settled or messageId seen): accepted prompts await prompt_result."""
+    omp_settle_due: int | None = None
+    """Seq of a prompt_result with sessionSettled:false; session_settled not yet seen."""
+    waiting: dict[Any, Waiting] = field(default_factory=dict)
+    queued: list[Cmd] = field(default_factory=list)
+    queue_update: tuple[int, list, list] | None = None
+    tools: dict[Any, list] = field(default_factory=dict)
+    """Open tool executions: toolCallId -> [start seq, start t, tool name, last update seq]."""
+    compaction: tuple[int, float, str] | None = None
+    retry: tuple[int, float] | None = None
+    handled: Cmd | None = None
+    """The last run command answered ``handled``."""
+    v2: bool = False
+    frame_cap: int = K.OMP_FRAME_CAP
+    negotiating: set = field(default_factory=set)
+    last: dict[str, tuple[int, float]] = field(default_factory=dict)
+    """Direction -> (seq, t) of its last frame."""
+    eof: dict[str, tuple[int, float]] = field(default_factory=dict)
+    exit: tuple[int, float, int] | None = None
+    pitfalls: list[Item] = field(default_factory=list)
+    last_cmd: Cmd | None = None
+    """The command of the last client frame (None after an answer or a non-command)."""
+    frames: int = 0
+    t: float = 0.0
+
+    @property
+    def dialect(self) -> str:
+        return self.detector.dialect
+
+    @property
+    def omp(self) -> bool:
+        return self.dialect == "omp"
+
+    @property
+    def settling(self) -> bool:
+        """The agent emits agent_settled (by dialect, or one was seen)."""
+        return self.settles or self.dialect in K.SETTLING_DIALECTS
+
+    @property
+    def busy(self) -> bool:
+        return self.run is not None or self.ended is not None
+
+    # ---- feeding ---------------------------------------------------------------------------
+    def feed(self, frame: Frame) -> None:
+        """One frame of either direction (stderr frames only move the clock)."""
+        self.t = max(self.t, frame.t)
+        if frame.dir == "err":
+            return
+        self.frames += 1
+        self.last[frame.dir] = (frame.seq, frame.t)
+        if frame.data.startswith(_UPDATE):
+            if not self.detector.sure:  # delta-only updates tell pi >= 0.84 before its first agent_end
+                try:
+                    self.detector.feed(_decode(frame.data), "a2c")
+                except (msgspec.DecodeError, UnicodeDecodeError):
+                    pass
+            return
+        try:
+            obj = _decode(frame.data) if len(frame.data) <= BIG else envelope(frame.data)
+        except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
+            return
+        self.feed_decoded(frame, obj)
+
+    def feed_decoded(self, frame: Frame, obj: Any) -> None:
+        """The rest of :meth:`feed`, for a caller that decoded the frame already (the checker)."""
+        if type(obj) is not dict:
+            if obj is None and frame.dir == "c2a" and frame.data.strip() == b"null":
+                self.pitfalls.append(P.null_frame(frame.seq))
+            return
+        if frame.dir == "c2a":
+            self._client(frame, obj)
+        else:
+            self.detector.feed(obj, "a2c")
+            self._agent(frame, obj)
+
+    def closed(self, seq: int, t: float, direction: str) -> None:
+        """End of input in ``direction`` (``c2a``: the client closed the agent's stdin)."""
+        self.t = max(self.t, t)
+        self.eof.setdefault(direction, (seq, t))
+
+    def exited(self, seq: int, t: float, code: int) -> None:
+        self.t = max(self.t, t)
+        self.exit = (seq, t, code)
+
+    def observe(self, event: Any) -> None:
+        """A pump event (live): frames, EOFs and the exit; the rest is ignored."""
+        if isinstance(event, Frame):
+            self.feed(event)
+        elif isinstance(event, Eof):
+            self.closed(event.seq, event.t, event.dir)
+        elif isinstance(event, Exit):
+            self.exited(event.seq, event.t, event.code)
+
+    def feed_entry(self, entry: Any) -> None:
+        """A recording entry of any kind (frames, EOFs, exit; the rest is ignored)."""
+        kind = type(entry).__name__
+        if kind == "FrameEntry":
+            self.feed(entry.to_frame())
+        elif kind == "EofEntry":
+            self.closed(entry.seq, entry.t, entry.dir)
+        elif kind == "ExitEntry":
+            self.exited(entry.seq, entry.t, entry.code)
+        elif kind == "NoteEntry":  # the shared transcripts note EOF and the exit status as text
+            if entry.text.startswith("closing stdin (EOF)"):
+                self.closed(entry.seq, entry.t, "c2a")
+            elif entry.text.startswith("exit code: ") and entry.text[11:].strip().lstrip("-").isdigit():
+                self.exited(entry.seq, entry.t, int(entry.text[11:].strip()))
+
+    # ---- client frames ---------------------------------------------------------------------
+    def _client(self, frame: Frame, obj: dict) -> None:
+        seq, t = frame.seq, frame.t
+        ctype = obj.get("type")
+        self.last_cmd = None
+        if any(k in obj for k in K.JSONRPC_KEYS) and not isinstance(ctype, str) or "jsonrpc" in obj:
+            self.pitfalls.append(P.jsonrpc(seq, obj))
+        if ctype == "extension_ui_response" or ctype in K.HOST_CALLS.values():
+            self.waiting.pop(id_key(obj.get("id")), None)
+            return
+        ctype = ctype if isinstance(ctype, str) else None
+        message = obj.get("message")
+        cmd = Cmd(seq, t, ctype, obj.get("id"), self.busy, message=message if isinstance(message, str) else None,
+                  behavior="streamingBehavior" in obj, behind=bool(self.starting))
+        self.last_cmd = cmd
+        if "id" in obj:
+            self.pending[id_key(obj["id"])] = cmd
+            if len(self.pending) > _PENDING_CAP:  # a live session that never answers must not grow without end
+                del self.pending[next(iter(self.pending))]
+        else:
+            self.idless.append(cmd)
+            if len(self.idless) > _PENDING_CAP:
+                self.idless.popleft()
+        if ctype in K.RUN_COMMANDS:
+            self.starting.append(cmd)
+        elif ctype == K.OMP_NEGOTIATE and obj.get("protocolVersion") == 2:
+            self.negotiating.add(seq)
+
+    # ---- agent frames ----------------------------------------------------------------------
+    def _agent(self, frame: Frame, obj: dict) -> None:
+        seq, t = frame.seq, frame.t
+        etype = obj.get("type")
+        if etype == "message_update":
+            return
+        if self.omp and not self.v2 and len(frame.data) > self.frame_cap // 2 and any(
+                mark in frame.data for mark in K.OMP_CAP_MARKS):
+            self.pitfalls.append(P.over_cap(seq, etype, self.frame_cap))
+        if etype == "response":
+            self._response(seq, t, obj)
+            return
+        handler = _EVENTS.get(etype) if isinstance(etype, str) else None
+        if handler is not None:
+            handler(self, seq, t, obj)
+
+    def _response(self, seq: int, t: float, obj: dict) -> None:
+        success = obj.get("success")
+        error = obj.get("error")
+        if self.omp and not self.v2 and isinstance(error, str) and K.OMP_CAP_MARKS[1].decode() in error:
+            self.pitfalls.append(P.over_cap(seq, "response", self.frame_cap))
+        if "id" in obj:
+            key = id_key(obj["id"])
+            cmd = self.pending.pop(key, None)
+            if cmd is None:
+                first = self.answered.get(key)
+                if first is not None and first.success is True and success is False:
+                    self.pitfalls.append(P.success_then_error(first, seq, obj))
+                    self._forget(first)
+                return
+            self.answered[key] = cmd
+            if len(self.answered) > _ANSWERED_CAP:
+                del self.answered[next(iter(self.answered))]
+        else:
+            cmd = self._idless(obj.get("command"))
+            if cmd is None:
+                return
+        cmd.resp, cmd.resp_t, cmd.success = seq, t, success
+        data = obj.get("data")
+        disposition = data.get("disposition") if isinstance(data, dict) else None
+        cmd.disposition = disposition if isinstance(disposition, str) else None
+        self._answered(cmd, seq, t)
+
+    def _idless(self, command: Any) -> Cmd | None:
+        for cmd in self.idless:
+            if cmd.type == command or command == "parse":
+                self.idless.remove(cmd)
+                return cmd
+        for key, cmd in self.pending.items():  # pi 0.73 answers unknown commands without their id
+            if cmd.type == command:
+                del self.pending[key]
+                return cmd
+        return None
+
+    def _answered(self, cmd: Cmd, seq: int, t: float) -> None:
+        if t - cmd.t > self.client_timeout:
+            self.pitfalls.append(P.late_response(cmd, self.client_timeout))
+        if (cmd.type in K.STOP_COMMANDS and cmd.busy and not self.busy and self.last_settle is not None
+                and self.last_settle > cmd.seq):
+            self.pitfalls.append(P.settle_passed(cmd, self.last_settle, self._settle_name()))
+        if cmd.seq in self.negotiating:
+            self.negotiating.discard(cmd.seq)
+            self.v2 = cmd.success is True
+        if cmd.type in K.RUN_COMMANDS:
+            self._run_command_answered(cmd)
+        elif cmd.type in K.QUEUE_COMMANDS and cmd.success is True and cmd.disposition != K.DISPOSITION_HANDLED:
+            self.queued.append(cmd)
+
+    def _forget(self, cmd: Cmd) -> None:
+        """A command the agent took back (omp's error after success): nothing follows from it."""
+        for bag in (self.starting, self.queued):
+            if cmd in bag:
+                bag.remove(cmd)
+        if cmd.id is not None:
+            self.omp_open.pop(id_key(cmd.id), None)
+
+    def _run_command_answered(self, cmd: Cmd) -> None:
+        if cmd.success is True and cmd.disposition is None and cmd.busy and cmd.behavior:
+            cmd.disposition = K.DISPOSITION_QUEUED  # pi before 0.99 and omp queue it without saying so
+        refused = cmd.success is not True
+        if refused or cmd.disposition in (K.DISPOSITION_HANDLED, K.DISPOSITION_QUEUED):
+            if cmd in self.starting:
+                self.starting.remove(cmd)
+        if refused:
+            return
+        if cmd.disposition == K.DISPOSITION_HANDLED:
+            self.handled = cmd
+        elif cmd.disposition == K.DISPOSITION_QUEUED:
+            self.queued.append(cmd)
+        if self.omp and self.omp_results and cmd.id is not None:
+            self.omp_open[id_key(cmd.id)] = cmd
+
+    def _settle_name(self) -> str:
+        return K.SETTLED if self.settling else K.RUN_END
+
+    # ---- events ----------------------------------------------------------------------------
+    def _agent_start(self, seq: int, t: float, obj: dict) -> None:
+        if self.run is None or not self.omp:  # omp's retry saga opens a new run without agent_end
+            self.run_by = self.starting.pop(0) if self.starting else None
+        self.run = seq
+        self.ended = None
+        self.retry = None if self.retry is not None and not self.omp else self.retry
+
+    def _agent_end(self, seq: int, t: float, obj: dict) -> None:
+        self.run = None
+        self.tools.clear()
+        self.will_retry = obj.get("willRetry") is True
+        if "messageCount" in obj and self.omp and not self.v2:
+            self.pitfalls.append(P.over_cap(seq, "agent_end", self.frame_cap))
+        if self.settling:
+            self.ended = seq
+        else:
+            self._settled(seq)
+
+    def _agent_settled(self, seq: int, t: float, obj: dict) -> None:
+        self.settles = True
+        if self.run is None:  # pi 0.87 may settle inside a run after a dropped prompt: the run goes on
+            self._settled(seq)
+
+    def _settled(self, seq: int) -> None:
+        for cmd in [c for c in self.starting if c.resp is not None and c.resp < seq]:
+            self.starting.remove(cmd)  # its run never came: consumed (an extension command) or dropped
+            if cmd.behind and not cmd.slash:
+                self.pitfalls.append(P.dropped(cmd, seq))
+        self.ended = None
+        self.last_settle = seq
+        self.queued.clear()
+        self.queue_update = None
+        self.compaction = None
+
+    def _prompt_result(self, seq: int, t: float, obj: dict) -> None:
+        self.omp_results = True
+        if "id" in obj:
+            cmd = self.omp_open.pop(id_key(obj["id"]), None)
+            if cmd is not None and cmd in self.starting:
+                self.starting.remove(cmd)
+        self.omp_settle_due = None if obj.get("sessionSettled") is not False else seq
+
+    def _session_settled(self, seq: int, t: float, obj: dict) -> None:
+        self.omp_results = True
+        self.omp_settle_due = None
+        self.last_settle = seq
+
+    def _message_start(self, seq: int, t: float, obj: dict) -> None:
+        message = obj.get("message")
+        if "messageId" in obj:
+            self.omp_results = True
+        if self.queue_update is None and isinstance(message, dict) and message.get("role") == "user":
+            if self.queued and self.run is not None:
+                self.queued.pop(0)
+
+    def _queue_update(self, seq: int, t: float, obj: dict) -> None:
+        steering, follow_up = obj.get("steering"), obj.get("followUp")
+        self.queue_update = (seq, steering if isinstance(steering, list) else [],
+                             follow_up if isinstance(follow_up, list) else [])
+
+    def _tool_start(self, seq: int, t: float, obj: dict) -> None:
+        name = obj.get("toolName")
+        self.tools[id_key(obj.get("toolCallId"))] = [seq, t, name if isinstance(name, str) else "?", None]
+
+    def _tool_update(self, seq: int, t: float, obj: dict) -> None:
+        tool = self.tools.get(id_key(obj.get("toolCallId")))
+        if tool is not None:
+            tool[3] = seq
+
+    def _tool_end(self, seq: int, t: float, obj: dict) -> None:
+        self.tools.pop(id_key(obj.get("toolCallId")), None)
+
+    def _compaction_start(self, seq: int, t: float, obj: dict) -> None:
+        reason = obj.get("reason")
+        self.compaction = (seq, t, reason if isinstance(reason, str) else "")
+
+    def _compaction_end(self, seq: int, t: float, obj: dict) -> None:
+        self.compaction = None
+
+    def _retry_start(self, seq: int, t: float, obj: dict) -> None:
+        self.retry = (seq, t)
+
+    def _retry_end(self, seq: int, t: float, obj: dict) -> None:
+        self.retry = None
+
+    def _ui_request(self, seq: int, t: float, obj: dict) -> None:
+        method, rid = obj.get("method"), obj.get("id")
+        if method in K.DIALOGS:
+            timeout = obj.get("timeout")
+            deadline = t + timeout / 1000.0 if isinstance(timeout, (int, float)) and timeout > 0 else None
+            title = obj.get("title")
+            what = f"`{method}` dialog" + (f" {title!r}" if isinstance(title, str) and title else "")
+            self.waiting[id_key(rid)] = Waiting(seq, t, "dialog", rid, what, deadline)
+        elif method == "cancel":
+            self.waiting.pop(id_key(obj.get("targetId")), None)
+
+    def _host_call(self, seq: int, t: float, obj: dict) -> None:
+        etype = obj.get("type")
+        what = (f"host tool call `{obj.get('toolName')}`" if etype == "host_tool_call"
+                else f"host URI request {obj.get('operation')} {obj.get('url')}")
+        self.waiting[id_key(obj.get("id"))] = Waiting(seq, t, "host", obj.get("id"), what)
+
+    def _host_cancel(self, seq: int, t: float, obj: dict) -> None:
+        self.waiting.pop(id_key(obj.get("targetId")), None)
+
+    def _ready(self, seq: int, t: float, obj: dict) -> None:
+        cap = obj.get("maxFrameBytes")
+        if isinstance(cap, int) and cap > 0:
+            self.frame_cap = cap
+
+    def _frame_error(self, seq: int, t: float, obj: dict) -> None:
+        if not self.v2:
+            original = obj.get("originalType")
+            self.pitfalls.append(P.over_cap(seq, original if isinstance(original, str) else None, self.frame_cap))
+
+
+_EVENTS = {
+    K.RUN_START: Tracker._agent_start, K.RUN_END: Tracker._agent_end, K.SETTLED: Tracker._agent_settled,
+    K.OMP_PROMPT_RESULT: Tracker._prompt_result, K.OMP_SESSION_SETTLED: Tracker._session_settled,
+    "message_start": Tracker._message_start, K.QUEUE_UPDATE: Tracker._queue_update,
+    "tool_execution_start": Tracker._tool_start, "tool_execution_update": Tracker._tool_update,
+    "tool_execution_end": Tracker._tool_end,
+    **{name: Tracker._compaction_start for name in K.COMPACTION_START},
+    **{name: Tracker._compaction_end for name in K.COMPACTION_END},
+    K.RETRY_START: Tracker._retry_start, K.RETRY_END: Tracker._retry_end,
+    "extension_ui_request": Tracker._ui_request,
+    **{name: Tracker._host_call for name in K.HOST_CALLS},
+    **{name: Tracker._host_cancel for name in K.HOST_CANCELS},
+    "ready": Tracker._ready, "rpc_frame_error": Tracker._frame_error,
+}

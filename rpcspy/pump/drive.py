@@ -1,0 +1,60 @@
+"""The I/O of ``rpcspy drive``: the agent behind the in-process proxy (recorded like any session),
+a :class:`~rpcspy.drive.driver.Driver` deciding what to write when."""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from rpcspy.drive.driver import Driver
+
+POLL = 0.2
+EXIT_GRACE = 30.0
+"""Seconds the agent gets to exit after its stdin is closed, before SIGTERM."""
+
+
+def drive(driver: Driver, argv: Sequence[str], record_path: str | None, *, env: dict[str, str] | None = None,
+          check: bool = True, control: bool = True, on_step: Callable[[Any], None] | None = None) -> int | None:
+    """Run the script against the agent; return the agent's exit status (None if it had to be killed)."""
+    from rpcspy.interactive.backends import LocalBackend
+
+    inbox: queue.Queue[Any] = queue.Queue()
+    backend = LocalBackend(argv, record_path, env=env, check=check, control=control, mode="drive")
+    backend.start(inbox.put, lambda: inbox.put(None))
+    reported = 0
+    ended = False
+    try:
+        while True:
+            for line in driver.poll(time.monotonic()):
+                error = backend.send(line)
+                if error and driver.gone is None:
+                    driver.gone = error
+            while on_step is not None and reported < driver.i and reported < len(driver.results):
+                on_step(driver.results[reported])
+                reported += 1
+            if driver.done:
+                break
+            try:
+                batch = inbox.get(timeout=POLL)
+            except queue.Empty:
+                continue
+            if batch is None:
+                ended = True
+                driver.gone = driver.gone or "the session ended"
+                continue
+            for event in batch:
+                driver.feed(event)
+    finally:
+        backend.close_input()
+    code = backend.wait(None if ended else EXIT_GRACE)
+    if code is None:
+        backend.terminate()
+        code = backend.wait(10.0)
+    if on_step is not None:
+        for result in driver.results[reported:]:
+            on_step(result)
+        if driver.final is not None and not driver.final.ok:
+            on_step(driver.final)
+    return code
