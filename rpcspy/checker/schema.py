@@ -37,13 +37,19 @@ class Traits:
     """oh-my-pi: blank lines skipped, `prompt` may get success then error with one id."""
     closes_runs: bool = False
     """pi >= 0.84: session commands close a running run before answering."""
+    agent_types: frozenset[str] = frozenset()
+    """Agent frame types the dialect knows (empty while undecided: then every type counts as known)."""
+
+    def knows(self, agent_type: str) -> bool:
+        return not self.agent_types or agent_type in self.agent_types
 
 
 def traits_of(dialect: str) -> Traits:
     from rpcspy.protocol import get_protocol
 
-    spec = get_protocol(dialect).spec
-    return Traits(omp=bool(spec.omp), closes_runs=bool(spec.v084))
+    proto = get_protocol(dialect)
+    spec = proto.spec
+    return Traits(omp=bool(spec.omp), closes_runs=bool(spec.v084), agent_types=frozenset(proto.a2c))
 
 
 def known_dialects() -> tuple[str, ...]:
@@ -107,6 +113,11 @@ class SchemaChecker:
     def report(self, t: float, seq: int, direction: str, issues: list[Any], note: str = "") -> None:
         for issue in issues:
             kind = issue.kind if issue.kind in _KINDS else "invalid"
+            if kind == "unknown_type" and direction == "a2c":  # a newer agent, most likely: not an error
+                self.sink.emit("schema.unknown_agent_type", t, seq, direction,
+                               f"{issue.message}: unknown to {self.dialect or 'every dialect'}; a newer agent?" + note,
+                               path=issue.path or None)
+                continue
             self.sink.emit(f"schema.{kind}", t, seq, direction, issue.message + note, path=issue.path or None)
 
     def feed(self, t: float, seq: int, direction: str, obj: dict) -> None:

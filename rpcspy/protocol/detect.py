@@ -135,7 +135,8 @@ def _pi099(obj: dict) -> str | bool | None:
     type_ = obj.get("type")
     if type_ == "agent_settled" and "aborted" in obj:
         return "`agent_settled.aborted`: pi >= 1.1"
-    if type_ != "response" or obj.get("success") is not True or obj.get("command") not in _DISPOSED:
+    command = obj.get("command")
+    if type_ != "response" or obj.get("success") is not True or type(command) is not str or command not in _DISPOSED:
         return None
     data = obj.get("data")
     if isinstance(data, dict) and "disposition" in data:
@@ -145,6 +146,8 @@ def _pi099(obj: dict) -> str | bool | None:
 
 def _response(obj: dict) -> tuple[str, str] | None:
     command = obj.get("command")
+    if type(command) is not str:  # pi echoes a client's non-string type here
+        return None
     if obj.get("success") is True:
         data = obj.get("data")
         if command in _DISPOSED and isinstance(data, dict) and "disposition" in data:
