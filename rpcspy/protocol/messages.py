@@ -162,6 +162,8 @@ def build_messages(spec: Spec) -> MessageTypes:  # noqa: C901 - one class per me
         timestamp: int
         if spec.omp:
             attribution: Opt[str] = UNSET
+            steering: Opt[bool] = UNSET
+            """A steering message delivered into the run (omp)."""
         if spec.feb:
             attachments: Opt[list[Any]] = UNSET
 

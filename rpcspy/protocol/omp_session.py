@@ -12,8 +12,9 @@ from typing import Any, Literal, Union
 import msgspec
 from msgspec import UNSET
 
-from rpcspy.protocol.base import Open, Opt
+from rpcspy.protocol.base import Base, Open, Opt
 from rpcspy.protocol.messages import MessageTypes
+from rpcspy.protocol.payloads import BashResult, ContextUsage
 
 TODO_STATUSES = ("pending", "in_progress", "completed", "abandoned", "blocked")
 
@@ -67,10 +68,51 @@ OMP_OTHER_ENTRIES = (
 """Every omp session entry type except ``message`` (which needs the dialect's messages)."""
 
 
+class OmpBashResult(BashResult):
+    """omp's ``bash`` data (``exec/bash-executor.d.ts``): line and byte counts, artifacts."""
+
+    totalLines: Opt[int] = UNSET
+    totalBytes: Opt[int] = UNSET
+    outputLines: Opt[int] = UNSET
+    outputBytes: Opt[int] = UNSET
+    timedOut: Opt[bool] = UNSET
+    artifactId: Opt[str] = UNSET
+    artifactError: Opt[Any] = UNSET
+    workingDir: Opt[str] = UNSET
+    images: Opt[list[Any]] = UNSET
+
+
+class OmpTokens(Base):
+    input: int
+    output: int
+    cacheRead: int
+    cacheWrite: int
+    total: int
+    reasoning: Opt[int] = UNSET
+
+
+class OmpSessionStats(Base):
+    """omp's ``get_session_stats`` data (``session/agent-session-types.d.ts``)."""
+
+    sessionId: str
+    userMessages: int
+    assistantMessages: int
+    toolCalls: int
+    toolResults: int
+    totalMessages: int
+    tokens: OmpTokens
+    cost: float
+    sessionFile: Opt[str] = UNSET
+    premiumRequests: Opt[float] = UNSET
+    credits: Opt[dict[str, Any]] = UNSET
+    routedModels: Opt[dict[str, float]] = UNSET
+    contextUsage: Opt[ContextUsage] = UNSET
+
+
 def omp_entry_union(m: MessageTypes) -> Any:
     """omp's ``SessionEntry``: ``get_entries.entries[]``, ``get_tree`` nodes' ``entry``."""
     message = _entry("message", message=m.AgentMessage)
     return Union[(message, *OMP_OTHER_ENTRIES)]
 
 
-__all__ = ["OmpTodoItem", "OmpTodoPhase", "OMP_OTHER_ENTRIES", "omp_entry_union", "TODO_STATUSES"]
+__all__ = ["OmpTodoItem", "OmpTodoPhase", "OmpBashResult", "OmpSessionStats", "OMP_OTHER_ENTRIES", "omp_entry_union", "TODO_STATUSES"]

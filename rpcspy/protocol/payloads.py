@@ -41,6 +41,8 @@ class OmpModel(Model):
     identity: Opt[dict[str, Any]] = UNSET
     requiresGlyphTokenization: Opt[bool] = UNSET
     supportsComputerUse: Opt[bool] = UNSET
+    compatConfig: Opt[dict[str, Any]] = UNSET
+    thinking: Opt[Any] = UNSET
 
 
 class TokenTotals(Base):

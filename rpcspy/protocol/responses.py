@@ -12,7 +12,7 @@ from msgspec import UNSET
 from rpcspy.protocol.base import Base, Opt, Spec, lit
 from rpcspy.protocol.messages import ForkMessage, MessageTypes
 from rpcspy.protocol import payloads as p
-from rpcspy.protocol.omp_session import OmpTodoPhase
+from rpcspy.protocol.omp_session import OmpBashResult, OmpSessionStats, OmpTodoPhase
 
 E = TypeVar("E")
 
@@ -187,6 +187,8 @@ def build_response_data(spec: Spec, m: MessageTypes, entry: Any, CompactionResul
         data["branch"] = DataSpec(p.ForkResult)
         data["get_branch_messages"] = DataSpec(ForkMessagesData)
         data["get_state"] = DataSpec(omp_state(Level, ModelT))
+        data["bash"] = DataSpec(OmpBashResult)
+        data["get_session_stats"] = DataSpec(OmpSessionStats)
     return data
 
 
