@@ -108,24 +108,15 @@ def build_events(spec: Spec, m: MessageTypes, MessageUpdate: type, CompactionRes
 
     out: list[Any] = [AgentStart, AgentEnd, TurnStart, TurnEnd, MessageStart, MessageUpdate, MessageEnd,
                       ToolExecutionUpdate, ToolExecutionEnd, AutoRetryStart, AutoRetryEnd, ExtensionError]
-    if spec.omp:
+    if spec.omp or spec.v099:
 
-        class OmpToolExecutionStart(Event, tag="tool_execution_start"):
-            toolCallId: str
-            toolName: str
-            args: Any
-            intent: Opt[str] = UNSET
+        class DialectToolExecutionStart(ToolExecutionStart, tag="tool_execution_start"):
+            if spec.omp:
+                intent: Opt[str] = UNSET
+            if spec.v099:
+                parentToolCallId: Opt[str] = UNSET
 
-        out.append(OmpToolExecutionStart)
-    elif spec.v099:
-
-        class NestedToolExecutionStart(Event, tag="tool_execution_start"):
-            toolCallId: str
-            toolName: str
-            args: Any
-            parentToolCallId: Opt[str] = UNSET
-
-        out.append(NestedToolExecutionStart)
+        out.append(DialectToolExecutionStart)
     else:
         out.append(ToolExecutionStart)
 

@@ -12,9 +12,9 @@ from typing import Any, Literal, Union
 import msgspec
 from msgspec import UNSET
 
-from rpcspy.protocol.base import Base, Open, Opt
+from rpcspy.protocol.base import Open, Opt
 from rpcspy.protocol.messages import MessageTypes
-from rpcspy.protocol.payloads import BashResult, ContextUsage
+from rpcspy.protocol.payloads import BashResult, ContextUsage, FebSessionStats, TokenTotals
 
 TODO_STATUSES = ("pending", "in_progress", "completed", "abandoned", "blocked")
 
@@ -82,27 +82,14 @@ class OmpBashResult(BashResult):
     images: Opt[list[Any]] = UNSET
 
 
-class OmpTokens(Base):
-    input: int
-    output: int
-    cacheRead: int
-    cacheWrite: int
-    total: int
+class OmpTokens(TokenTotals):
     reasoning: Opt[int] = UNSET
 
 
-class OmpSessionStats(Base):
+class OmpSessionStats(FebSessionStats):
     """omp's ``get_session_stats`` data (``session/agent-session-types.d.ts``)."""
 
-    sessionId: str
-    userMessages: int
-    assistantMessages: int
-    toolCalls: int
-    toolResults: int
-    totalMessages: int
     tokens: OmpTokens
-    cost: float
-    sessionFile: Opt[str] = UNSET
     premiumRequests: Opt[float] = UNSET
     credits: Opt[dict[str, Any]] = UNSET
     routedModels: Opt[dict[str, float]] = UNSET
