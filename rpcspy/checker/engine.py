@@ -20,10 +20,9 @@ from rpcspy.checker.schema import AUTO, SchemaChecker
 from rpcspy.checker.stream import StreamTracker
 from rpcspy.checker.ui import UiTracker
 from rpcspy.events import Finding, Frame
+from rpcspy.protocol.vocabulary import ANSWER_TYPES as _NOT_COMMANDS
 
 _RUN_BOUNDARIES = frozenset({"agent_start", "agent_end", "agent_settled"})
-_NOT_COMMANDS = frozenset({"extension_ui_response", "host_tool_update", "host_tool_result", "host_uri_result"})
-"""Client frames that are answers, not commands: they never get a response."""
 
 
 class Checker:

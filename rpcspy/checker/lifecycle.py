@@ -15,13 +15,11 @@ from typing import Any
 
 from rpcspy.checker.findings import Sink
 from rpcspy.checker.stream import StreamTracker
+from rpcspy.protocol.vocabulary import AGENT_CANCEL_TYPES, AGENT_REQUEST_TYPES, ECHO_TYPES
 
 TEARDOWN = frozenset({"compact", "new_session", "switch_session", "fork", "clone", "branch", "open_session", "handoff"})
 """Commands that replace the session or compact it, which may tear a run down."""
-ID_ALLOWED = frozenset({
-    "response", "extension_ui_request", "bash_execution_update", "prompt_result",
-    "host_tool_call", "host_tool_cancel", "host_uri_request", "host_uri_cancel",
-})
+ID_ALLOWED = ECHO_TYPES | AGENT_REQUEST_TYPES | AGENT_CANCEL_TYPES
 """Stdout frames that legitimately carry an ``id``."""
 _UNFILTERED_OK = frozenset({"agent_settled", "compaction_start", "compaction_end"})
 """Paired events omp never emits: a ``set_event_filter`` without them hides nothing."""

@@ -1,0 +1,48 @@
+"""The vocabulary sets agree with the dialects' schemas (their one source of truth)."""
+
+from __future__ import annotations
+
+import msgspec
+
+from rpcspy.protocol import DIALECTS, get_protocol
+from rpcspy.protocol.ui import ANSWER_FIELDS
+from rpcspy.protocol.vocabulary import (
+    AGENT_CANCEL_TYPES, AGENT_REQUEST_TYPES, ANSWER_TYPES, DIALOG_METHODS, DIALOGS, ECHO_TYPES,
+    FIRE_AND_FORGET_METHODS, HOST_REQUEST_TYPES,
+)
+
+PROTOCOLS = [get_protocol(d) for d in DIALECTS]
+AGENT_TYPES = set().union(*(p.a2c for p in PROTOCOLS))
+
+
+def _fields(frame_type: str) -> set[str]:
+    """Field names of an agent frame type in every dialect that has it (a union: every member's)."""
+    names: set[str] = set()
+    for p in PROTOCOLS:
+        tp = p.a2c.get(frame_type)
+        members = getattr(tp, "__args__", (tp,)) if tp is not None else ()
+        for cls in members:
+            names |= {f.encode_name for f in msgspec.structs.fields(cls)}
+    return names
+
+
+def test_answer_types_are_the_client_frames_that_are_not_commands() -> None:
+    assert ANSWER_TYPES == set().union(*(set(p.c2a) - set(p.commands) for p in PROTOCOLS))
+
+
+def test_agent_requests_and_echoes_are_agent_frames_with_an_id() -> None:
+    for t in AGENT_REQUEST_TYPES | ECHO_TYPES | AGENT_CANCEL_TYPES:
+        assert t in AGENT_TYPES, t
+        assert "id" in _fields(t), t
+    assert {t for t in AGENT_CANCEL_TYPES if "targetId" not in _fields(t)} == set()
+    assert HOST_REQUEST_TYPES < AGENT_REQUEST_TYPES and all(t.startswith("host_") for t in HOST_REQUEST_TYPES)
+    # every other agent frame with an id is one of these (so no copy can miss one)
+    with_id = {t for t in AGENT_TYPES if "id" in _fields(t)}
+    assert with_id == AGENT_REQUEST_TYPES | ECHO_TYPES | AGENT_CANCEL_TYPES
+
+
+def test_dialog_methods_are_the_ui_requests_that_take_an_answer() -> None:
+    methods = set().union(*(p.ui_requests for p in PROTOCOLS))
+    assert set(DIALOG_METHODS) | set(FIRE_AND_FORGET_METHODS) == methods
+    assert not set(DIALOG_METHODS) & set(FIRE_AND_FORGET_METHODS)
+    assert DIALOGS == set(DIALOG_METHODS) == set(ANSWER_FIELDS)
