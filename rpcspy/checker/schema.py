@@ -115,8 +115,7 @@ class SchemaChecker:
             kind = issue.kind if issue.kind in _KINDS else "invalid"
             if kind == "unknown_type" and direction == "a2c":  # a newer agent, most likely: not an error
                 self.sink.emit("schema.unknown_agent_type", t, seq, direction,
-                               f"{issue.message}: unknown to {self.dialect or 'every dialect'}; a newer agent?" + note,
-                               path=issue.path or None)
+                               f"{issue.message}: a newer agent?" + note, path=issue.path or None)
                 continue
             self.sink.emit(f"schema.{kind}", t, seq, direction, issue.message + note, path=issue.path or None)
 

@@ -43,7 +43,7 @@ def unknowns(findings: Iterable[Finding]) -> list[Unknown]:
     for f in findings:
         if f.rule not in UNKNOWN_RULES:
             continue
-        where = fold(f.path) if f.rule == "schema.unknown_field" else f.message.split(":", 1)[0]
+        where = fold(f.path) if f.rule == "schema.unknown_field" else f.message.split(" (", 1)[0].split(":", 1)[0]
         key = (f.rule, f.dir, where)
         hit = out.get(key)
         if hit is None:
