@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+import typing
+
 import msgspec
 
+from rpcspy import protocol
 from rpcspy.protocol import DIALECTS, get_protocol
 from rpcspy.protocol.ui import ANSWER_FIELDS
 from rpcspy.protocol.vocabulary import (
@@ -46,3 +51,31 @@ def test_dialog_methods_are_the_ui_requests_that_take_an_answer() -> None:
     assert set(DIALOG_METHODS) | set(FIRE_AND_FORGET_METHODS) == methods
     assert not set(DIALOG_METHODS) & set(FIRE_AND_FORGET_METHODS)
     assert DIALOGS == set(DIALOG_METHODS) == set(ANSWER_FIELDS)
+
+
+def _reach(tp: object, seen: set[type]) -> None:
+    """Every Struct class ``tp`` uses: itself, its bases, its fields' types, recursively."""
+    for arg in typing.get_args(tp):
+        if isinstance(arg, type) or typing.get_origin(arg) is not None:
+            _reach(arg, seen)
+    cls = typing.get_origin(tp) or tp
+    if isinstance(cls, type) and issubclass(cls, msgspec.Struct) and cls not in seen:
+        seen.add(cls)
+        seen.update(b for b in cls.__mro__[1:] if issubclass(b, msgspec.Struct) and b is not msgspec.Struct)
+        for f in msgspec.structs.fields(tp):  # type: ignore[arg-type]
+            _reach(f.type, seen)
+
+
+def test_every_schema_class_belongs_to_some_dialect() -> None:
+    used: set[type] = set()
+    for p in PROTOCOLS:
+        for tp in [*p.c2a.values(), *p.a2c.values(), *p.ui_requests.values(),
+                   *(spec.type for spec in p.data.values() if spec.type is not None)]:
+            _reach(tp, used)
+    defined = set()
+    for info in pkgutil.iter_modules(protocol.__path__):
+        module = importlib.import_module(f"rpcspy.protocol.{info.name}")
+        defined |= {obj for obj in vars(module).values() if isinstance(obj, type)
+                    and issubclass(obj, msgspec.Struct) and obj.__module__ == module.__name__}
+    stray = {f"{c.__module__}.{c.__name__}" for c in defined - used}
+    assert stray == {"rpcspy.protocol.validate._UIEnvelope"}  # the bytes decoder's stand-in, not a schema
