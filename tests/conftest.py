@@ -113,7 +113,7 @@ def _runnable(spec: AgentSpec, home: Path) -> RunnableAgent:
 
 @pytest.fixture(params=ALL_AGENTS)
 def agent_spec(request: pytest.FixtureRequest, _agent_specs: dict[str, AgentSpec | str]) -> AgentSpec:
-    """The installed agent (one of all three), without a HOME."""
+    """The installed agent (each of ALL_AGENTS), without a HOME."""
     return _installed(request.param, _agent_specs)
 
 
@@ -121,7 +121,7 @@ def agent_spec(request: pytest.FixtureRequest, _agent_specs: dict[str, AgentSpec
 def agent(
     request: pytest.FixtureRequest, _agent_specs: dict[str, AgentSpec | str], agent_home: Path
 ) -> RunnableAgent:
-    """Each of pi 0.73.1, pi 0.87.1 and omp 18.2.3, ready to spawn against ``fake_llm``."""
+    """Each of pi 0.73.1, pi 0.87.1, pi 1.5.2 and omp 18.2.3, ready to spawn against ``fake_llm``."""
     return _runnable(_installed(request.param, _agent_specs), agent_home)
 
 
@@ -129,5 +129,5 @@ def agent(
 def pi_agent(
     request: pytest.FixtureRequest, _agent_specs: dict[str, AgentSpec | str], agent_home: Path
 ) -> RunnableAgent:
-    """Each of the two pi versions (not omp), ready to spawn against ``fake_llm``."""
+    """Each pi version (not omp), ready to spawn against ``fake_llm``."""
     return _runnable(_installed(request.param, _agent_specs), agent_home)

@@ -1,6 +1,6 @@
 """The protocol checker: a pure state machine fed frames, returning findings.
 
-``Checker(dialect="auto", strict_fields=False, ignore=frozenset(), unanswered_after=None)``;
+``Checker(dialect="auto", strict_fields=False, ignore=frozenset(), unanswered_after=None, strict_unknown=False)``;
 ``feed(frame) -> list[Finding]`` for every frame, ``finish(t, exit_code=...)`` at the end.
 ``detect_dialect(frames)`` guesses the dialect in a first pass over a recording.
 ``RULES`` is the catalogue (id -> :class:`Rule`), documented in docs/rules.md.

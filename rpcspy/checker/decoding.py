@@ -78,9 +78,12 @@ class FrameDecoder:
             elif type(obj) is Shallow:
                 return obj.value
             return obj
+        data = frame.data
+        if schema.refining and frame.dir == "a2c":
+            schema.refine(frame.seq, data)
+            dialect = schema.dialect
         if dialect is not self._dialect:
             self._learn(dialect)
-        data = frame.data
         if not frame.nl or frame.cr or len(data) > KIB64:
             check_bytes(frame, self.sink, self.once)
         value, issues = self._validate_bytes(data, frame.dir, dialect)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rpcspy.checker.correlation import NONOBJECT, PARSE, Correlator, Pending
+from rpcspy.checker.correlation import MISSING, NONOBJECT, PARSE, Correlator, Pending, show_id
 from rpcspy.checker.decoding import HANDLED, FrameDecoder
 from rpcspy.checker.findings import Sink
 from rpcspy.checker.framing import Unparsed
@@ -21,10 +21,9 @@ from rpcspy.checker.schema import AUTO, SchemaChecker
 from rpcspy.checker.stream import StreamTracker
 from rpcspy.checker.ui import UiTracker
 from rpcspy.events import Finding, Frame
+from rpcspy.protocol.vocabulary import ANSWER_TYPES as _NOT_COMMANDS
 
 _RUN_BOUNDARIES = frozenset({"agent_start", "agent_end", "agent_settled"})
-_NOT_COMMANDS = frozenset({"extension_ui_response", "host_tool_update", "host_tool_result", "host_uri_result"})
-"""Client frames that are answers, not commands: they never get a response."""
 
 
 class Checker:
@@ -32,7 +31,9 @@ class Checker:
 
     ``dialect`` is ``"auto"`` or one of :data:`rpcspy.protocol.DIALECTS` (``dialect_reason``
     says why, when it was detected beforehand, e.g. by :func:`rpcspy.checker.detect_dialect`);
-    ``strict_fields`` reports unknown fields as warnings instead of info;
+    ``strict_fields`` reports unknown fields as warnings instead of info; ``strict_unknown``
+    also makes agent frame types the dialect does not know errors instead of info (a newer
+    agent's events are info by default);
     ``ignore`` is a set of rule ids never reported; ``unanswered_after`` (seconds)
     reports commands still unanswered that long after they were sent (checked on
     every frame, and on :meth:`tick` when the live proxy has no frame to feed).
@@ -45,14 +46,18 @@ class Checker:
         ignore: frozenset[str] = frozenset(),
         unanswered_after: float | None = None,
         dialect_reason: str | None = None,
+        strict_unknown: bool = False,
     ) -> None:
-        overrides = {"schema.unknown_field": "warning"} if strict_fields else {}
+        overrides = {"schema.unknown_field": "warning"} if strict_fields or strict_unknown else {}
+        if strict_unknown:
+            overrides["schema.unknown_agent_type"] = "error"
         self._sink = sink = Sink(frozenset(ignore), overrides)
         self._schema = SchemaChecker(sink, dialect, dialect_reason)
         self._corr = Correlator(sink)
         self._ui = UiTracker(sink)
         self._stream = StreamTracker(sink)
         self._life = Lifecycle(sink, self._stream)
+        self._life.traits = lambda: self._schema.traits
         self._misuse = MisuseTracker(sink)
         self._pitfalls = PitfallRules(sink)
         self._unanswered_after = unanswered_after
@@ -140,7 +145,8 @@ class Checker:
             return
         p = self._corr.command(seq, t, obj)
         if ctype == "prompt":
-            self._misuse.prompt(t, seq, p, busy=self._life.busy or self._life.run is not None)
+            if not self._life.filtered:  # with events filtered out, runs cannot be followed
+                self._misuse.prompt(t, seq, p, busy=self._life.busy, running=self._life.run is not None)
         elif ctype in QUEUE_COMMANDS:
             self._misuse.queue(t, seq, p)
         elif ctype in TEARDOWN:
@@ -155,6 +161,8 @@ class Checker:
             p = self._corr.response(seq, t, obj, omp=self._schema.traits.omp)
             if p is not None:
                 self._relate(seq, p.seq)
+                if not isinstance(p.type, str) and p.type is not MISSING and obj.get("command", MISSING) == p.type:
+                    self._echoed(t, seq, p)
                 self._answered(t, seq, p, obj)
             return
         if not isinstance(etype, str):
@@ -167,6 +175,8 @@ class Checker:
                             path="$.id")
         elif etype in _RUN_BOUNDARIES:  # whatever prompt was starting has started (or lost its start)
             self._misuse.run_started()
+        elif etype == "prompt_result" and "id" in obj:  # omp: the prompt's work is over, run or not
+            self._misuse.prompt_closed(obj["id"])
         self._life.event(t, seq, etype, obj)
 
     def _relate(self, seq: int, request: int) -> None:
@@ -175,8 +185,20 @@ class Checker:
             if f.frame == seq and f.related is None and f.group == "schema":
                 f.related = request
 
+    def _echoed(self, t: float, seq: int, p: Pending) -> None:
+        """The response echoes the client's non-string ``type`` as ``command`` (pi does): the fault is
+        the client frame's, already flagged there; the echo's schema finding becomes a warning about it."""
+        sink = self._sink
+        sink.out = [f for f in sink.out if not (f.frame == seq and f.group == "schema" and f.path == "$.command")]
+        sink.emit("correlation.echoed_type", t, seq, "a2c",
+                  f"the response echoes the client's non-string type {show_id(p.type)} (frame {p.seq}) as its "
+                  "`command`; fix the client's frame", path="$.command", related=p.seq)
+
     def _answered(self, t: float, seq: int, p: Pending, obj: dict) -> None:
         again = p.answers > 1
+        if p.type == "set_event_filter" and obj.get("success") is True:
+            data = obj.get("data")
+            self._life.filter_events(data.get("events") if isinstance(data, dict) else None)
         self._misuse.answered(t, seq, p, obj, again)
         if not again and isinstance(p.type, str) and p.type in TEARDOWN:
             closes = self._schema.traits.closes_runs or self._life.settles

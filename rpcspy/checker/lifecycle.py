@@ -10,18 +10,19 @@ missing start events.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rpcspy.checker.findings import Sink
 from rpcspy.checker.stream import StreamTracker
+from rpcspy.protocol.vocabulary import AGENT_CANCEL_TYPES, AGENT_REQUEST_TYPES, ECHO_TYPES
 
 TEARDOWN = frozenset({"compact", "new_session", "switch_session", "fork", "clone", "branch", "open_session", "handoff"})
 """Commands that replace the session or compact it, which may tear a run down."""
-ID_ALLOWED = frozenset({
-    "response", "extension_ui_request", "bash_execution_update", "prompt_result",
-    "host_tool_call", "host_tool_cancel", "host_uri_request", "host_uri_cancel",
-})
+ID_ALLOWED = ECHO_TYPES | AGENT_REQUEST_TYPES | AGENT_CANCEL_TYPES
 """Stdout frames that legitimately carry an ``id``."""
+_UNFILTERED_OK = frozenset({"agent_settled", "compaction_start", "compaction_end"})
+"""Paired events omp never emits: a ``set_event_filter`` without them hides nothing."""
 _OUTSIDE_RUN_OK = frozenset({"custom"})
 """Roles that may be emitted outside a run (extension ``sendMessage`` without ``triggerTurn``)."""
 
@@ -56,6 +57,12 @@ class Lifecycle:
         """The agent emits ``agent_settled`` (pi >= 0.84)."""
         self.lenient = False
         self.teardowns = 0
+        self.filtered = False
+        """The client's ``set_event_filter`` (omp) hides events these rules pair: they stand back."""
+        self.retry_in_run: int | None = None
+        """omp: seq of an ``auto_retry_start`` inside the open run (its retry run follows, no agent_end)."""
+        self.traits: Callable[[], Any] = lambda: None
+        """The dialect's :class:`~rpcspy.checker.schema.Traits` (set by the engine; None: unknown)."""
         self._dispatch = {
             "agent_start": self._agent_start, "agent_end": self._agent_end,
             "agent_settled": self._agent_settled,
@@ -79,6 +86,8 @@ class Lifecycle:
         if "id" in obj:
             self._emit("lifecycle.event_with_id", t, seq,
                        f"event `message_update` carries an id ({obj['id']!r}); only responses do", path="$.id")
+        if self.filtered:
+            return
         msg = self.msg
         if msg is not None and msg[0] == "assistant":
             self.stream.event(t, seq, obj.get("assistantMessageEvent"))
@@ -86,12 +95,31 @@ class Lifecycle:
             self._message_update(t, seq, obj)
 
     def event(self, t: float, seq: int, etype: Any, obj: dict) -> None:
-        if "id" in obj and etype not in ID_ALLOWED:
+        if "id" in obj and etype not in ID_ALLOWED and self._known(etype):
             self.sink.emit("lifecycle.event_with_id", t, seq, "a2c",
                            f"event `{etype}` carries an id ({obj['id']!r}); only responses do", path="$.id")
         handler = self._dispatch.get(etype)
-        if handler is not None:
+        if handler is not None and not self.filtered:
             handler(t, seq, obj)
+
+    def _known(self, etype: Any) -> bool:
+        """Does the dialect know this frame type? (An unknown one is reported once, at info.)"""
+        traits = self.traits()
+        return traits is None or not isinstance(etype, str) or traits.knows(etype)
+
+    def _omp(self) -> bool:
+        traits = self.traits()
+        return traits is not None and traits.omp
+
+    def filter_events(self, events: Any) -> None:
+        """The client set omp's event filter to ``events`` (``None``: every event again)."""
+        hidden = isinstance(events, list) and not (set(self._dispatch) - _UNFILTERED_OK) <= set(events)
+        if hidden and not self.filtered:
+            self._close_run()
+            self.compaction = self.retry = self.expect_retry = self.retry_in_run = None
+        elif not hidden and self.filtered:
+            self.lenient = True  # resynchronise at the next agent_start
+        self.filtered = hidden
 
     def _emit(self, rule: str, t: float, seq: int, message: str, related: int | None = None,
               path: str | None = None) -> None:
@@ -109,9 +137,10 @@ class Lifecycle:
             self._emit("lifecycle.retry_unbalanced", t, seq, "agent_end had willRetry:true but the next run "
                        "started without auto_retry_start", self.expect_retry)
             self.expect_retry = None
-        if self.run is not None and not self.soft:
+        if self.run is not None and not self.soft and self.retry_in_run is None:
             self._emit("lifecycle.run_unbalanced", t, seq,
                        f"agent_start while the run started at frame {self.run} is still open", self.run)
+        self.retry_in_run = None
         self._close_run()
         self.run = seq
         self.busy = True
@@ -274,7 +303,10 @@ class Lifecycle:
                        f"{obj['type']} has reason {reason!r} but the start had {start[0]!r}", start[1], "$.reason")
 
     def _retry_start(self, t: float, seq: int, obj: dict) -> None:
-        if self.run is not None and not self.soft:
+        if self.run is not None and self._omp():
+            # omp defers the failed run's agent_end across its retries: the retry's agent_start follows
+            self.retry_in_run = seq
+        elif self.run is not None and not self.soft:
             self._emit("lifecycle.retry_unbalanced", t, seq,
                        f"auto_retry_start inside the run started at frame {self.run}; it follows the failed "
                        "run's agent_end", self.run)
@@ -327,4 +359,4 @@ class Lifecycle:
                            f"session ended{why} with {' and '.join(open_things)} still open")
         self._close_run()
         self.compaction = None
-        self.retry = None
+        self.retry = self.retry_in_run = None

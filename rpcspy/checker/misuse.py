@@ -11,8 +11,19 @@ from rpcspy.checker.findings import Sink
 
 QUEUE_COMMANDS = frozenset({"steer", "follow_up"})
 _STREAMING = "sent-while-streaming"
+_IN_RUN = "sent-during-a-run"
+"""Sent while a run was open (between its agent_start and agent_end), not only while busy."""
 _EXT_REPORTED = "ext-reported"
 _EXT_MAYBE = "ext-maybe"
+
+
+def starts_no_run(obj: dict) -> bool:
+    """A successful prompt response saying no run starts: pi >= 0.99 ``disposition`` ``handled``
+    (an extension or input handler consumed it) or ``queued``; omp ``agentInvoked: false``."""
+    data = obj.get("data")
+    if not isinstance(data, dict):
+        return False
+    return data.get("disposition") in ("handled", "queued") or data.get("agentInvoked") is False
 
 
 def _slash_name(message: Any) -> str | None:
@@ -32,10 +43,11 @@ class MisuseTracker:
         """Names of extension commands, once a `get_commands` response listed them."""
 
     # ---- stdin -----------------------------------------------------------------------------
-    def prompt(self, t: float, seq: int, p: Pending, busy: bool) -> None:
-        if busy:
+    def prompt(self, t: float, seq: int, p: Pending, busy: bool, running: bool = False) -> None:
+        """A prompt sent; ``busy`` while the agent works, ``running`` while a run is open."""
+        if busy or running:
             if not p.behavior:
-                p.note = _STREAMING  # judged when the response arrives
+                p.note = _IN_RUN if running else _STREAMING  # judged when the response arrives
             return
         if self.starting is not None:
             first = self.starting
@@ -63,18 +75,30 @@ class MisuseTracker:
     def run_started(self) -> None:
         self.starting = None
 
+    def prompt_closed(self, cid: Any) -> None:
+        """omp's ``prompt_result`` for the prompt with id ``cid``: its work is over, run or not."""
+        if self.starting is not None and self.starting.id == cid:
+            self.starting = None
+
     def answered(self, t: float, seq: int, p: Pending, obj: dict, again: bool) -> None:
         """The response ``obj`` (frame ``seq``) answers ``p``; ``again`` for a second response."""
         success = obj.get("success")
         if p.type == "prompt":
-            if p is self.starting and not again and (success is not True or _slash_name(p.message)):
+            no_run = success is True and starts_no_run(obj)
+            if p is self.starting and not again and (success is not True or _slash_name(p.message) or no_run):
                 self.starting = None
-            if p.note == _STREAMING and success is False:
+            if p.note in (_STREAMING, _IN_RUN) and success is False:
                 p.note = None
                 self.sink.emit("misuse.prompt_while_streaming", t, p.seq, "c2a",
                                "prompt without streamingBehavior sent while the agent was streaming; "
                                f"the agent rejected it (frame {seq})", related=seq)
-        elif p.type in QUEUE_COMMANDS and p.note == _EXT_MAYBE and success is False:
+            elif p.note == _IN_RUN and success is True and not no_run and not _slash_name(p.message):
+                p.note = None
+                self.sink.emit("misuse.prompt_while_streaming", t, p.seq, "c2a",
+                               "prompt without streamingBehavior sent during a run; the agent accepted it "
+                               f"(frame {seq}) but pi 0.87 and 1.x drop it silently (omp answers an error next)",
+                               related=seq)
+        elif isinstance(p.type, str) and p.type in QUEUE_COMMANDS and p.note == _EXT_MAYBE and success is False:
             error = obj.get("error")
             if isinstance(error, str) and "cannot be queued" in error:
                 self._queue_finding(t, p.seq, p, _slash_name(p.message) or "?", seq)

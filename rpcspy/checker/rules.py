@@ -85,6 +85,12 @@ _CATALOGUE: tuple[Rule, ...] = (
        with an error (pi 0.73 without echoing the `id`); on stdout the client does not know how to handle
        the event. Fix: check the command name against the dialect (`rpcspy schema`), e.g. omp's `branch`
        is pi's `fork`; pass `--dialect` if auto-detection chose wrongly."""),
+    _r("schema.unknown_agent_type", "info", "An agent frame type (or command) the dialect does not know.",
+       """The agent sent a frame `type`, or answered a command with success, that the dialect in use does
+       not define: most likely a newer agent than rpcspy knows, so it is reported at info and not as an
+       error (a client frame of an unknown type stays `schema.unknown_type`). `--strict-unknown` makes it
+       an error (and unknown fields warnings). Fix: check `--dialect`; upgrade rpcspy; to add the agent
+       version, see docs/dialects.md."""),
     _r("schema.missing_field", "error", "A required field is missing.",
        """pi validates nothing: a missing field reaches the implementation as `undefined`, giving
        confusing errors (`Cannot read properties of undefined`) or, for `bash`, running the literal word
@@ -122,6 +128,10 @@ _CATALOGUE: tuple[Rule, ...] = (
     _r("correlation.command_mismatch", "error", "The response's `command` differs from the request's `type`.",
        """A response must echo the request's `type` in `command` (`parse` only for unparsable lines).
        A mismatch means ids were reused or the agent mixed up responses. Fix: use a fresh id per command."""),
+    _r("correlation.echoed_type", "warning", "A response echoes the client's non-string `type` as `command`.",
+       """pi answers a command whose `type` is not a string (a number, an object) with an error whose
+       `command` is that same value. The agent's frame breaks the schema only because the client's did:
+       the client frame is already flagged (`schema.wrong_type`). Fix (client): send `type` as a string."""),
     _r("correlation.idless_error", "warning", "An error response without `id` answers a command that had one.",
        """pi 0.73 (and omp 18.2.3) do not echo the `id` on unknown-command errors, so the client cannot
        tell which request failed and waits forever. pi >= 0.79.7 echoes it. Fix (client): send only known
@@ -182,8 +192,10 @@ _CATALOGUE: tuple[Rule, ...] = (
        (`reason:"overflow"`). Fix (agent): emit the end even when compaction fails or is aborted."""),
     _r("lifecycle.retry_unbalanced", "warning", "Auto-retry events are out of place.",
        """`auto_retry_start` follows the failed run's `agent_end` (with `willRetry:true` on pi 0.87) and
-       `auto_retry_end` closes the retry sequence. A client waiting for the first `agent_end` stops
-       too early during retries. Fix (client): treat `auto_retry_start` as "the run continues"."""),
+       `auto_retry_end` closes the retry sequence (omp defers the failed run's `agent_end` across its
+       retries, so there the retry's `agent_start` follows inside the run, by design). A client waiting
+       for the first `agent_end` stops too early during retries. Fix (client): treat `auto_retry_start`
+       as "the run continues"."""),
     _r("lifecycle.settled_while_running", "warning", "`agent_settled` arrived while a run was still open.",
        """pi 0.87 emits a stray `agent_settled` (and clears `isStreaming`) when a second prompt arrives
        before the first run starts; the real run continues and ends with its own `agent_end`. Fix
@@ -230,7 +242,9 @@ _CATALOGUE: tuple[Rule, ...] = (
     _r("misuse.prompt_while_streaming", "warning", "A prompt without `streamingBehavior` was sent during a run.",
        """While the agent streams, `prompt` needs `streamingBehavior: "steer"` or `"followUp"`; without it
        pi rejects the prompt ("Agent is already processing") and omp acknowledges it and then sends an
-       error with the same id. Fix: set `streamingBehavior`, or use `steer`/`follow_up`."""),
+       error with the same id. Sent during a run and accepted (`success: true`, no `disposition` of
+       `queued`/`handled`), pi 0.87 and 1.x drop it silently. Fix: set `streamingBehavior`, or use
+       `steer`/`follow_up`."""),
     _r("misuse.queue_extension_command", "warning", "`steer`/`follow_up` with an extension command.",
        """Extension commands (`/name`) cannot be queued: pi rejects them in `steer` and `follow_up`.
        Fix: send extension commands with `prompt` (they run immediately, even while streaming)."""),

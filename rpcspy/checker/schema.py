@@ -24,6 +24,8 @@ AUTO = "auto"
 UNDECIDED = "not detected: no agent frame told the dialects apart; checked what all of them agree on"
 DEFERRED_CAP = 64
 """Client frames kept for a second check once the dialect is detected."""
+REFINE_CAP = 5000
+"""Agent frames watched after a refinable detection (pi-0.84 -> pi-0.99) before it is final."""
 _KINDS = frozenset({"unknown_type", "missing_field", "wrong_type", "bad_enum", "unknown_field", "invalid"})
 
 
@@ -35,13 +37,19 @@ class Traits:
     """oh-my-pi: blank lines skipped, `prompt` may get success then error with one id."""
     closes_runs: bool = False
     """pi >= 0.84: session commands close a running run before answering."""
+    agent_types: frozenset[str] = frozenset()
+    """Agent frame types the dialect knows (empty while undecided: then every type counts as known)."""
+
+    def knows(self, agent_type: str) -> bool:
+        return not self.agent_types or agent_type in self.agent_types
 
 
 def traits_of(dialect: str) -> Traits:
     from rpcspy.protocol import get_protocol
 
-    spec = get_protocol(dialect).spec
-    return Traits(omp=bool(spec.omp), closes_runs=bool(spec.v084))
+    proto = get_protocol(dialect)
+    spec = proto.spec
+    return Traits(omp=bool(spec.omp), closes_runs=bool(spec.v084), agent_types=frozenset(proto.a2c))
 
 
 def known_dialects() -> tuple[str, ...]:
@@ -71,6 +79,28 @@ class SchemaChecker:
         self._issue = SchemaIssue
         self._deferred: deque[tuple[int, dict, frozenset[tuple[str, str]]]] = deque(maxlen=DEFERRED_CAP)
         """(seq, object, (kind, path) already reported) of client frames checked while undecided."""
+        self._refine_left = REFINE_CAP
+
+    @property
+    def refining(self) -> bool:
+        """Detected, but a later agent frame may still refine the dialect (pi-0.84 -> pi-0.99)."""
+        return self._detector is not None and self.dialect is not None and self._detector.refinable \
+            and self._refine_left > 0
+
+    def refine(self, seq: int, data: bytes) -> None:
+        """While :attr:`refining`: look at one agent frame's bytes before it is validated."""
+        self._refine_left -= 1
+        if b'"disposition"' not in data and b'"agent_settled"' not in data and b'"success"' not in data:
+            return
+        try:
+            obj = msgspec.json.decode(data)
+        except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+            return
+        found = self._detector.feed(obj, "a2c") if self._detector is not None else None
+        if found and found != self.dialect:
+            self.dialect = found
+            self.reason = f"frame {seq}: {self._detector.reason}"  # type: ignore[union-attr]
+            self.traits = traits_of(found)
 
     def decode(self, data: bytes, direction: str) -> tuple[Any, list[Any]]:
         """Decode and validate raw bytes in one pass (dialect known): ``(value, issues)``.
@@ -83,11 +113,15 @@ class SchemaChecker:
     def report(self, t: float, seq: int, direction: str, issues: list[Any], note: str = "") -> None:
         for issue in issues:
             kind = issue.kind if issue.kind in _KINDS else "invalid"
+            if kind == "unknown_type" and direction == "a2c":  # a newer agent, most likely: not an error
+                self.sink.emit("schema.unknown_agent_type", t, seq, direction,
+                               f"{issue.message}: a newer agent?" + note, path=issue.path or None)
+                continue
             self.sink.emit(f"schema.{kind}", t, seq, direction, issue.message + note, path=issue.path or None)
 
     def feed(self, t: float, seq: int, direction: str, obj: dict) -> None:
         """Validate a decoded object (feeding the dialect detector while it is undecided)."""
-        if self._detector is not None and self.dialect is None:
+        if self._detector is not None and (self.dialect is None or self.refining):
             found = self._detector.feed(obj, direction)
             if found:
                 self._detected(t, seq, found)
@@ -139,6 +173,8 @@ def detect_dialect(frames: Iterable[Frame]) -> tuple[str, str] | None:
 
     detector = DialectDetector()
     decode = msgspec.json.decode
+    found: tuple[str, str] | None = None
+    left = REFINE_CAP
     for frame in frames:
         if frame.dir != "a2c":
             continue
@@ -147,5 +183,9 @@ def detect_dialect(frames: Iterable[Frame]) -> tuple[str, str] | None:
         except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
             continue
         if detector.feed(obj, "a2c"):
-            return detector.dialect, f"frame {frame.seq}: {detector.reason}"
-    return None
+            found = detector.dialect, f"frame {frame.seq}: {detector.reason}"
+        if found is not None:
+            left -= 1
+            if not detector.refinable or left <= 0:
+                return found
+    return found

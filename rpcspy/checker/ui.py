@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from rpcspy.checker.findings import Sink
-from rpcspy.protocol import ANSWER_FIELDS, DIALOG_METHODS
+from rpcspy.protocol.ui import ANSWER_FIELDS
+from rpcspy.protocol.vocabulary import DIALOGS
 
-DIALOGS = frozenset(DIALOG_METHODS)
 _VALUE_DIALOGS = frozenset(m for m, keys in ANSWER_FIELDS.items() if "value" in keys)
 _CAP = 65536
 

@@ -25,6 +25,7 @@ Examples:
   rpcspy check recordings/*.jsonl
   rpcspy check --fail-on warning --format junit s.jsonl > report.xml
   rpcspy check --ignore framing.crlf --dialect pi-0.73 s.jsonl
+  rpcspy check --strict-unknown --fail-on error s.jsonl   # a new agent event fails CI
 \b
 Exit status: 0 clean, 1 when a finding reaches --fail-on, 2 for an
 unreadable recording or a usage error.""",
@@ -35,14 +36,17 @@ unreadable recording or a usage error.""",
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "junit"]), default="text", show_default=True,
               help="text for people, json (one finding per line) for tools, junit for CI.")
 @click.option("--dialect", default="auto", show_default=True, metavar="DIALECT",
-              help="Protocol dialect: auto (detect from the traffic), pi-0.73, pi-0.84, pi-feb2026 or omp.")
+              help="Protocol dialect: auto (detect from the traffic), pi-0.73, pi-0.84, pi-0.99, pi-feb2026 or omp.")
 @click.option("--ignore", "ignore", multiple=True, metavar="RULE", help="Do not report RULE (repeatable).")
 @click.option("--strict-fields", is_flag=True, help="Report unknown fields as warnings instead of info.")
+@click.option("--strict-unknown", is_flag=True,
+              help="Report agent frame types the dialect does not know as errors (default: info, a newer agent?) "
+                   "and unknown fields as warnings.")
 @click.option("--unanswered-after", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
               help="Also report commands still unanswered SECONDS after they were sent.")
 @filter_options
 def command(recordings: tuple[str, ...], fail_on: str, fmt: str, dialect: str, ignore: tuple[str, ...],
-            strict_fields: bool, unanswered_after: float | None, frame_filter: Any) -> None:
+            strict_fields: bool, strict_unknown: bool, unanswered_after: float | None, frame_filter: Any) -> None:
     """Check recordings for protocol violations: who broke the protocol, where.
 
     Each recording is checked on its own, frame by frame, with the rules that
@@ -66,7 +70,7 @@ def command(recordings: tuple[str, ...], fail_on: str, fmt: str, dialect: str, i
     results = []
     unreadable = False
     for path in recordings:
-        result = _check_one(path, dialect, frozenset(ignore), strict_fields, unanswered_after)
+        result = _check_one(path, dialect, frozenset(ignore), strict_fields, unanswered_after, strict_unknown)
         if result is None:
             unreadable = True
             continue
@@ -87,7 +91,8 @@ def command(recordings: tuple[str, ...], fail_on: str, fmt: str, dialect: str, i
         sys.exit(EXIT_FINDINGS)
 
 
-def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, after: float | None) -> Any:
+def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, after: float | None,
+               strict_unknown: bool = False) -> Any:
     from rpcspy.checker import Checker
     from rpcspy.checker.report import Result
     from rpcspy.cli.recfile import read_events
@@ -108,7 +113,7 @@ def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, af
         if dialect == "auto":
             dialect, reason = _detect(rec)
         checker = Checker(dialect=dialect, strict_fields=strict, ignore=ignore, unanswered_after=after,
-                          dialect_reason=reason)
+                          dialect_reason=reason, strict_unknown=strict_unknown)
         for event in _events(rec, read_events):
             if isinstance(event, Frame):
                 frames += 1

@@ -8,7 +8,7 @@ import sys
 import click
 
 DEFAULT_DIR = "recordings"
-DIALECT_CHOICES = ("auto", "pi-0.73", "pi-0.84", "pi-feb2026", "omp")
+DIALECT_CHOICES = ("auto", "pi-0.73", "pi-0.84", "pi-0.99", "pi-feb2026", "omp")
 """rpcspy.protocol.DIALECTS plus auto, spelled out so the proxy starts without importing the schemas."""
 
 
@@ -39,6 +39,9 @@ command is not found, 126 if it cannot be executed, 2 for a usage error.""",
 @click.option("--report-level", type=click.Choice(["error", "warning", "info"]), default="warning", show_default=True,
               help="Lowest severity --report prints.")
 @click.option("--strict-fields", is_flag=True, help="Report unknown fields as warnings, not info.")
+@click.option("--strict-unknown", is_flag=True,
+              help="Report agent frame types the dialect does not know as errors (default: info, a newer agent?) "
+                   "and unknown fields as warnings.")
 @click.option("--unanswered-after", type=click.FloatRange(min=0.1), metavar="SECONDS",
               help="Report a command still unanswered after SECONDS, as soon as that happens (default: only "
                    "at the end of the session).")
@@ -46,7 +49,7 @@ command is not found, 126 if it cannot be executed, 2 for a usage error.""",
 @click.option("--no-control", is_flag=True, help="Do not offer a control socket (rpcspy sessions/inject/watch).")
 @click.argument("agent", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- AGENT_CMD [ARGS...]")
 def command(output: str | None, directory: str, no_record: bool, check: bool, dialect: str, report: str | None,
-            report_level: str, strict_fields: bool, unanswered_after: float | None, ignore: tuple[str, ...], no_control: bool,
+            report_level: str, strict_fields: bool, strict_unknown: bool, unanswered_after: float | None, ignore: tuple[str, ...], no_control: bool,
             agent: tuple[str, ...]) -> None:
     """Proxy AGENT_CMD transparently and record both directions and its stderr.
 
@@ -71,7 +74,8 @@ def command(output: str | None, directory: str, no_record: bool, check: bool, di
     if check:
         from rpcspy.pump.check_observer import CheckObserver, CheckOptions
 
-        options = CheckOptions(dialect=dialect, strict_fields=strict_fields, ignore=frozenset(ignore),
+        options = CheckOptions(dialect=dialect, strict_fields=strict_fields, strict_unknown=strict_unknown,
+                               ignore=frozenset(ignore),
                                report=report, min_severity=report_level, unanswered_after=unanswered_after)
         observers.append(lambda _session: [CheckObserver(options)])
     config = ProxyConfig(argv=argv, record_path=path, observers=observers, observer_process=True,

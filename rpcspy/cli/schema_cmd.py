@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 # Kept in sync with rpcspy.protocol.DIALECTS (a test checks it) so `--help` imports nothing heavy.
-DIALECT_CHOICES = ("pi-0.73", "pi-0.84", "pi-feb2026", "omp")
+DIALECT_CHOICES = ("pi-0.73", "pi-0.84", "pi-0.99", "pi-feb2026", "omp")
 
 
 @click.command(

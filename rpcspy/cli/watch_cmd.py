@@ -23,7 +23,8 @@ Examples:
   rpcspy watch                    the only live session (see `rpcspy sessions`)
   rpcspy watch 12345              session 12345, from its last 200 events on
   rpcspy watch rec.jsonl          a recording, followed as it grows (like tail -f)
-  rpcspy watch --no-follow rec.jsonl""",
+  rpcspy watch --no-follow rec.jsonl
+  rpcspy watch --info rec.jsonl   info findings too (unknown fields, ...)""",
 )
 @click.argument("target", required=False, metavar="[SESSION|REC]")
 @click.option("--backlog", type=click.IntRange(min=0), default=200, show_default=True,
@@ -31,12 +32,13 @@ Examples:
 @click.option("--follow/--no-follow", default=True, show_default=True,
               help="Recording: keep reading as it grows, until the session's exit is in it.")
 @click.option("--full", is_flag=True, help="Do not clip long tool output and stderr.")
+@click.option("--info", "show_info", is_flag=True, help="Also show findings of severity info (hidden by default).")
 @click.option("--width", type=click.IntRange(40, 10000), default=None, help="Line width (default: the terminal's).")
 @click.option("--why/--no-why", "why", default=True, show_default=True,
               help="When the session goes quiet, and at its end, show what it waits on (as `rpcspy why`).")
 @color_option
-def command(target: str | None, backlog: int, follow: bool, full: bool, width: int | None, why: bool,
-            color: str) -> None:
+def command(target: str | None, backlog: int, follow: bool, full: bool, show_info: bool, width: int | None,
+            why: bool, color: str) -> None:
     """Show a session as it happens: the timeline of `rpcspy show`, live.
 
     The proxy's stdout belongs to its client (an IDE, a script), so this is how
@@ -54,7 +56,7 @@ def command(target: str | None, backlog: int, follow: bool, full: bool, width: i
     from rpcspy.render.text import TextOptions
 
     console = make_console(color=color, width=width)
-    view = LiveView(TextOptions(full=full), wrap=max(console.width - 22, 20))
+    view = LiveView(TextOptions(full=full), wrap=max(console.width - 22, 20), show_info=show_info)
     waits = WhyWatch() if why else None
     try:
         if target is not None and os.path.isfile(target):

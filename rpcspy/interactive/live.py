@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.text import Text
 
-from rpcspy.events import Event
+from rpcspy.events import Event, Finding
 from rpcspy.interactive.state import SessionState
 from rpcspy.render.items import Item
 from rpcspy.render.summarize import clean
@@ -61,8 +61,10 @@ def streamed_text(kind: str, piece: str, first: bool) -> Text:
 class LiveView:
     """Feed events; print what :meth:`feed`, :meth:`flush` and :meth:`finish` return, in order."""
 
-    def __init__(self, opts: TextOptions = _DEFAULT_OPTIONS, wrap: int = 100) -> None:
+    def __init__(self, opts: TextOptions = _DEFAULT_OPTIONS, wrap: int = 100, show_info: bool = False) -> None:
         self.opts = opts
+        self.show_info = show_info
+        """Show ``info`` findings too (hidden by default: a newer agent's fields would flood the view)."""
         self.wrap = max(wrap, 20)
         """A streamed line longer than this prints before its end (at a space), not only in the tail."""
         self.timeline = Timeline()
@@ -76,6 +78,8 @@ class LiveView:
 
     def feed(self, event: Event) -> list[RenderableType]:
         self.state.feed(event)
+        if not self.show_info and isinstance(event, Finding) and event.severity == "info":
+            return []
         return self._render(self.timeline.feed(event))
 
     def feed_all(self, events: Iterable[Event]) -> list[RenderableType]:

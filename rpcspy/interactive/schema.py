@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
+from rpcspy.protocol.vocabulary import ANSWER_TYPES
+
 
 @dataclass(frozen=True, slots=True)
 class FieldInfo:
@@ -78,8 +80,6 @@ def dialects() -> tuple[str, ...]:
     return tuple(getattr(p, "DIALECTS", ())) if p else ()
 
 
-ANSWER_TYPES = frozenset({"extension_ui_response", "host_tool_update", "host_tool_result", "host_uri_result"})
-"""Client frames that answer the agent: no id is assigned and no response comes back."""
 
 
 @dataclass

@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rpcspy.events import Event, Exit, Finding, Frame, SpawnFailed
-
-DIALOG_METHODS = frozenset({"select", "confirm", "input", "editor"})
-_ANSWERS = frozenset({"extension_ui_response", "host_tool_update", "host_tool_result", "host_uri_result"})
+from rpcspy.protocol.vocabulary import ANSWER_TYPES as _ANSWERS
+from rpcspy.protocol.vocabulary import DIALOGS as DIALOG_METHODS
 _MAX_PENDING = 256
 _SKIP = (b'{"type":"message_update"', b'{"type":"tool_execution_update"', b'{"type":"bash_execution_update"')
 

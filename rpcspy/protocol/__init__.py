@@ -1,8 +1,9 @@
 """Typed msgspec schemas of the pi / omp RPC protocol, per dialect, and their validation.
 
 Dialects: ``pi-0.73`` (full ``message`` + ``partial`` in message_update), ``pi-0.84`` (pi >= 0.84:
-delta-only message_update, agent_settled, system messages, ...), ``pi-feb2026`` (the Feb-2026
-doc: image ``source`` form, auto_compaction_* events) and ``omp`` (oh-my-pi).
+delta-only message_update, agent_settled, system messages, ...), ``pi-0.99`` (pi >= 0.99:
+dispositions, agent_settled.aborted, durations), ``pi-feb2026`` (the Feb-2026 doc: image ``source``
+form, auto_compaction_* events) and ``omp`` (oh-my-pi). docs/dialects.md says how to add one.
 
 Public API::
 
@@ -12,14 +13,26 @@ Public API::
     DialectDetector().feed(obj, direction) -> dialect | None
     json_schema(dialect, direction=None) -> dict
     command_types(dialect) -> list[str];  command_fields(dialect, command) -> dict
+
+The names are imported on first use (PEP 562), so ``rpcspy.protocol.vocabulary`` (frame-type sets
+the proxy needs at start) does not pull in the schemas.
 """
 
-from rpcspy.protocol.detect import DialectDetector
-from rpcspy.protocol.dialects import DESCRIPTIONS, DIALECTS, get_protocol
-from rpcspy.protocol.issues import HARD_KINDS, IssueKind, SchemaIssue
-from rpcspy.protocol.schema import command_fields, command_types, json_schema
-from rpcspy.protocol.ui import ANSWER_FIELDS, DIALOG_METHODS, FIRE_AND_FORGET_METHODS
-from rpcspy.protocol.validate import frame_type, validate, validate_bytes, validate_response_data
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_HOMES = {
+    "DialectDetector": "detect",
+    "DESCRIPTIONS": "dialects", "DIALECTS": "dialects", "get_protocol": "dialects",
+    "HARD_KINDS": "issues", "IssueKind": "issues", "SchemaIssue": "issues",
+    "command_fields": "schema", "command_types": "schema", "json_schema": "schema",
+    "ANSWER_FIELDS": "ui",
+    "DIALOG_METHODS": "vocabulary", "FIRE_AND_FORGET_METHODS": "vocabulary",
+    "frame_type": "validate", "validate": "validate", "validate_bytes": "validate",
+    "validate_response_data": "validate",
+}
 
 __all__ = [
     "DIALECTS", "DESCRIPTIONS", "SchemaIssue", "IssueKind", "HARD_KINDS",
@@ -27,3 +40,16 @@ __all__ = [
     "DialectDetector", "json_schema", "command_types", "command_fields", "get_protocol",
     "DIALOG_METHODS", "FIRE_AND_FORGET_METHODS", "ANSWER_FIELDS",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'rpcspy.protocol' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"rpcspy.protocol.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -36,11 +36,16 @@ class Spec:
     """The Feb-2026 doc (seed 003): image ``source`` form, auto_compaction_* events."""
     omp: bool = False
     """oh-my-pi (omp): ready frame, host tools, different command set and get_state."""
+    v099: bool = False
+    """pi >= 0.99 (implies ``v084``): ``disposition`` on prompt/steer/follow_up responses,
+    ``agent_settled.aborted``, durations and nested tool calls (protocol-notes 11.1)."""
 
     @property
     def thinking_levels(self) -> tuple[str, ...]:
         base = ("off", "minimal", "low", "medium", "high", "xhigh")
-        return base + ("max",) if (self.v084 or self.omp) else base
+        if self.omp:
+            return ("inherit",) + base + ("max",)
+        return base + ("max",) if self.v084 else base
 
     @property
     def stop_reasons(self) -> tuple[str, ...]:

@@ -1,9 +1,15 @@
 """Guess the dialect of a session from its traffic (``--dialect auto``).
 
 Only agent frames decide: omp announces itself with ``ready``; pi >= 0.84 sends
-delta-only ``message_update``, ``agent_settled`` and system messages; pi 0.73 sends the
-full ``message`` and ``partial`` in ``message_update``; only the Feb-2026 doc uses
+delta-only ``message_update``, ``agent_settled`` and system messages; pi >= 0.99 answers
+``prompt``/``steer``/``follow_up`` with a ``disposition``; pi 0.73 sends the full
+``message`` and ``partial`` in ``message_update``; only the Feb-2026 doc uses
 ``auto_compaction_*`` without omp's ``ready``.
+
+pi >= 0.84 evidence often comes before the first disposition (a ``get_entries`` answer, a
+run's events), so a ``pi-0.84`` decision stays *refinable*: a later disposition (or
+``agent_settled.aborted``) refines it to ``pi-0.99``, and a success response to
+``prompt``/``steer``/``follow_up`` without one confirms it.
 """
 
 from typing import Any
@@ -29,6 +35,10 @@ _DECISIVE: dict[str, tuple[str, str]] = {
 _PI084_COMMANDS = frozenset({"clear_queue", "get_available_thinking_levels", "get_entries", "get_tree"})
 """Commands pi >= 0.84 answers with success and pi 0.73 does not know (omp is caught by `ready`)."""
 _MESSAGE_EVENTS = frozenset({"message_start", "message_end", "turn_end"})
+_DISPOSED = frozenset({"prompt", "steer", "follow_up"})
+"""Commands whose success response carries ``data.disposition`` from pi 0.99 on."""
+REFINED = {"pi-0.84": "pi-0.99"}
+"""A decided dialect -> the newer one later frames may still show it to be."""
 
 
 class DialectDetector:
@@ -39,12 +49,13 @@ class DialectDetector:
     ``reason`` says why.
     """
 
-    __slots__ = ("_dialect", "_reason", "_sure", "frames_seen")
+    __slots__ = ("_dialect", "_reason", "_sure", "_refinable", "frames_seen")
 
     def __init__(self) -> None:
         self._dialect = DEFAULT
         self._reason = "no distinguishing agent frame seen yet; assuming pi 0.73"
         self._sure = False
+        self._refinable = False
         self.frames_seen = 0
 
     @property
@@ -61,16 +72,38 @@ class DialectDetector:
     def sure(self) -> bool:
         return self._sure
 
+    @property
+    def refinable(self) -> bool:
+        """Sure, but a later frame may still refine the dialect (see :data:`REFINED`)."""
+        return self._refinable
+
     def feed(self, obj: Any, direction: str) -> str | None:
-        """Look at one decoded frame; return the dialect once it becomes sure, else None."""
-        if self._sure or direction != "a2c" or type(obj) is not dict:
+        """Look at one decoded frame; return the dialect once it becomes sure (or is refined), else None."""
+        if direction != "a2c" or type(obj) is not dict:
             return None
+        if self._sure:
+            return self._refine(obj) if self._refinable else None
         self.frames_seen += 1
         found = self._classify(obj)
         if found is None:
             return None
         self._dialect, self._reason = found
         self._sure = True
+        self._refinable = self._dialect in REFINED
+        if self._refinable:  # the deciding frame itself may already show the newer dialect
+            return self._refine(obj) or self._dialect
+        return self._dialect
+
+    def _refine(self, obj: dict) -> str | None:
+        """A refinable decision: the newer dialect when ``obj`` shows it; None otherwise."""
+        found = _pi099(obj)
+        if found is True:
+            self._refinable = False
+            return None
+        if found is None:
+            return None
+        self._dialect, self._reason = REFINED[self._dialect], found
+        self._refinable = False
         return self._dialect
 
     def _classify(self, obj: dict) -> tuple[str, str] | None:
@@ -97,12 +130,30 @@ class DialectDetector:
         return None
 
 
+def _pi099(obj: dict) -> str | bool | None:
+    """Why ``obj`` shows pi >= 0.99; True when it shows an older pi; None when it says nothing."""
+    type_ = obj.get("type")
+    if type_ == "agent_settled" and "aborted" in obj:
+        return "`agent_settled.aborted`: pi >= 1.1"
+    command = obj.get("command")
+    if type_ != "response" or obj.get("success") is not True or type(command) is not str or command not in _DISPOSED:
+        return None
+    data = obj.get("data")
+    if isinstance(data, dict) and "disposition" in data:
+        return f"`{obj['command']}` response with a `disposition`: pi >= 0.99"
+    return True
+
+
 def _response(obj: dict) -> tuple[str, str] | None:
     command = obj.get("command")
+    if type(command) is not str:  # pi echoes a client's non-string type here
+        return None
     if obj.get("success") is True:
+        data = obj.get("data")
+        if command in _DISPOSED and isinstance(data, dict) and "disposition" in data:
+            return "pi-0.99", f"`{command}` response with a `disposition`: pi >= 0.99"
         if command in _PI084_COMMANDS:
             return "pi-0.84", f"success response to `{command}`: pi >= 0.84"
-        data = obj.get("data")
         if command == "get_state" and isinstance(data, dict) and "queuedMessageCount" in data:
             return "omp", "`get_state` data with `queuedMessageCount`: omp"
     elif "id" in obj and str(obj.get("error", "")).startswith("Unknown command:"):

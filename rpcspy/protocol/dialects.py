@@ -1,4 +1,4 @@
-"""The four dialects and their assembled schemas, built lazily and cached.
+"""The five dialects and their assembled schemas, built lazily and cached.
 
 A :class:`Protocol` maps each frame ``type`` of a direction to the msgspec type that
 validates it, and each command to the type of its success ``data``.
@@ -13,17 +13,19 @@ from rpcspy.protocol.commands import ExtensionUIResponse, build_commands
 from rpcspy.protocol.events import build_events
 from rpcspy.protocol.messages import MessageTypes, build_messages
 from rpcspy.protocol.omp import omp_client_frames, omp_commands, omp_events, omp_response_data
+from rpcspy.protocol.omp_session import omp_entry_union
 from rpcspy.protocol.responses import (
     DataSpec, OmpResponse, Response, build_response_data, compaction_result, session_entry_union,
 )
 from rpcspy.protocol.streaming import build_streaming
 from rpcspy.protocol.ui import ui_requests
 
-DIALECTS: tuple[str, ...] = ("pi-0.73", "pi-0.84", "pi-feb2026", "omp")
+DIALECTS: tuple[str, ...] = ("pi-0.73", "pi-0.84", "pi-0.99", "pi-feb2026", "omp")
 
 SPECS: dict[str, Spec] = {
     "pi-0.73": Spec("pi-0.73"),
     "pi-0.84": Spec("pi-0.84", v084=True),
+    "pi-0.99": Spec("pi-0.99", v084=True, v099=True),
     "pi-feb2026": Spec("pi-feb2026", feb=True),
     "omp": Spec("omp", omp=True),
 }
@@ -32,8 +34,11 @@ DESCRIPTIONS: dict[str, str] = {
     "pi-0.73": "pi 0.73.x (@mariozechner/pi-coding-agent): full message + partial in message_update",
     "pi-0.84": "pi >= 0.84 (@earendil-works/pi-coding-agent, e.g. 0.87.1): delta-only message_update, "
                "agent_settled, system messages",
+    "pi-0.99": "pi >= 0.99 (e.g. 1.5.2): pi-0.84 plus `disposition` on prompt/steer/follow_up responses, "
+               "agent_settled.aborted, tool and message durations, nested tool calls",
     "pi-feb2026": "pi docs of Feb 2026 (docs/rpc.md e54dff7): image `source` form, auto_compaction_* events",
-    "omp": "oh-my-pi (omp 18.x): ready frame, host tools, prompt_result, its own command set",
+    "omp": "oh-my-pi (omp 18.x, typed from 18.3.4): ready frame, host tools, prompt_result, session_settled, "
+           "its own command set, session entries and todos",
 }
 
 
@@ -82,7 +87,7 @@ def get_protocol(dialect: str) -> Protocol:
     m = build_messages(spec)
     update, ame = build_streaming(spec, m)
     compaction = compaction_result(spec, m)
-    entry = session_entry_union(m)
+    entry = omp_entry_union(m) if spec.omp else session_entry_union(m)
     events = build_events(spec, m, update, compaction, entry)
     commands = build_commands(spec, m)
     data = build_response_data(spec, m, entry, compaction)

@@ -1,6 +1,6 @@
 """Events (agent stdout, no ``id``), a tagged union on ``type``.
 
-protocol-notes 4.1/4.4/4.6 (pi 0.73.1), 10.5 (pi >= 0.84), seed 003 (Feb 2026: auto_compaction_*,
+protocol-notes 4.1/4.4/4.6 (pi 0.73.1), 10.5 (pi >= 0.84), 11.1 (pi >= 0.99), seed 003 (Feb 2026: auto_compaction_*,
 no queue_update/session_info_changed/thinking_level_changed). omp's own events are in
 :mod:`rpcspy.protocol.omp`.
 """
@@ -92,24 +92,31 @@ def build_events(spec: Spec, m: MessageTypes, MessageUpdate: type, CompactionRes
         args: Any
         partialResult: m.AgentToolResult
         """Cumulative: replace, don't append."""
+        if spec.v099:
+            parentToolCallId: Opt[str] = UNSET
+            """A nested call made by another tool (id ``<parent>/<n>``, not in the transcript)."""
 
     class ToolExecutionEnd(Event, tag="tool_execution_end"):
         toolCallId: str
         toolName: str
         result: m.AgentToolResult
         isError: bool
+        if spec.v099:
+            durationMs: Opt[float] = UNSET
+            """How long the tool's ``execute()`` took; absent when it did not run."""
+            parentToolCallId: Opt[str] = UNSET
 
     out: list[Any] = [AgentStart, AgentEnd, TurnStart, TurnEnd, MessageStart, MessageUpdate, MessageEnd,
                       ToolExecutionUpdate, ToolExecutionEnd, AutoRetryStart, AutoRetryEnd, ExtensionError]
-    if spec.omp:
+    if spec.omp or spec.v099:
 
-        class OmpToolExecutionStart(Event, tag="tool_execution_start"):
-            toolCallId: str
-            toolName: str
-            args: Any
-            intent: Opt[str] = UNSET
+        class DialectToolExecutionStart(ToolExecutionStart, tag="tool_execution_start"):
+            if spec.omp:
+                intent: Opt[str] = UNSET
+            if spec.v099:
+                parentToolCallId: Opt[str] = UNSET
 
-        out.append(OmpToolExecutionStart)
+        out.append(DialectToolExecutionStart)
     else:
         out.append(ToolExecutionStart)
 
@@ -158,6 +165,10 @@ def build_events(spec: Spec, m: MessageTypes, MessageUpdate: type, CompactionRes
 
         class AgentSettled(Event, tag="agent_settled"):
             """pi will not continue automatically (after retries and auto-compaction)."""
+
+            if spec.v099:
+                aborted: Opt[bool] = UNSET
+                """pi >= 1.1: the run ended because it was aborted."""
 
         class BashExecutionUpdate(Event, tag="bash_execution_update"):
             """A chunk of a ``bash`` command's output; ``id`` echoes that command's id."""

@@ -1,6 +1,6 @@
 """Content blocks and messages (``AgentMessage``, discriminated by ``role``).
 
-protocol-notes 4.2 (pi 0.73.1), 10.5.4/10.6 (pi >= 0.84), 4.7 (omp) and seed 003 (Feb 2026).
+protocol-notes 4.2 (pi 0.73.1), 10.5.4/10.6 (pi >= 0.84), 11.1 (pi >= 0.99), 4.7 (omp) and seed 003 (Feb 2026).
 """
 
 from dataclasses import dataclass
@@ -60,6 +60,29 @@ class UsageCost(Base):
     cacheRead: float
     cacheWrite: float
     total: float
+
+
+class UsageCost099(UsageCost):
+    """pi >= 0.99: whether ``total`` is the provider's own figure (observed as a boolean on 1.5.2)."""
+
+    totalFromProvider: Opt[bool] = UNSET
+
+
+class NestedToolCallRecord(Base):
+    """pi >= 0.99: one call a tool made to another tool (``ToolResultMessage.nestedCalls``)."""
+
+    id: str
+    name: str
+    status: Literal["ok", "error", "unfinished"]
+    arguments: Opt[dict[str, Any]] = UNSET
+    argumentsBytes: Opt[int] = UNSET
+    durationMs: Opt[float] = UNSET
+    error: Opt[str] = UNSET
+
+
+class NestedToolCalls(Base):
+    calls: list[NestedToolCallRecord]
+    complete: bool
 
 
 class DiagnosticError(Base):
@@ -129,7 +152,7 @@ def build_messages(spec: Spec) -> MessageTypes:  # noqa: C901 - one class per me
         cacheRead: int
         cacheWrite: int
         totalTokens: int
-        cost: UsageCost
+        cost: UsageCost099 if spec.v099 else UsageCost
         if spec.v084:
             reasoning: Opt[int] = UNSET
             cacheWrite1h: Opt[int] = UNSET
@@ -139,6 +162,8 @@ def build_messages(spec: Spec) -> MessageTypes:  # noqa: C901 - one class per me
         timestamp: int
         if spec.omp:
             attribution: Opt[str] = UNSET
+            steering: Opt[bool] = UNSET
+            """A steering message delivered into the run (omp)."""
         if spec.feb:
             attachments: Opt[list[Any]] = UNSET
 
@@ -159,6 +184,9 @@ def build_messages(spec: Spec) -> MessageTypes:  # noqa: C901 - one class per me
             providerThinkingLevel: Opt[str] = UNSET
             endTurn: Opt[bool] = UNSET
             deferred: Opt[Any] = UNSET
+        if spec.v099:
+            thinkingLevel: Opt[str] = UNSET
+            durationMs: Opt[float] = UNSET
         if spec.omp:
             duration: Opt[float] = UNSET
             ttft: Opt[float] = UNSET
@@ -175,6 +203,9 @@ def build_messages(spec: Spec) -> MessageTypes:  # noqa: C901 - one class per me
         details: Opt[Any] = UNSET
         if spec.v084:
             usage: Opt[Usage] = UNSET
+        if spec.v099:
+            durationMs: Opt[float] = UNSET
+            nestedCalls: Opt[NestedToolCalls] = UNSET
 
     class BashExecutionMessage(Base, tag_field="role", tag="bashExecution"):
         command: str
@@ -225,6 +256,8 @@ def build_messages(spec: Spec) -> MessageTypes:  # noqa: C901 - one class per me
         content: list[Union[TextContent, Image]]
         details: Opt[Any] = UNSET
         terminate: Opt[bool] = UNSET
+        if spec.v099:
+            structuredContent: Opt[Any] = UNSET
 
     return MessageTypes(
         Image=Image,

@@ -12,7 +12,7 @@ from msgspec import UNSET
 from rpcspy.protocol.base import Base, Open, Opt, Spec, lit
 from rpcspy.protocol.commands import Command, ExtensionUIResponse, simple
 from rpcspy.protocol.messages import MessageTypes, TextContent
-from rpcspy.protocol.payloads import TodoPhase
+from rpcspy.protocol.omp_session import OmpTodoPhase as TodoPhase
 from rpcspy.protocol.responses import DataSpec, NONE
 from rpcspy.protocol.events import Event
 
@@ -146,16 +146,22 @@ def omp_events(spec: Spec, CompactionResult: type) -> list[Any]:
         skipped: Opt[bool] = UNSET
 
     class ThinkingLevelChanged(Event, tag="thinking_level_changed"):
-        thinkingLevel: lit(spec.thinking_levels)
-        configured: Opt[Any] = UNSET
-        resolved: Opt[Any] = UNSET
+        """omp's own shape (pi's has ``level``): ``thinkingLevel`` is absent when undefined."""
+
+        thinkingLevel: Opt[lit(spec.thinking_levels)] = UNSET
+        configured: Opt[str] = UNSET
+        """The configured selector (e.g. ``auto``) when it differs from the effective level."""
+        resolved: Opt[str] = UNSET
 
     class AutoRetryStart(Event, tag="auto_retry_start"):
+        """Inside the run (after ``turn_end``, no ``agent_end`` before the retry's ``agent_start``)."""
+
         attempt: int
         maxAttempts: int
-        delayMs: int
+        delayMs: float
+        """Jittered: ``244.71141790865218``."""
         errorMessage: str
-        errorId: Opt[Any] = UNSET
+        errorId: Opt[int] = UNSET
 
     class AutoRetryEnd(Event, tag="auto_retry_end"):
         success: bool

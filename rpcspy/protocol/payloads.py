@@ -41,6 +41,8 @@ class OmpModel(Model):
     identity: Opt[dict[str, Any]] = UNSET
     requiresGlyphTokenization: Opt[bool] = UNSET
     supportsComputerUse: Opt[bool] = UNSET
+    compatConfig: Opt[dict[str, Any]] = UNSET
+    thinking: Opt[Any] = UNSET
 
 
 class TokenTotals(Base):
@@ -137,18 +139,6 @@ class QueueContents(Base):
 
     steering: list[str]
     followUp: list[str]
-
-
-class TodoTask(Open):
-    id: str
-    content: str
-    status: str
-
-
-class TodoPhase(Open):
-    id: str
-    name: str
-    tasks: list[TodoTask]
 
 
 class SessionTreeEntryBase(Base, tag_field="type"):

@@ -5,13 +5,14 @@ no ``data`` key; ``required=False`` means ``data`` may be absent (omp ``prompt``
 """
 
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, Union
+from typing import Any, Generic, Literal, TypeVar, Union
 
 from msgspec import UNSET
 
 from rpcspy.protocol.base import Base, Opt, Spec, lit
 from rpcspy.protocol.messages import ForkMessage, MessageTypes
 from rpcspy.protocol import payloads as p
+from rpcspy.protocol.omp_session import OmpBashResult, OmpSessionStats, OmpTodoPhase
 
 E = TypeVar("E")
 
@@ -53,6 +54,18 @@ class DataSpec:
 
 
 NONE = DataSpec(None)
+
+
+class PromptDisposition(Base):
+    """pi >= 0.99 ``prompt`` data: ``handled`` means an extension or input handler consumed it (no run)."""
+
+    disposition: Literal["started", "queued", "handled"]
+
+
+class QueuedDisposition(Base):
+    """pi >= 0.99 ``steer``/``follow_up`` data."""
+
+    disposition: Literal["handled", "queued"]
 
 
 def session_entry_union(m: MessageTypes) -> Any:
@@ -165,12 +178,17 @@ def build_response_data(spec: Spec, m: MessageTypes, entry: Any, CompactionResul
         data["get_tree"] = DataSpec(TreeData)
     if spec.v084:
         data["clear_queue"] = DataSpec(p.QueueContents)
+    if spec.v099:
+        data["prompt"] = DataSpec(PromptDisposition)
+        data["steer"] = data["follow_up"] = DataSpec(QueuedDisposition)
     if spec.omp:
         for name in ("fork", "get_fork_messages", "get_commands", "clone"):
             data.pop(name, None)
         data["branch"] = DataSpec(p.ForkResult)
         data["get_branch_messages"] = DataSpec(ForkMessagesData)
         data["get_state"] = DataSpec(omp_state(Level, ModelT))
+        data["bash"] = DataSpec(OmpBashResult)
+        data["get_session_stats"] = DataSpec(OmpSessionStats)
     return data
 
 
@@ -187,7 +205,7 @@ def omp_state(Level: Any, ModelT: Any) -> type:
         autoCompactionEnabled: bool
         messageCount: int
         queuedMessageCount: int
-        todoPhases: list[p.TodoPhase]
+        todoPhases: list[OmpTodoPhase]
         fastModeEnabled: Opt[bool] = UNSET
         fastModeActive: Opt[bool] = UNSET
         tokensPerSecond: Opt[Union[float, None]] = UNSET

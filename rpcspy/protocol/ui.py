@@ -10,10 +10,8 @@ from typing import Any, Literal
 from msgspec import UNSET
 
 from rpcspy.protocol.base import Base, Opt, Spec
+from rpcspy.protocol.vocabulary import DIALOG_METHODS, FIRE_AND_FORGET_METHODS
 
-DIALOG_METHODS = ("select", "confirm", "input", "editor")
-"""Methods that wait for an ``extension_ui_response``."""
-FIRE_AND_FORGET_METHODS = ("notify", "setStatus", "setWidget", "setTitle", "set_editor_text", "cancel", "open_url")
 ANSWER_FIELDS: dict[str, tuple[str, ...]] = {
     "select": ("value", "cancelled"),
     "confirm": ("confirmed", "cancelled"),

@@ -23,6 +23,7 @@ class CheckOptions:
 
     dialect: str = "auto"
     strict_fields: bool = False
+    strict_unknown: bool = False
     ignore: frozenset[str] = frozenset()
     report: str | None = None
     """None (recorded only), "stderr", or a file path."""
@@ -44,6 +45,7 @@ class CheckObserver:
 
         self.options = options
         self.checker = Checker(dialect=options.dialect, strict_fields=options.strict_fields, ignore=options.ignore,
+                               strict_unknown=options.strict_unknown,
                                unanswered_after=options.unanswered_after)
         self._out: IO[str] | None = None
         self._console = None

@@ -34,12 +34,12 @@ from typing import Any
 
 from rpcspy.events import Eof, Event, Exit, Frame, Start
 from rpcspy.pump.control_conn import Connection, dumps
+from rpcspy.protocol.vocabulary import ANSWER_TYPES
 from rpcspy.pump.hub import Emit
 from rpcspy.recording.writer import event_line
 
 PREFIX = "rpcspy-inject-"
 """The id namespace of injected commands; responses with such ids never reach the client."""
-ANSWER_TYPES = frozenset({"extension_ui_response", "host_tool_update", "host_tool_result", "host_uri_result"})
 """Client frames that answer the agent: injected as they are, no id of ours, no response."""
 BACKLOG_EVENTS = 2000
 BACKLOG_BYTES = 8 << 20

@@ -12,10 +12,10 @@ from typing import Any
 
 from rpcspy.events import Eof, Event, Exit, Note, SpawnFailed, Start
 from rpcspy.render.frameinfo import NOT_JSON
+from rpcspy.protocol.vocabulary import DIALOGS as DIALOG_METHODS
 from rpcspy.render.items import Block, Item
 from rpcspy.render.summarize import compact, content_text, fields, first_line, quote
 
-DIALOG_METHODS = frozenset({"select", "confirm", "input", "editor"})
 
 
 def ref(value: Any) -> str:

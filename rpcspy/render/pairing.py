@@ -18,10 +18,9 @@ from typing import Any
 
 import msgspec
 
+from rpcspy.protocol.vocabulary import ANSWER_TYPES as INPUT_NOT_COMMANDS
 from rpcspy.render.frameinfo import NOT_JSON
 
-INPUT_NOT_COMMANDS = frozenset({"extension_ui_response", "host_tool_update", "host_tool_result", "host_uri_result"})
-"""Client frames that are answers, never commands: pi sends no response to them."""
 
 
 @dataclass(slots=True)

@@ -23,12 +23,10 @@ import msgspec
 
 from rpcspy.events import Eof, Exit, Frame, Note, Start
 from rpcspy.framing import LineFramer, split_cr
+from rpcspy.protocol.vocabulary import ANSWER_TYPES, DIALOGS as DIALOG_METHODS, HOST_REQUEST_TYPES as REQUEST_TYPES
 from rpcspy.replay.ids import canon
 
 LANDMARK_TYPES = frozenset({"ready", "agent_end"})
-REQUEST_TYPES = frozenset({"host_tool_call", "host_uri_request"})
-DIALOG_METHODS = frozenset({"select", "confirm", "input", "editor"})
-ANSWER_TYPES = frozenset({"extension_ui_response", "host_tool_result", "host_tool_update", "host_uri_result"})
 _TYPE_PREFIX = b'{"type":"'
 _BORING = frozenset({"message_update", "message_start", "message_end", "turn_start", "turn_end", "agent_start",
                      "tool_execution_start", "tool_execution_update", "tool_execution_end", "queue_update"})

@@ -11,6 +11,7 @@ from typing import Any
 
 import msgspec
 
+from rpcspy.protocol.vocabulary import DIALOGS as DIALOG_METHODS
 from rpcspy.replay.ids import IdMapper, Served, canon
 from rpcspy.replay.matcher import NEED_MORE, Match, Matcher, NoMatch
 from rpcspy.replay.model import (
@@ -23,7 +24,6 @@ from rpcspy.replay.model import (
 )
 
 PREFIX = "rpcspy replay: "
-DIALOG_METHODS = frozenset({"select", "confirm", "input", "editor"})
 
 _enc = msgspec.json.encode
 _dec = msgspec.json.decode

@@ -20,16 +20,14 @@ from typing import Any
 
 import msgspec
 
+from rpcspy.protocol.vocabulary import AGENT_CANCEL_TYPES as CANCEL_TYPES
+from rpcspy.protocol.vocabulary import AGENT_REQUEST_TYPES as REQUEST_TYPES
+from rpcspy.protocol.vocabulary import ECHO_TYPES
 from rpcspy.replay.model import MISSING, ClientFrame
 
 _dec = msgspec.json.decode
 _enc = msgspec.json.encode
 
-ECHO_TYPES = frozenset({"response", "bash_execution_update", "prompt_result"})
-"""Agent frames whose ``id`` is a client command's id."""
-REQUEST_TYPES = frozenset({"extension_ui_request", "host_tool_call", "host_uri_request"})
-"""Agent frames whose ``id`` is the agent's own, echoed back by the client's answer."""
-CANCEL_TYPES = frozenset({"host_tool_cancel", "host_uri_cancel"})
 _INTERESTING = ECHO_TYPES | REQUEST_TYPES | CANCEL_TYPES
 _TYPE_PREFIX = b'{"type":"'
 

@@ -24,6 +24,9 @@ from typing import Any
 
 import msgspec
 
+from rpcspy.protocol.vocabulary import AGENT_CANCEL_TYPES, ANSWER_TYPES as CLIENT_ANSWER_TYPES
+from rpcspy.protocol.vocabulary import AGENT_REQUEST_TYPES as _REQUESTS
+
 REDACTED = "<redacted>"
 
 _UUID = r"(?<![0-9a-fA-F])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9a-fA-F])"
@@ -66,9 +69,7 @@ SECRET_KEYS = frozenset({
     "apikey", "api_key", "x-api-key", "authorization", "password", "secret", "token", "accesstoken",
     "refreshtoken", "access_token", "refresh_token", "clientsecret", "client_secret",
 })
-AGENT_REQUEST_TYPES = frozenset({"extension_ui_request", "host_tool_call", "host_uri_request",
-                                 "host_tool_cancel", "host_uri_cancel"})
-CLIENT_ANSWER_TYPES = frozenset({"extension_ui_response", "host_tool_result", "host_tool_update", "host_uri_result"})
+AGENT_REQUEST_TYPES = _REQUESTS | AGENT_CANCEL_TYPES
 _ID_PARENT_TYPES = frozenset({"toolCall", "toolcall_start"}) | AGENT_REQUEST_TYPES | CLIENT_ANSWER_TYPES
 """Objects whose `id` is volatile: tool calls (pi >= 0.84 also puts the id on `toolcall_start`), dialogs."""
 

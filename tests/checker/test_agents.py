@@ -16,8 +16,9 @@ from rpcspy.events import Finding
 from rpcspy.recording import open_recording
 from rpcspy.recording.format import ExitEntry
 from tests.support.agents import REPO_ROOT
+from tests.support import rich_session
 from tests.support.driver import AgentProcess, is_response
-from tests.support.scenarios import is_idle, prompt
+from tests.support.scenarios import is_idle
 
 
 def proxied(agent, rec: Path) -> AgentProcess:  # type: ignore[no-untyped-def]
@@ -52,35 +53,20 @@ def is_first_delta(msg: dict) -> bool:
 
 
 def test_clean_session_has_no_findings_above_info(agent, fake_llm, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The standard rich session (every command the dialect has, text, tool, thinking, retry, steer,
+    follow-up, abort, bash, session commands): nothing above info, and no agent frame or field unknown."""
     rec = tmp_path / "clean.jsonl"
     dialect = agent.dialect
     with proxied(agent, rec) as ap:
-        ap.request({"id": "s1", "type": "get_state"}, timeout=60)
-        prompt(ap, dialect, "hello", "p1", timeout=60)
-        prompt(ap, dialect, "tool: echo hi", "p2", timeout=60)
-        prompt(ap, dialect, "think: about it", "p3", timeout=60)
-        # steer and follow up while streaming, then let the run finish
-        ap.send({"id": "p4", "type": "prompt", "message": "slow: 60"})
-        ap.read_until(is_first_delta, timeout=60)
-        ap.request({"id": "st", "type": "steer", "message": "and also this"})
-        ap.request({"id": "fu", "type": "follow_up", "message": "then this"})
-        ap.request({"id": "p5", "type": "prompt", "message": "queued", "streamingBehavior": "followUp"})
-        ap.read_until(is_idle(dialect), timeout=60)
-        # abort mid-stream
-        ap.send({"id": "p6", "type": "prompt", "message": "slow: 400"})
-        ap.read_until(is_first_delta, timeout=60)
-        ap.send({"id": "a1", "type": "abort"})
-        ap.read_until(is_response("a1"), timeout=60)  # comes after the run's agent_end (and agent_settled)
-        ap.request({"id": "b1", "type": "bash", "command": "echo out"}, timeout=60)
-        ap.request({"id": "m1", "type": "get_messages"})
-        ap.request({"id": "sm", "type": "set_steering_mode", "mode": "all"})
-        ap.request({"id": "ns", "type": "new_session"}, timeout=60)
-        ap.request({"id": "s2", "type": "get_state"})
+        rich_session.run(ap, dialect, rich_session.LACKS.get(agent.name, ()))
         code = ap.finish(timeout=60)
     assert code == 0
     checker, findings, _ = check_recording(rec)
     assert checker.dialect == dialect, checker.dialect_reason
     assert above_info(findings) == []
+    unknown = [(f.rule, f.frame, f.path) for f in findings if f.rule in ("schema.unknown_agent_type",
+                                                                        "schema.unknown_field")]
+    assert unknown == [], unknown[:20]
 
 
 def test_misuse_is_flagged_where_it_happens(pi_agent, fake_llm, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -198,3 +198,14 @@ def test_schema_findings_on_a_response_name_its_request() -> None:
     res = run("--format", "json", "--seq", "76", f"{DATA}/transcripts/04_framing_and_errors.jsonl")
     rows = [json.loads(line) for line in res.stdout.splitlines()]
     assert rows and all(r["frame"] == 76 and r["group"] == "schema" and r["related"] == 75 for r in rows)
+
+
+def test_strict_unknown_makes_a_newer_agents_event_fail(tmp_path: Path) -> None:
+    path = write_recording(tmp_path / "n.jsonl", [("a2c", b'{"type":"agent_settled","aborted":false}', False),
+                                                  ("a2c", b'{"type":"tomorrows_event"}', False)])
+    loose = run(str(path), "--format", "json")
+    assert loose.exit_code == 0, loose.output
+    [line] = [json.loads(ln) for ln in loose.stdout.splitlines()]
+    assert (line["rule"], line["severity"], line["frame"]) == ("schema.unknown_agent_type", "info", 2)
+    strict = run(str(path), "--format", "json", "--strict-unknown")
+    assert strict.exit_code == 1 and '"error"' in strict.stdout

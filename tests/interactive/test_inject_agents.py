@@ -60,7 +60,10 @@ def test_injected_commands_never_reach_the_client(pi_agent, fake_llm, tmp_path: 
 
         steer = inject(env, ap.proc.pid, '{"id": "mine-1", "type": "steer", "message": "steer from outside"}')
         assert steer.returncode == 0, steer.stderr
-        assert json.loads(steer.stdout) == {"id": "mine-1", "type": "response", "command": "steer", "success": True}
+        steered_response = json.loads(steer.stdout)
+        data = steered_response.pop("data", None)  # pi >= 0.99 says what became of it
+        assert steered_response == {"id": "mine-1", "type": "response", "command": "steer", "success": True}
+        assert data in (None, {"disposition": "queued"})
 
         run = ap.read_until(is_idle(pi_agent.dialect), timeout=60)
         steered = [m for m in run if m.get("type") == "message_start" and m["message"].get("role") == "user"

@@ -99,3 +99,15 @@ def test_agent_text_cannot_drive_the_terminal() -> None:
     out = printed(view.feed_all([msg(1, "message_start", []), mu(2, "text_start", 0),
                                  mu(3, "text_delta", 0, "\x1b[2J\x1b]0;pwned\x07 line\n")]), color=True)
     assert "\x1b[2J" not in out and "\x1b]0" not in out and "\\e[2J" in out
+
+
+def test_info_findings_are_hidden_unless_asked_for() -> None:
+    frame = Frame(1, 0.1, "a2c", b'{"type":"agent_start","newField":1}')
+    info = Finding(seq=2, t=0.1, rule="schema.unknown_field", severity="info", group="schema",
+                   message="unknown field 'newField' in agent_start", frame=1, dir="a2c", path="$.newField")
+    warning = Finding(seq=3, t=0.1, rule="correlation.unanswered", severity="warning", group="correlation",
+                      message="command never answered", frame=1, dir="a2c")
+    quiet, loud = LiveView(), LiveView(show_info=True)
+    shown = [printed(view.feed_all([frame, info, warning]) + view.finish()) for view in (quiet, loud)]
+    assert "unknown field" not in shown[0] and "never answered" in shown[0]
+    assert "unknown field" in shown[1] and "never answered" in shown[1]

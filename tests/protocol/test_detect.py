@@ -90,3 +90,41 @@ def test_signals(frame: dict, dialect: str, words: str) -> None:
 def test_frames_common_to_several_dialects_decide_nothing(frame: dict) -> None:
     det = DialectDetector()
     assert det.feed(frame, "a2c") is None and not det.sure
+
+
+# --- pi >= 0.99: dispositions, and refining an earlier pi-0.84 decision -----------------------
+DISPOSED = {"type": "response", "id": "p1", "command": "prompt", "success": True, "data": {"disposition": "started"}}
+OLD_PROMPT_OK = {"type": "response", "id": "p1", "command": "prompt", "success": True}
+ENTRIES = {"type": "response", "id": "e", "command": "get_entries", "success": True,
+           "data": {"entries": [], "leafId": None}}
+
+
+def test_a_disposition_decides_pi_099() -> None:
+    det = DialectDetector()
+    assert det.feed(DISPOSED, "a2c") == "pi-0.99"
+    assert (det.sure, det.refinable) == (True, False) and "disposition" in det.reason
+
+
+def test_pi_084_evidence_is_refined_by_a_later_disposition() -> None:
+    det = DialectDetector()
+    assert det.feed(ENTRIES, "a2c") == "pi-0.84"
+    assert det.refinable
+    assert det.feed({"type": "agent_start"}, "a2c") is None
+    assert det.feed(DISPOSED, "a2c") == "pi-0.99"
+    assert (det.dialect, det.refinable) == ("pi-0.99", False)
+    assert det.reason == "`prompt` response with a `disposition`: pi >= 0.99"
+
+
+def test_a_prompt_answered_without_disposition_confirms_pi_084() -> None:
+    det = DialectDetector()
+    det.feed(ENTRIES, "a2c")
+    assert det.feed(OLD_PROMPT_OK, "a2c") is None
+    assert (det.dialect, det.refinable) == ("pi-0.84", False)
+    assert det.feed(DISPOSED, "a2c") is None and det.dialect == "pi-0.84"
+
+
+def test_agent_settled_with_aborted_is_pi_099_at_once() -> None:
+    det = DialectDetector()
+    assert det.feed({"type": "agent_settled", "aborted": False}, "a2c") == "pi-0.99"
+    det = DialectDetector()
+    assert det.feed({"type": "agent_settled"}, "a2c") == "pi-0.84" and det.refinable

@@ -10,7 +10,7 @@ from rpcspy.protocol.base import tag_of
 
 
 def test_dialect_names() -> None:
-    assert DIALECTS == ("pi-0.73", "pi-0.84", "pi-feb2026", "omp")
+    assert DIALECTS == ("pi-0.73", "pi-0.84", "pi-0.99", "pi-feb2026", "omp")
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)

@@ -109,11 +109,11 @@ def test_feb2026_image_needs_source_or_data_and_mime_type() -> None:
 
 
 @pytest.mark.parametrize("command, known_in", [
-    ("clone", {"pi-0.73", "pi-0.84"}),
-    ("clear_queue", {"pi-0.84"}),
-    ("get_entries", {"pi-0.84", "omp"}),
+    ("clone", {"pi-0.73", "pi-0.84", "pi-0.99"}),
+    ("clear_queue", {"pi-0.84", "pi-0.99"}),
+    ("get_entries", {"pi-0.84", "pi-0.99", "omp"}),
     ("branch", {"omp"}),
-    ("fork", {"pi-0.73", "pi-0.84", "pi-feb2026"}),
+    ("fork", {"pi-0.73", "pi-0.84", "pi-0.99", "pi-feb2026"}),
     ("set_host_tools", {"omp"}),
 ])
 def test_command_sets_per_dialect(command: str, known_in: set[str]) -> None:
@@ -152,12 +152,14 @@ def test_system_messages_and_pending_stop_reason_need_pi_084() -> None:
 
 
 @pytest.mark.parametrize("frame, dialects", [
-    ({"type": "agent_settled"}, {"pi-0.84"}),
-    ({"type": "bash_execution_update", "id": "b1", "delta": "x"}, {"pi-0.84"}),
-    ({"type": "queue_update", "steering": [], "followUp": ["a"]}, {"pi-0.73", "pi-0.84"}),
-    ({"type": "compaction_start", "reason": "manual"}, {"pi-0.73", "pi-0.84"}),
+    ({"type": "agent_settled"}, {"pi-0.84", "pi-0.99"}),
+    ({"type": "bash_execution_update", "id": "b1", "delta": "x"}, {"pi-0.84", "pi-0.99"}),
+    ({"type": "queue_update", "steering": [], "followUp": ["a"]}, {"pi-0.73", "pi-0.84", "pi-0.99"}),
+    ({"type": "compaction_start", "reason": "manual"}, {"pi-0.73", "pi-0.84", "pi-0.99"}),
     ({"type": "auto_compaction_start", "reason": "threshold"}, {"pi-feb2026", "omp"}),
-    ({"type": "thinking_level_changed", "level": "high"}, {"pi-0.73", "pi-0.84"}),
+    # omp's event has only optional fields, so pi's `level` is merely unknown there
+    ({"type": "thinking_level_changed", "level": "high"}, {"pi-0.73", "pi-0.84", "pi-0.99", "omp"}),
+    ({"type": "thinking_level_changed", "thinkingLevel": "high", "configured": "auto"}, {"omp"}),
     ({"type": "ready", "protocolVersion": 1, "supportedProtocolVersions": [1, 2], "maxFrameBytes": 1,
       "maxReassembledFrameBytes": 2}, {"omp"}),
     ({"type": "host_tool_call", "id": "h", "toolCallId": "t", "toolName": "x", "arguments": {}}, {"omp"}),
@@ -327,3 +329,42 @@ def test_validate_bytes_on_absurdly_deep_json() -> None:
     data = b'{"type":"set_todos","phases":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
     value, issues = validate_bytes(data, "c2a", "omp")
     assert value is None and [i.kind for i in issues] == ["invalid"]
+
+
+# --- pi >= 0.99 (protocol-notes 11.1, frames as pi 1.5.2 writes them) ------------------------
+USAGE_099 = {**USAGE, "cost": {**USAGE["cost"], "totalFromProvider": False}}
+ASSISTANT_099 = {**ASSISTANT, "usage": USAGE_099, "thinkingLevel": "off", "durationMs": 12}
+PI_099_FRAMES = [
+    ({"type": "response", "id": "p", "command": "prompt", "success": True, "data": {"disposition": "handled"}},
+     {("unknown_field", "$.data")}),
+    ({"type": "response", "id": "s", "command": "steer", "success": True, "data": {"disposition": "queued"}},
+     {("unknown_field", "$.data")}),
+    ({"type": "agent_settled", "aborted": True}, {("unknown_field", "$.aborted")}),
+    ({"type": "tool_execution_end", "toolCallId": "c/1", "toolName": "bash", "isError": False, "durationMs": 3.5,
+      "parentToolCallId": "c", "result": {"content": [], "structuredContent": {"stdout": ""}}},
+     {("unknown_field", "$.durationMs"), ("unknown_field", "$.parentToolCallId"),
+      ("unknown_field", "$.result.structuredContent")}),
+    ({"type": "tool_execution_start", "toolCallId": "c/1", "toolName": "bash", "args": {}, "parentToolCallId": "c"},
+     {("unknown_field", "$.parentToolCallId")}),
+    ({"type": "message_end", "message": ASSISTANT_099},
+     {("unknown_field", "$.message.thinkingLevel"), ("unknown_field", "$.message.durationMs"),
+      ("unknown_field", "$.message.usage.cost.totalFromProvider")}),
+    ({"type": "message_end", "message": {"role": "toolResult", "toolCallId": "c", "toolName": "bash", "content": [],
+                                         "isError": False, "timestamp": 1, "durationMs": 4,
+                                         "nestedCalls": {"complete": True, "calls": [
+                                             {"id": "c/1", "name": "read", "status": "ok", "durationMs": 1}]}}},
+     {("unknown_field", "$.message.durationMs"), ("unknown_field", "$.message.nestedCalls")}),
+]
+
+
+@pytest.mark.parametrize("frame, in_084", PI_099_FRAMES)
+def test_pi_099_fields_are_known_to_pi_099_only(frame: dict, in_084: set) -> None:
+    assert validate(frame, "a2c", "pi-0.99") == []
+    assert kinds(validate(frame, "a2c", "pi-0.84")) == in_084
+
+
+def test_pi_099_dispositions_are_enumerated() -> None:
+    bad = {"type": "response", "id": "s", "command": "follow_up", "success": True, "data": {"disposition": "started"}}
+    assert kinds(validate(bad, "a2c", "pi-0.99")) == {("bad_enum", "$.data.disposition")}
+    none = {"type": "response", "id": "p", "command": "prompt", "success": True}
+    assert kinds(validate(none, "a2c", "pi-0.99")) == {("missing_field", "$.data")}

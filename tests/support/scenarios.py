@@ -11,7 +11,7 @@ Event = dict[str, Any]
 
 def idle_event(dialect: str) -> str:
     """The event that closes a run: pi >= 0.84 adds ``agent_settled`` after ``agent_end``."""
-    return "agent_settled" if dialect == "pi-0.84" else "agent_end"
+    return "agent_settled" if dialect in ("pi-0.84", "pi-0.99") else "agent_end"
 
 
 def is_idle(dialect: str) -> Predicate:

