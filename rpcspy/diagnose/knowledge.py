@@ -8,7 +8,7 @@ dialect modules (:mod:`rpcspy.protocol`) own the schemas; this module owns only 
 
 from __future__ import annotations
 
-from rpcspy.protocol import DIALOG_METHODS
+from rpcspy.protocol.vocabulary import DIALOGS
 
 RUN_COMMANDS = frozenset({"prompt", "abort_and_prompt"})
 """Commands whose success starts a run (unless their disposition says otherwise)."""
@@ -35,8 +35,9 @@ SETTLED = "agent_settled"
 OMP_PROMPT_RESULT = "prompt_result"
 """omp >= 18.3: closes one accepted prompt (by its id), after its work settles."""
 OMP_SESSION_SETTLED = "session_settled"
-SETTLING_DIALECTS = frozenset({"pi-0.84"})
-"""Dialects whose agent emits ``agent_settled`` (also assumed once one is seen)."""
+SETTLING_DIALECTS = frozenset({"pi-0.84", "pi-0.99"})
+"""Dialects whose agent emits ``agent_settled`` (also assumed once one is seen); tests/protocol/
+test_vocabulary.py checks this against the dialects' schemas."""
 
 COMPACTION_START = frozenset({"compaction_start", "auto_compaction_start"})
 COMPACTION_END = frozenset({"compaction_end", "auto_compaction_end"})
@@ -45,8 +46,6 @@ RETRY_END = "auto_retry_end"
 QUEUE_UPDATE = "queue_update"
 """pi: full current queues (``steering``, ``followUp``) on every change."""
 
-DIALOGS = frozenset(DIALOG_METHODS)
-"""Extension UI methods that wait for an ``extension_ui_response``."""
 HOST_CALLS: dict[str, str] = {"host_tool_call": "host_tool_result", "host_uri_request": "host_uri_result"}
 """omp requests to the host and the client frame that answers each."""
 HOST_CANCELS: dict[str, str] = {"host_tool_cancel": "host_tool_call", "host_uri_cancel": "host_uri_request"}

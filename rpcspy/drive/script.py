@@ -24,12 +24,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from rpcspy.diagnose.knowledge import DIALOGS, HOST_CALLS, RUN_COMMANDS
+from rpcspy.diagnose.knowledge import DIALOGS, RUN_COMMANDS
+from rpcspy.protocol.vocabulary import ANSWER_TYPES
 
 OPTIONS_KEY = "rpcspy"
 WAIT_WORDS = ("settle", "response", "none")
-_ANSWERS = frozenset({"extension_ui_response", *HOST_CALLS.values(), "host_tool_update"})
-"""Client frames that answer the agent: no response comes back."""
 
 
 class ScriptError(ValueError):
@@ -80,7 +79,7 @@ def default_wait(obj: dict | None) -> Wait:
     ctype = obj.get("type")
     if ctype in RUN_COMMANDS:
         return Wait("settle")
-    if ctype in _ANSWERS:
+    if ctype in ANSWER_TYPES:
         return Wait("none")
     return Wait("response")
 

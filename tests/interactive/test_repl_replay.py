@@ -81,9 +81,12 @@ def test_validation_refuses_bang_sends_and_json_spans_lines(tmp_path: Path, env:
         t.wait_for("→ get_state #r1")
         t.set_mark()
         t.key("up")
-        t.key("up")  # history: the refused line is there to fix
-        t.wait_for("rpcspy> set_thinking_level ultra")
-        t.key("c-c")  # clears it (and does not quit)
+        t.key("up")  # history: the refused line is there to fix; entering it again is refused again
+        t.key("enter")  # (the screen is not read here: prompt-toolkit redraws only the cells that change)
+        t.wait_for("✗ not sent: invalid value 'ultra' for level")
+        t.set_mark()
+        t.type("half typed")
+        t.key("c-c")  # clears the line (and does not quit)
         t.set_mark()
         t.line("!set_thinking_level ultra")
         t.wait_for("→ set_thinking_level #r2  level=\"ultra\"")

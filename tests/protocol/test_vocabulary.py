@@ -79,3 +79,9 @@ def test_every_schema_class_belongs_to_some_dialect() -> None:
                     and issubclass(obj, msgspec.Struct) and obj.__module__ == module.__name__}
     stray = {f"{c.__module__}.{c.__name__}" for c in defined - used}
     assert stray == {"rpcspy.protocol.validate._UIEnvelope"}  # the bytes decoder's stand-in, not a schema
+
+
+def test_the_diagnosis_knows_which_dialects_settle() -> None:
+    from rpcspy.diagnose.knowledge import SETTLED, SETTLING_DIALECTS
+
+    assert SETTLING_DIALECTS == {p.dialect for p in PROTOCOLS if SETTLED in p.a2c and not p.spec.omp}
