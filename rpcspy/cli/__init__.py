@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sessions": ("rpcspy.cli.sessions_cmd", "List the live proxied sessions (pid, agent, start, recording, frame counts)."),
     "watch": ("rpcspy.cli.watch_cmd", "Follow a live session (or a growing recording) with the live timeline."),
     "inject": ("rpcspy.cli.inject_cmd", "Inject commands into a live session; its client never sees their answers."),
+    "conform": ("rpcspy.cli.conform_cmd", "Run the conformance battery against a real agent: passed / deviation / failed per case."),
     "model-server": ("rpcspy.cli.modelserver_cmd", "Serve a scripted OpenAI-compatible model on loopback: agents run offline."),
 }
 
