@@ -39,6 +39,7 @@ def command(agent: tuple[str, ...], patterns: tuple[str, ...], no_model: bool, f
     passed (as documented), deviation (works, but not as documented; the rule in
     docs/rules.md that explains it is named) or failed (no answer, a hang, a
     crash). Cases: framing, id correlation, ordering, run lifecycle, errors,
+    dialogs (through a small extension written into the temporary HOME),
     shutdown. docs/conformance.md has the report card of the known agents.
     """
     from rpcspy.conform.cases import CASES, select

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from rpcspy.conform.script import (
-    Await, Close, Kill, Send, Step, Transcript, Verdict, deviation, failed, passed, send, short, skipped,
+    DIALOG_METHODS, Answer, Await, Close, Kill, Send, Step, Transcript, Verdict, deviation, failed, passed, send,
+    short, skipped,
 )
 
 Judge = Callable[[Transcript], Verdict]
@@ -33,10 +34,29 @@ class Case:
     rule: str | None = None
     """The rule of docs/rules.md that explains a deviation, if the checker has one."""
     needs_model: bool = False
+    extension: bool = False
+    """The agent's HOME gets :data:`EXTENSION_JS` (a ``/conform-ask`` command opening a dialog)."""
 
     @property
     def group(self) -> str:
         return self.id.split(".", 1)[0]
+
+
+EXTENSION_FILE = "rpcspy-conform.js"
+EXTENSION_JS = """\
+// rpcspy conform: /conform-ask [TIMEOUT_MS] opens a confirm dialog and reports the answer.
+export default function (pi) {
+  pi.registerCommand("conform-ask", {
+    description: "rpcspy conform: open a confirm dialog",
+    handler: async (args, ctx) => {
+      const ms = Number(String(args || "").trim());
+      const ok = await ctx.ui.confirm("rpcspy conform", "proceed?", ms > 0 ? { timeout: ms } : undefined);
+      ctx.ui.notify("conform-ask -> " + ok, "info");
+    },
+  });
+}
+"""
+"""Written to ``~/.pi/agent/extensions/`` and ``~/.omp/agent/extensions/`` for the dialog cases."""
 
 
 # -- shared judgements ---------------------------------------------------------------------
@@ -285,6 +305,49 @@ def _retry(t: Transcript) -> Verdict:
     return passed("HTTP 429 -> auto_retry_start, then the retry's answer")
 
 
+# -- dialogs -------------------------------------------------------------------------------
+def _dialogs(t: Transcript) -> list[dict]:
+    return [o for o in t.events("extension_ui_request") if o.get("method") in DIALOG_METHODS]
+
+
+def _notified(t: Transcript) -> str | None:
+    for o in t.events("extension_ui_request"):
+        if o.get("method") == "notify" and str(o.get("message", "")).startswith("conform-ask -> "):
+            return str(o["message"])[len("conform-ask -> "):]
+    return None
+
+
+def _no_dialog(t: Transcript) -> Verdict:
+    why = next((line.strip() for line in t.stderr.splitlines() if "extension" in line.lower()), "")
+    why = why.rsplit(": ", 1)[-1] if why.count(": ") > 1 else why  # the cause, not the temp path
+    died = f", exited with {t.exit_code}" if t.died else ""
+    return skipped(f"no dialog: the agent did not load the test extension{died}" + (f" ({short(why, 140)})" if why else ""))
+
+
+def _dialog(expected: str, what: str) -> Judge:
+    def judge(t: Transcript) -> Verdict:
+        if not _dialogs(t):
+            return _no_dialog(t)
+        if not t.responses("d"):
+            return failed(f"{what}: the prompt that opened the dialog never got its response")
+        got = _notified(t)
+        if got != expected:
+            return failed(f"{what}: the extension saw {got!r}, expected {expected!r}")
+        return passed(f"{what}: the extension got {expected}, then the prompt was answered")
+    return judge
+
+
+def _dialog_timeout(t: Transcript) -> Verdict:
+    if not _dialogs(t):
+        return _no_dialog(t)
+    if _notified(t) != "false":
+        return failed(f"the dialog's timeout did not resolve it to false (extension saw {_notified(t)!r})")
+    cancels = [o for o in t.events("extension_ui_request") if o.get("method") == "cancel"]
+    if cancels:
+        return passed("the timed-out dialog resolved to false and a cancel frame told the client")
+    return deviation("the timed-out dialog resolved to false, but no frame told the client (its dialog goes stale)")
+
+
 # -- shutdown ------------------------------------------------------------------------------
 def _eof_idle(t: Transcript) -> Verdict:
     if t.exit_code is None:
@@ -392,6 +455,18 @@ CASES: tuple[Case, ...] = (
     Case("lifecycle.retry", "HTTP 429 from the model is retried", "RPC docs, auto_retry_start / auto_retry_end events",
          (send({"id": "p", "type": "prompt", "message": "ratelimit:1 go"}), Await("idle", 1.5, timeout=30)),
          _retry, needs_model=True),
+    Case("dialogs.answered", "a dialog answered by the client", "RPC docs, Extension UI: extension_ui_response {id, confirmed}",
+         (send({"id": "d", "type": "prompt", "message": "/conform-ask"}), Await("dialog"),
+          Answer((("confirmed", True),)), Await("response", "d"), Await("quiet", 0.3)),
+         _dialog("true", "confirmed"), rule="correlation.ui_unanswered", extension=True),
+    Case("dialogs.cancelled", "a dialog cancelled by the client", "RPC docs, Extension UI: {id, cancelled: true}",
+         (send({"id": "d", "type": "prompt", "message": "/conform-ask"}), Await("dialog"),
+          Answer((("cancelled", True),)), Await("response", "d"), Await("quiet", 0.3)),
+         _dialog("false", "cancelled"), rule="correlation.ui_unanswered", extension=True),
+    Case("dialogs.timed_out", "a dialog left to time out", "RPC docs, Extension UI: the agent handles the timeout",
+         (send({"id": "d", "type": "prompt", "message": "/conform-ask 400"}), Await("dialog"),
+          Await("response", "d", timeout=10), Await("quiet", 1.2)),
+         _dialog_timeout, rule="correlation.ui_late", extension=True),
     Case("shutdown.eof_idle", "EOF while idle: a clean exit", "RPC docs: the agent exits when stdin closes",
          (_PROBE, _PROBE_WAIT, Close(), Await("exit", timeout=15)), _eof_idle),
     Case("shutdown.eof_running", "EOF during a run: the run is closed, then exit", "RPC docs, Events: every run ends with agent_end",

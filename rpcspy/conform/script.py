@@ -27,13 +27,13 @@ def send(obj: dict[str, Any] | bytes, end: bytes = b"\n") -> Send:
     return Send((json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode() + end,))
 
 
-AwaitKind = Literal["response", "event", "delta", "idle", "exit", "quiet"]
+AwaitKind = Literal["response", "event", "dialog", "delta", "idle", "exit", "quiet"]
 
 
 @dataclass(frozen=True)
 class Await:
     """Read until: the ``response`` to id ``arg`` (None: any id-less response); the ``event`` of
-    type ``arg``; the first text ``delta``; ``idle`` (an ``agent_end`` then ``arg`` s of
+    type ``arg``; a ``dialog`` request (``extension_ui_request`` of a dialog method); the first text ``delta``; ``idle`` (an ``agent_end`` then ``arg`` s of
     quiet, default 0.7); the agent's ``exit``; or ``quiet`` for ``arg`` seconds.
     ``count``: wait for that many matches (counted from the start of the case)."""
 
@@ -55,7 +55,18 @@ class Kill:
     signum: int = 15
 
 
-Step = Send | Await | Close | Kill
+@dataclass(frozen=True)
+class Answer:
+    """Answer the latest dialog request (``extension_ui_request`` of a dialog method) with
+    ``{"type": "extension_ui_response", "id": <its id>, **payload}``."""
+
+    payload: tuple[tuple[str, Any], ...]
+
+
+DIALOG_METHODS = ("select", "confirm", "input", "editor")
+
+
+Step = Send | Await | Close | Kill | Answer
 
 
 @dataclass

@@ -7,6 +7,7 @@ case's :class:`~rpcspy.conform.script.Transcript` to its judge.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rpcspy.conform.cases import Case
-from rpcspy.conform.script import Await, Close, Kill, Send, Transcript, Verdict, failed
+from rpcspy.conform.script import DIALOG_METHODS, Answer, Await, Close, Kill, Send, Transcript, Verdict, failed, send
 from rpcspy.events import Frame
 from rpcspy.framing import LineFramer, split_cr
 
@@ -42,6 +43,7 @@ class _Session:
         self.proc = subprocess.Popen(list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, env=env, cwd=cwd, start_new_session=True)
         self.frames: list[Frame] = []
+        self._objs: list[dict] = []
         self.cond = threading.Condition()
         self.eof = False
         self.last = self.t0
@@ -59,6 +61,9 @@ class _Session:
             self.frames.append(Frame(len(self.frames) + 1, now - self.t0, direction, data, nl, cr))  # type: ignore[arg-type]
             if direction == "a2c":
                 self.last = now
+                obj = _object(data)
+                if obj is not None:
+                    self._objs.append(obj)
             self.cond.notify_all()
 
     def _read_out(self) -> None:
@@ -119,18 +124,8 @@ class _Session:
                 self.cond.wait(min(0.05, deadline - now))
 
     def objs(self) -> list[dict]:
-        import json
-
-        out = []
-        for f in self.frames:
-            if f.dir == "a2c":
-                try:
-                    v = json.loads(f.data)
-                except ValueError:
-                    continue
-                if isinstance(v, dict):
-                    out.append(v)
-        return out
+        """The agent's JSON objects so far (parsed once, as they arrive)."""
+        return self._objs
 
     # -- end ------------------------------------------------------------------------------
     def exited(self) -> int | None:
@@ -156,6 +151,14 @@ class _Session:
         return self._stderr.decode("utf-8", "replace")
 
 
+def _object(data: bytes) -> dict | None:
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
 def _condition(step: Await) -> Callable[[_Session, float], bool]:
     kind, arg, count = step.kind, step.arg, step.count
 
@@ -168,6 +171,8 @@ def _condition(step: Await) -> Callable[[_Session, float], bool]:
         return matches(lambda o: o.get("type") == "response" and o.get("id") == arg)
     if kind == "event":
         return matches(lambda o: o.get("type") == arg)
+    if kind == "dialog":
+        return matches(lambda o: o.get("type") == "extension_ui_request" and o.get("method") in DIALOG_METHODS)
     if kind == "delta":
         return matches(lambda o: o.get("type") == "message_update"
                        and (o.get("assistantMessageEvent") or {}).get("type") == "text_delta")
@@ -198,6 +203,12 @@ def run_case(case: Case, argv: Sequence[str], env: dict[str, str], cwd: Path) ->
         for i, step in enumerate(case.steps):
             if isinstance(step, Send):
                 session.write(step)
+            elif isinstance(step, Answer):
+                dialogs = [o for o in session.objs()
+                           if o.get("type") == "extension_ui_request" and o.get("method") in DIALOG_METHODS]
+                if dialogs:
+                    session.write(send({"type": "extension_ui_response", "id": dialogs[-1].get("id"),
+                                        **dict(step.payload)}))
             elif isinstance(step, Close):
                 session.close()
             elif isinstance(step, Kill):
@@ -245,6 +256,13 @@ def run_battery(cases: Sequence[Case], agent: Sequence[str], *, jobs: int = 2, a
     with ModelServer() as server, tempfile.TemporaryDirectory(prefix="rpcspy-conform-") as tmp:
         def one(case: Case) -> CaseResult:
             home = make_home(Path(tmp) / case.id, server.base_url)
+            if case.extension:
+                from rpcspy.conform.cases import EXTENSION_FILE, EXTENSION_JS
+
+                for family in (".pi", ".omp"):
+                    ext = home / family / "agent" / "extensions"
+                    ext.mkdir(parents=True, exist_ok=True)
+                    (ext / EXTENSION_FILE).write_text(EXTENSION_JS)
             env = agent_env(home, dict(os.environ))
             try:
                 transcript, secs = run_case(case, argv, env, home / "project")

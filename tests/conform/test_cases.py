@@ -33,7 +33,7 @@ def test_every_case_names_a_known_rule_and_a_doc_section() -> None:
         assert c.doc and c.steps
         assert c.rule is None or c.rule in RULES, c.rule
     groups = {c.group for c in CASES}
-    assert groups == {"framing", "id", "errors", "ordering", "lifecycle", "shutdown"}
+    assert groups == {"framing", "id", "errors", "ordering", "lifecycle", "dialogs", "shutdown"}
 
 
 def test_select_by_glob_and_without_model() -> None:
@@ -91,3 +91,24 @@ def test_eof_during_a_run_without_agent_end_is_a_deviation() -> None:
     assert judge("shutdown.eof_running", transcript({"type": "agent_start"}, exit_code=0)) == "deviation"
     assert judge("shutdown.eof_running", transcript({"type": "agent_start"}, {"type": "agent_end"}, exit_code=0)) == "passed"
     assert judge("shutdown.eof_running", transcript({"type": "agent_start"})) == "failed"
+
+
+def _ui(method: str, **fields) -> dict:
+    return {"type": "extension_ui_request", "id": "u1", "method": method, **fields}
+
+
+def test_dialog_judges() -> None:
+    prompt_ok = {"id": "d", "type": "response", "command": "prompt", "success": True}
+    answered = transcript(_ui("confirm", title="t", message="m"), _ui("notify", message="conform-ask -> true"), prompt_ok)
+    assert judge("dialogs.answered", answered) == "passed"
+    assert judge("dialogs.cancelled", answered) == "failed"  # the extension saw true, not false
+    stale = transcript(_ui("confirm", timeout=400), prompt_ok, _ui("notify", message="conform-ask -> false"))
+    assert judge("dialogs.timed_out", stale) == "deviation"
+    told = transcript(_ui("confirm", timeout=400), _ui("cancel", targetId="u1"), prompt_ok,
+                      _ui("notify", message="conform-ask -> false"))
+    assert judge("dialogs.timed_out", told) == "passed"
+    no_ext = transcript(exit_code=1)
+    no_ext.stderr = 'Error: Failed to load extension "/tmp/x/rpcspy-conform.js": Failed to load extension: Cannot find module \'jiti\''
+    v = BY_ID["dialogs.answered"].judge(no_ext)
+    assert v.status == "skipped" and "exited with 1" in v.detail and "Cannot find module 'jiti'" in v.detail
+    assert "/tmp/x" not in v.detail
