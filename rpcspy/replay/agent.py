@@ -111,6 +111,8 @@ class FakeAgent:
         self.stopping = False
         self.held: list[bytes] = []
         """Frames kept back by chaos ``reorder``, written after the next frame."""
+        self.faults_unreported = False
+        self.reported_at = 0.0
 
     # -- main loop -------------------------------------------------------------------------
     def run(self) -> int:
@@ -145,6 +147,8 @@ class FakeAgent:
             pb = self._current()
             if pb is None:
                 self._release_held()
+                if self.faults_unreported:  # idle: bring --report up to date with the faults so far
+                    self._write_report(final=False)
                 if self.eof:
                     self._flush()
                     return self._exit_code()
@@ -219,7 +223,13 @@ class FakeAgent:
         chaos = self.opt.chaos
         before = len(chaos.faults)  # type: ignore[attr-defined]
         plan = chaos.plan(data)  # type: ignore[attr-defined]
-        self.engine.report.faults.extend(f.to_json() for f in chaos.faults[before:])  # type: ignore[attr-defined]
+        new = chaos.faults[before:]  # type: ignore[attr-defined]
+        if new:
+            self.engine.report.faults.extend(f.to_json() for f in new)
+            self.faults_unreported = True
+            big = sum(map(len, plan.frames)) >= FLUSH_AT  # a write the client may never finish reading
+            if big or self.clock() - self.reported_at >= 0.2:
+                self._write_report(final=False)
         if plan.delay:
             self._flush()
             time.sleep(plan.delay)
@@ -376,6 +386,8 @@ class FakeAgent:
 
     def _write_report(self, *, final: bool) -> None:
         path = self.opt.report_path
+        self.faults_unreported = False
+        self.reported_at = self.clock()
         if not path:
             return
         report: Report = self.engine.report

@@ -113,3 +113,27 @@ def test_chaos_replay_reports_every_fault_and_writes_them(tmp_path: Path) -> Non
     assert sum(1 for d in live if "\u2028".encode() in d) >= kinds.count("u2028")
     stderr = b"\n".join(f.data for f in open_recording(new).frames() if f.dir == "err").decode()
     assert f"chaos ({spec}): {len(kinds)} fault(s) injected" in stderr  # the fake agent's stderr at exit
+
+
+def test_faults_reach_the_report_before_a_write_the_client_never_reads(tmp_path: Path) -> None:
+    import time
+
+    report = tmp_path / "r.json"
+    proc = subprocess.Popen([sys.executable, "-m", "rpcspy", "replay", "--speed", "0", "--report", str(report),
+                             "--scenario", "oversize", "--chaos", "oversize=1:4M"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        proc.stdin.write(b'{"id":"p","type":"prompt","message":"hello"}\n')
+        proc.stdin.flush()
+        deadline = time.monotonic() + 60
+        faults: list = []
+        while not faults and time.monotonic() < deadline:  # stdout is never read: the replay blocks writing
+            time.sleep(0.1)
+            try:
+                faults = json.loads(report.read_text()).get("faults", [])
+            except (OSError, ValueError):
+                pass
+        assert faults and faults[0]["fault"] == "oversize" and proc.poll() is None
+    finally:
+        proc.kill()
+        proc.wait(10)
