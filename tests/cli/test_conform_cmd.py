@@ -12,12 +12,16 @@ from click.testing import CliRunner
 from rpcspy.cli import main
 from tests.support.agents import REPO_ROOT
 
-CASES = ["framing.blank_line", "framing.null", "id.unknown_command", "lifecycle.run", "shutdown.eof_idle"]
+CASES = ["framing.blank_line", "framing.null", "id.unknown_command", "lifecycle.run", "lifecycle.retry",
+         "dialogs.answered", "shutdown.eof_idle"]
 EXPECTED = {
     # what docs/conformance.md records (protocol-notes sections 1.2, 1.3, 10.2, 10.3)
-    "pi-0.73.1": {"framing.blank_line": "deviation", "framing.null": "failed", "id.unknown_command": "deviation"},
-    "pi-0.87.1": {"framing.blank_line": "deviation", "framing.null": "failed", "id.unknown_command": "passed"},
-    "omp-18.2.3": {"framing.blank_line": "passed", "framing.null": "passed", "id.unknown_command": "deviation"},
+    "pi-0.73.1": {"framing.blank_line": "deviation", "framing.null": "failed", "id.unknown_command": "deviation",
+                  "lifecycle.retry": "passed"},
+    "pi-0.87.1": {"framing.blank_line": "deviation", "framing.null": "failed", "id.unknown_command": "passed",
+                  "lifecycle.retry": "passed"},
+    "omp-18.2.3": {"framing.blank_line": "passed", "framing.null": "passed", "id.unknown_command": "deviation",
+                   "lifecycle.retry": "deviation"},
 }
 
 
@@ -29,7 +33,8 @@ def test_conform_reports_each_case_against_the_real_agent(agent_spec) -> None:
                        timeout=300, env=agent_spec.environ(PYTHONPATH=str(REPO_ROOT)))
     doc = json.loads(p.stdout)
     got = {c["id"]: c["status"] for c in doc["cases"]}
-    assert got == {**EXPECTED[agent_spec.name], "lifecycle.run": "passed", "shutdown.eof_idle": "passed"}, doc
+    always = {"lifecycle.run": "passed", "dialogs.answered": "passed", "shutdown.eof_idle": "passed"}
+    assert got == {**EXPECTED[agent_spec.name], **always}, doc
     assert p.returncode == (1 if "failed" in got.values() else 0)
 
 
