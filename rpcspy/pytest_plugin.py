@@ -17,6 +17,9 @@
   diverged (a live command with no recorded match, a dialog left unanswered past
   its timeout); ``rpcspy_strict(unconsumed=True)`` also fails it when a replay that
   has exited left recorded commands unused.
+* Fixture ``rpcspy_scenario`` (torture kit): a test using it runs once per bundled scenario
+  (``@pytest.mark.rpcspy_scenarios(["u2028", ...])`` picks some); ``rpcspy_scenario.argv``
+  starts ``rpcspy replay --scenario NAME``, ``.faults()`` lists what was injected.
 
 Importing this module is cheap: nothing of rpcspy is imported until a test asks.
 """
@@ -56,6 +59,7 @@ def pytest_configure(config: pytest.Config) -> None:
         f"{MARKER}(unconsumed=False): fail the test when an rpcspy replay agent it started (fixture rpcspy_replay) "
         "diverged from its recording; unconsumed=True also fails on recorded commands left unused",
     )
+    _configure_scenarios(config)
 
 
 @dataclass
@@ -258,3 +262,69 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         terminalreporter.write_sep("-", "rpcspy fixtures")
         for line in written:
             terminalreporter.write_line(line)
+
+
+# -- torture kit: one run of a client test per bundled scenario ---------------------------------
+SCENARIOS_MARKER = "rpcspy_scenarios"
+
+
+def _configure_scenarios(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{SCENARIOS_MARKER}(names=None): run the test once per bundled torture scenario (fixture rpcspy_scenario); "
+        "names restricts it to some (rpcspy replay --scenario list)",
+    )
+
+
+class ScenarioRun:
+    """One scenario for one test: ``argv`` starts ``rpcspy replay --scenario NAME``; ``report()``
+    reads its report (divergences and every injected fault) once the replay has run."""
+
+    def __init__(self, name: str, argv: list[str], report_path: Path, catches: str) -> None:
+        self.name = name
+        self.argv = argv
+        self.report_path = report_path
+        self.catches = catches
+
+    def report(self) -> dict[str, Any]:
+        try:
+            return json.loads(self.report_path.read_text())
+        except (OSError, ValueError):
+            return {}
+
+    def faults(self) -> list[dict[str, Any]]:
+        return list(self.report().get("faults", []))
+
+
+def _scenario_names(metafunc: pytest.Metafunc) -> list[str]:
+    from rpcspy.replay.scenarios import BY_NAME, SCENARIOS
+
+    marker = metafunc.definition.get_closest_marker(SCENARIOS_MARKER)
+    names = list(marker.args[0]) if marker is not None and marker.args else [s.name for s in SCENARIOS]
+    unknown = [n for n in names if n not in BY_NAME]
+    if unknown:
+        raise pytest.UsageError(f"{SCENARIOS_MARKER}: unknown scenario(s) {', '.join(unknown)}; known: {', '.join(BY_NAME)}")
+    return names
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "rpcspy_scenario" in metafunc.fixturenames:
+        names = _scenario_names(metafunc)
+        metafunc.parametrize("rpcspy_scenario", names, indirect=True, ids=names)
+
+
+@pytest.fixture
+def rpcspy_scenario(request: pytest.FixtureRequest, rpcspy_replay: ReplayFactory) -> ScenarioRun:
+    """A :class:`ScenarioRun` per bundled scenario (``@pytest.mark.rpcspy_scenarios([NAMES])`` picks some).
+
+    The test runs once per scenario; failing ones name the scenario in their id, and
+    ``rpcspy_scenario.faults()`` says which faults the client was given."""
+    from rpcspy.replay.scenarios import BY_NAME
+
+    name = getattr(request, "param", None) or "clean"
+    factory = rpcspy_replay
+    report = factory.directory / f"scenario-{name}-{len(factory.reports) + 1}.json"
+    factory.reports.append(report)
+    argv = [sys.executable, "-m", "rpcspy", "replay", "--speed", "0", "--no-stderr", "--report", str(report),
+            "--scenario", name]
+    return ScenarioRun(name, argv, report, BY_NAME[name].catches)

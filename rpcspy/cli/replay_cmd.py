@@ -14,6 +14,10 @@ type: the next unused recorded command of the same type, whatever its fields.
 sequence: the next recorded command, in recorded order, of the same type.
 Identical commands are served in recorded order."""
 
+CHAOS_HELP = """Inject faults while replaying, seeded and reproducible: comma-separated
+NAME=VALUE items, e.g. seed=7,latency=50ms,drop=0.1,split=0.3 (see docs/torture.md;
+`--chaos help` lists them). Every fault is listed in --report and on stderr at exit."""
+
 
 @click.command(
     "replay",
@@ -24,15 +28,18 @@ Examples:
   rpcspy replay --strict --report r.json rec.jsonl
   rpcspy replay --client rec.jsonl -o new.jsonl -- pi --mode rpc
   rpcspy replay --client rec.jsonl --diff -- pi --mode rpc    regression test of an agent upgrade
+  rpcspy replay --chaos seed=3,drop=0.2,split=0.5 --report r.json rec.jsonl   faults for your client
+  rpcspy replay --scenario list                   the bundled torture scenarios
+  my-client --agent 'rpcspy replay --speed 0 --scenario u2028'
 \b
 Exit status: the recorded agent's (at EOF on stdin, or where the recording exits);
 3 with --strict at the first divergence. With --client: the agent's, or with
 --diff 1 when the new session differs.""",
 )
-@click.argument("recording", type=click.Path(dir_okay=False, exists=True))
+@click.argument("recording", type=click.Path(dir_okay=False, exists=True), required=False)
 @click.argument("agent", nargs=-1, type=click.UNPROCESSED)
-@click.option("--match", "match", type=click.Choice(["exact", "type", "sequence"]), default="exact",
-              show_default=True, help=MATCH_HELP)
+@click.option("--match", "match", type=click.Choice(["exact", "type", "sequence"]), default=None,
+              help=MATCH_HELP + " [default: exact; type with --scenario]")
 @click.option("--reuse", is_flag=True, help="Serve a recorded answer again when no unused one matches.")
 @click.option("--speed", type=click.FloatRange(min=0), default=1.0, show_default=True,
               help="Pace: 1 real time, 2 twice as fast, 0 as fast as possible.")
@@ -50,9 +57,13 @@ Exit status: the recorded agent's (at EOF on stdin, or where the recording exits
 @click.option("--timeout", type=click.FloatRange(min=0), default=30.0, show_default=True,
               help="--client: seconds to wait for each recorded response, agent_end or dialog.")
 @click.option("--diff", "diff", is_flag=True, help="--client: diff the new session against REC afterwards.")
-def command(recording: str, agent: tuple[str, ...], match: str, reuse: bool, speed: float, strict: bool,
-            report: str | None, record: str | None, redact: tuple[str, ...], usage: bool, no_stderr: bool,
-            client: bool, timeout: float, diff: bool) -> None:
+@click.option("--chaos", "chaos", metavar="SPEC", default=None, help=CHAOS_HELP)
+@click.option("--scenario", "scenario", metavar="NAME", default=None,
+              help="Replay a bundled torture scenario (a recording plus chaos) instead of REC; `list` lists them.")
+def command(recording: str | None, agent: tuple[str, ...], match: str | None, reuse: bool, speed: float,
+            strict: bool, report: str | None, record: str | None, redact: tuple[str, ...], usage: bool,
+            no_stderr: bool, client: bool, timeout: float, diff: bool, chaos: str | None,
+            scenario: str | None) -> None:
     """Replay a recording: be the agent it recorded, answering a live client.
 
     Each command the client sends is matched to a recorded one (--match); what
@@ -65,7 +76,15 @@ def command(recording: str, agent: tuple[str, ...], match: str, reuse: bool, spe
     stderr at exit. At EOF on stdin the recorded end is played and the recorded
     exit status returned.
     """
+    if scenario is not None:
+        recording, chaos, match, reuse = _scenario(scenario, recording, chaos, match, reuse, client)
+    elif recording is None:
+        raise click.UsageError("give a RECORDING (or --scenario NAME)")
+    match = match or "exact"
+    chaos_spec = _chaos_spec(chaos) if chaos is not None else None
     if client:
+        if chaos_spec is not None:
+            raise click.UsageError("--chaos is for the fake agent, not --client")
         if not agent:
             raise click.UsageError("--client needs the agent command after --, e.g. -- pi --mode rpc")
         from rpcspy.replay.client import run_client_cli
@@ -75,11 +94,40 @@ def command(recording: str, agent: tuple[str, ...], match: str, reuse: bool, spe
     if agent:
         raise click.UsageError(f"unexpected arguments {' '.join(agent)!r} (an agent command needs --client)")
     sys.exit(_fake_agent(recording, match=match, reuse=reuse, speed=speed, strict=strict, report=report,
-                         record=record, redact=redact, usage=usage, no_stderr=no_stderr))
+                         record=record, redact=redact, usage=usage, no_stderr=no_stderr, chaos=chaos_spec))
+
+
+def _scenario(name: str, recording: str | None, chaos: str | None, match: str | None, reuse: bool,
+              client: bool) -> tuple[str, str | None, str, bool]:
+    """The recording, chaos, match and reuse of scenario ``name`` (an explicit --chaos adds to its own)."""
+    from rpcspy.replay.scenarios import BY_NAME, listing, recording_path
+
+    if name == "list":
+        click.echo(listing(), nl=False)
+        sys.exit(0)
+    if recording is not None or client:
+        raise click.UsageError("--scenario replaces RECORDING and is for the fake agent, not --client")
+    found = BY_NAME.get(name)
+    if found is None:
+        raise click.BadParameter(f"no scenario {name!r}; known: {', '.join(BY_NAME)}", param_hint="--scenario")
+    spec = ",".join(filter(None, [found.chaos, chaos or ""]))
+    return str(recording_path(found)), spec or None, match or found.match, True
+
+
+def _chaos_spec(text: str):
+    from rpcspy.replay.chaos import FAULTS, ChaosSpecError, parse_spec
+
+    if text in ("help", "list"):
+        click.echo("\n".join(f"  {syntax}" for syntax in FAULTS.values()))
+        sys.exit(0)
+    try:
+        return parse_spec(text)
+    except ChaosSpecError as exc:
+        raise click.BadParameter(str(exc), param_hint="--chaos") from None
 
 
 def _fake_agent(recording: str, *, match: str, reuse: bool, speed: float, strict: bool, report: str | None,
-                record: str | None, redact: tuple[str, ...], usage: bool, no_stderr: bool) -> int:
+                record: str | None, redact: tuple[str, ...], usage: bool, no_stderr: bool, chaos=None) -> int:
     import re
 
     from rpcspy.recording.reader import RecordingError
@@ -107,6 +155,12 @@ def _fake_agent(recording: str, *, match: str, reuse: bool, speed: float, strict
     )
     matcher = Matcher(match, reuse=reuse, normaliser=Normaliser(opts, stable=False))  # type: ignore[arg-type]
     engine = ReplayEngine(matcher, recording=recording)
+    planner = None
+    if chaos is not None:
+        from rpcspy.replay.chaos import Chaos
+
+        planner = Chaos(chaos)
+        engine.report.chaos = chaos.text
     recorder = None
     if record:
         from rpcspy.recording.writer import RecordingWriter, make_header
@@ -114,5 +168,6 @@ def _fake_agent(recording: str, *, match: str, reuse: bool, speed: float, strict
         recorder = RecordingWriter(record, make_header(sys.argv, mode="replay", source=recording),
                                    warn=lambda m: sys.stderr.write(f"rpcspy replay: {m}\n"))
     agent = FakeAgent(source, engine, ReplayOptions(speed=speed, strict=strict, report_path=report,
-                                                    replay_stderr=not no_stderr, recorder=recorder))
+                                                    replay_stderr=not no_stderr, recorder=recorder,
+                                                    chaos=planner))
     return agent.run()

@@ -56,6 +56,8 @@ class ReplayOptions(msgspec.Struct):
     """A RecordingWriter for the replay session, or None."""
     clock: Callable[[], float] = time.monotonic
     extra: dict = msgspec.field(default_factory=dict)
+    chaos: object | None = None
+    """A :class:`rpcspy.replay.chaos.Chaos` planner: faults injected into what is written."""
 
 
 class _Stop(Exception):
@@ -107,6 +109,10 @@ class FakeAgent:
         self.start = 0.0
         self.rec = options.recorder
         self.stopping = False
+        self.held: list[bytes] = []
+        """Frames kept back by chaos ``reorder``, written after the next frame."""
+        self.faults_unreported = False
+        self.reported_at = 0.0
 
     # -- main loop -------------------------------------------------------------------------
     def run(self) -> int:
@@ -140,6 +146,9 @@ class FakeAgent:
                 self._expire(now)
             pb = self._current()
             if pb is None:
+                self._release_held()
+                if self.faults_unreported:  # idle: bring --report up to date with the faults so far
+                    self._write_report(final=False)
                 if self.eof:
                     self._flush()
                     return self._exit_code()
@@ -190,6 +199,9 @@ class FakeAgent:
     def _emit(self, item: PlayItem, pb: _Playback, now: float) -> None:
         if item.dir == "a2c":
             data = item.data if pb.raw else self.engine.agent_frame(item.data, pb.served, now=now, rec_t=item.t)
+            if self.opt.chaos is not None:
+                self._emit_chaos(data, item, pb, now)
+                return
             self._record(Frame(0, now - self.start, "a2c", data, item.nl, item.cr))
             self.out.append(data + (b"\r" if item.cr else b"") + (b"\n" if item.nl else b""))
             self.out_size += len(data)
@@ -203,6 +215,57 @@ class FakeAgent:
         elif item.dir == "exit":
             self._flush()
             raise _Stop(item.code)
+
+    def _emit_chaos(self, data: bytes, item: PlayItem, pb: _Playback, now: float) -> None:
+        """Write one agent frame as the chaos planner says (pauses, drops, extra frames, splits)."""
+        from rpcspy.replay.chaos import SPLIT_GAP, split_points
+
+        chaos = self.opt.chaos
+        before = len(chaos.faults)  # type: ignore[attr-defined]
+        plan = chaos.plan(data)  # type: ignore[attr-defined]
+        new = chaos.faults[before:]  # type: ignore[attr-defined]
+        if new:
+            self.engine.report.faults.extend(f.to_json() for f in new)
+            self.faults_unreported = True
+            big = sum(map(len, plan.frames)) >= FLUSH_AT  # a write the client may never finish reading
+            if big or self.clock() - self.reported_at >= 0.2:
+                self._write_report(final=False)
+        if plan.delay:
+            self._flush()
+            time.sleep(plan.delay)
+        end = (b"\r" if item.cr else b"") + (b"\n" if item.nl else b"")
+        frames = plan.frames
+        if plan.hold and frames:
+            self.held.append(frames[0] + end)
+            frames = frames[1:]
+        for frame in frames:
+            self._record(Frame(0, self.clock() - self.start, "a2c", frame, item.nl, item.cr))
+            if plan.split:
+                self._flush()
+                for i, piece in enumerate(split_points(frame + end)):
+                    if i:
+                        time.sleep(SPLIT_GAP)
+                    if not self._write(self.opt.stdout_fd, piece):
+                        raise _Stop(self._exit_code())
+            else:
+                self.out.append(frame + end)
+                self.out_size += len(frame)
+        if frames:
+            self._release_held(into_buffer=True)
+        if self.out_size >= FLUSH_AT or not pb.started:
+            self._flush()
+        pb.started = True
+
+    def _release_held(self, into_buffer: bool = False) -> None:
+        if not self.held:
+            return
+        held, self.held = self.held, []
+        for line in held:
+            self._record(Frame(0, self.clock() - self.start, "a2c", line.rstrip(b"\n").removesuffix(b"\r"),
+                               line.endswith(b"\n"), line.endswith(b"\r\n")))
+        self.out.extend(held)
+        if not into_buffer:
+            self._flush()
 
     def _flush(self) -> None:
         if not self.out:
@@ -294,6 +357,7 @@ class FakeAgent:
 
     def _finish(self, code: int) -> int:
         try:
+            self._release_held()
             self._flush()
         except _Stop:
             pass
@@ -322,6 +386,8 @@ class FakeAgent:
 
     def _write_report(self, *, final: bool) -> None:
         path = self.opt.report_path
+        self.faults_unreported = False
+        self.reported_at = self.clock()
         if not path:
             return
         report: Report = self.engine.report

@@ -150,6 +150,10 @@ class Report(msgspec.Struct):
     unconsumed: list[RecordedCommand] = msgspec.field(default_factory=list)
     final: bool = False
     exit_code: int | None = None
+    chaos: str | None = None
+    """The ``--chaos`` SPEC in force, if any."""
+    faults: list[dict[str, Any]] = msgspec.field(default_factory=list)
+    """Every fault chaos injected (:meth:`rpcspy.replay.chaos.Fault.to_json`), in order."""
 
     @property
     def ok(self) -> bool:
@@ -168,11 +172,12 @@ class Report(msgspec.Struct):
             ],
             "final": self.final,
             "exit_code": self.exit_code,
+            **({"chaos": self.chaos, "faults": self.faults} if self.chaos is not None else {}),
         }
 
     def text(self) -> str:
         """The human report written to stderr at exit (empty when there is nothing to say)."""
-        if not self.divergences and not self.unconsumed:
+        if not self.divergences and not self.unconsumed and not self.faults:
             return ""
         lines = [(
             f"rpcspy replay: {self.matched} client frame(s) matched, {len(self.divergences)} divergence(s), "
@@ -184,4 +189,11 @@ class Report(msgspec.Struct):
             lines.append(f"  not consumed: {c.describe()}")
         if len(self.unconsumed) > 50:
             lines.append(f"  ... and {len(self.unconsumed) - 50} more")
+        if self.faults:
+            lines.append(f"  chaos ({self.chaos}): {len(self.faults)} fault(s) injected")
+            for f in self.faults[:50]:
+                extra = f" ({f['detail']})" if f.get("detail") else ""
+                lines.append(f"    frame {f['frame']} {f['type']}: {f['fault']}{extra}")
+            if len(self.faults) > 50:
+                lines.append(f"    ... and {len(self.faults) - 50} more (all in --report)")
         return "\n".join(lines) + "\n"

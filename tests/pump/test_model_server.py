@@ -1,4 +1,4 @@
-"""The scripted model server, spoken to over real HTTP with the stdlib client."""
+"""The scripted model server (rpcspy model-server), spoken to over real HTTP with the stdlib client."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.support.fake_llm import DEFAULT_TEXT, THINKING, FakeLLM, Reply, plan_reply, sse_chunks
+from rpcspy.modelserver.script import DEFAULT_TEXT, THINKING, Reply, plan_reply, sse_chunks
+from rpcspy.pump.model_server import ModelServer as FakeLLM
 
 
 @pytest.fixture
@@ -97,6 +98,24 @@ def test_error_once_then_success_and_fail_always(server: FakeLLM) -> None:
     server.reset()
     assert server.requests == []
     assert post(server, user("error: go"))[0] == 503  # reset forgets
+
+
+def test_rate_limit_answers_429_with_retry_after_then_text(server: FakeLLM) -> None:
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    body = json.dumps({"model": "fake-model", "stream": True, "messages": user("ratelimit:2 go")})
+    statuses = []
+    for _ in range(3):
+        conn.request("POST", "/v1/chat/completions", body, {"Content-Type": "application/json"})
+        resp = conn.getresponse()
+        raw = resp.read()
+        statuses.append(resp.status)
+        if resp.status == 429:
+            assert resp.getheader("Retry-After") == "0"
+            assert json.loads(raw)["error"]["type"] == "rate_limit_exceeded"
+    conn.close()
+    assert statuses == [429, 429, 200]
+    assert post(server, user("ratelimit: other"))[0] == 429  # default 1, counted per prompt
+    assert deltas(post(server, user("ratelimit: other"))[1], "content") == "Rate limit over."
 
 
 def test_slow_and_big(server: FakeLLM) -> None:

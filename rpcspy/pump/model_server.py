@@ -1,0 +1,165 @@
+"""The scripted model server: an OpenAI-compatible streaming chat-completions endpoint on loopback.
+
+What it answers is decided by :func:`rpcspy.modelserver.script.plan_reply`; this module
+only speaks HTTP (stdlib ``http.server``, one thread per connection). Every request is
+kept in :attr:`ModelServer.requests`, so tests can assert what the agent sent.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from rpcspy.modelserver.script import MODELS, error_body, plan_reply, sse_chunks
+
+
+@dataclass(slots=True)
+class Request:
+    """One HTTP request the server received."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any = None
+
+    @property
+    def is_chat(self) -> bool:
+        return self.method == "POST" and self.path.rstrip("/").endswith("/chat/completions")
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: "_Server"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet
+        pass
+
+    def _record(self, body: Any) -> None:
+        req = Request(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+        with self.server.owner._lock:
+            self.server.owner.requests.append(req)
+
+    def _send_json(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(obj).encode()
+        self.send_response(status)
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server API
+        self._record(None)
+        if self.path.rstrip("/").endswith("/models"):
+            data = [{"id": m, "object": "model", "created": 1700000000, "owned_by": "fake"} for m in MODELS]
+            self._send_json(200, {"object": "list", "data": data})
+        else:
+            self._send_json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server API
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            body = {"_unparsed": raw.decode("utf-8", "replace")}
+        self._record(body)
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._send_json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+            return
+        owner = self.server.owner
+        with owner._lock:
+            reply = plan_reply(body, owner._seen_errors, owner.slow_delay)
+            owner._responses += 1
+            response_id = f"chatcmpl-{owner._responses}"
+        if reply.status != 200:
+            self._send_json(reply.status, error_body(reply), reply.headers)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        try:
+            for chunk in sse_chunks(reply, str(body.get("model", "fake-model")), response_id):
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                self.wfile.flush()
+                if reply.delay:
+                    time.sleep(reply.delay)
+            self.wfile.write(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the agent aborted the stream
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    owner: "ModelServer"
+
+
+class ModelServer:
+    """The scripted server; use as a context manager or call :meth:`start`/:meth:`stop`."""
+
+    def __init__(self, *, slow_delay: float = 0.05, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.slow_delay = slow_delay
+        self.host = host
+        self.requested_port = port
+        self.requests: list[Request] = []
+        self._lock = threading.Lock()
+        self._seen_errors: dict[str, int] = {}
+        self._responses = 0
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "server not started"
+        return self._server.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        """The ``baseUrl`` for models.json: ``http://127.0.0.1:PORT/v1``."""
+        return f"http://{self.host}:{self.port}/v1"
+
+    @property
+    def chat_requests(self) -> list[Request]:
+        with self._lock:
+            return [r for r in self.requests if r.is_chat]
+
+    def reset(self) -> None:
+        """Forget recorded requests and which ``error:`` prompts already failed."""
+        with self._lock:
+            self.requests.clear()
+            self._seen_errors.clear()
+
+    def start(self) -> "ModelServer":
+        self._server = _Server((self.host, self.requested_port), _Handler)
+        self._server.owner = self
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), name="model-server", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def serve_forever(self) -> None:
+        """Block until :meth:`stop` is called from another thread (or KeyboardInterrupt)."""
+        assert self._thread is not None, "server not started"
+        while self._thread.is_alive():
+            self._thread.join(0.2)
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> "ModelServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
