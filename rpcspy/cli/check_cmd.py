@@ -7,9 +7,10 @@ from typing import Any
 
 import click
 
+from rpcspy.cli.exits import FINDINGS as EXIT_FINDINGS
+from rpcspy.cli.exits import OK as EXIT_OK  # noqa: F401  (the statuses' one home is rpcspy.cli.exits)
+from rpcspy.cli.exits import USAGE as EXIT_UNREADABLE
 from rpcspy.filters import filter_options
-
-EXIT_OK, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
 
 
 def _dialects() -> list[str]:
@@ -27,7 +28,7 @@ Examples:
   rpcspy check --ignore framing.crlf --dialect pi-0.73 s.jsonl
 \b
 Exit status: 0 clean, 1 when a finding reaches --fail-on, 2 for an
-unreadable recording or a usage error.""",
+unreadable recording or a usage error, 4 when the output cannot be written.""",
 )
 @click.argument("recordings", nargs=-1, required=True, metavar="REC...")
 @click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default="error", show_default=True,

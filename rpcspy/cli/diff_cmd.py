@@ -18,7 +18,8 @@ Examples:
   rpcspy diff --ignore partial --usage a.jsonl b.jsonl
   rpcspy replay --client rec.jsonl -o new.jsonl -- pi --mode rpc && rpcspy diff rec.jsonl new.jsonl
 \b
-Exit status: 0 same, 1 different, 2 usage or file error.""",
+Exit status: 0 same, 1 different, 2 usage or file error, 4 when the output
+cannot be written.""",
 )
 @click.argument("a", type=click.Path(dir_okay=False))
 @click.argument("b", type=click.Path(dir_okay=False))

@@ -22,7 +22,7 @@ Examples:
               help="Replace matches with <redacted> (repeatable); replay applies the same to live frames.")
 @click.option("--compact-partials", is_flag=True,
               help="Drop pi 0.73's redundant assistantMessageEvent.partial copy from message_update frames.")
-@click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
+@click.option("--force", is_flag=True, help="Overwrite OUTPUT if it is an existing file.")
 def command(recording: str, output: str, usage: bool, redact: tuple[str, ...], compact_partials: bool,
             force: bool) -> None:
     """Write a normalised copy of RECORDING: a stable fixture for tests.
@@ -47,7 +47,9 @@ def command(recording: str, output: str, usage: bool, redact: tuple[str, ...], c
     except re.error as exc:
         raise click.BadParameter(f"bad --redact pattern: {exc}") from None
     rec = open_or_fail(recording)
-    if os.path.exists(output):
+    from rpcspy.pump.outfile import is_special
+
+    if os.path.exists(output) and not is_special(output):  # a FIFO or /dev/null is written in place, not replaced
         if os.path.samefile(output, recording):
             raise click.BadParameter("OUTPUT must not be the recording itself", param_hint="-o")
         if not force:

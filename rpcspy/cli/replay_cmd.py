@@ -99,7 +99,9 @@ def _fake_agent(recording: str, *, match: str, reuse: bool, speed: float, strict
         source = open_source(recording)
         fixture = read_fixture_options(recording)
     except RecordingError as exc:
-        raise click.ClickException(str(exc)) from None
+        from rpcspy.cli.exits import InputError
+
+        raise InputError(str(exc)) from None
     opts = NormaliseOptions(
         usage=usage or bool(fixture and fixture.usage),
         redact=tuple(redact) + (fixture.redact if fixture else ()),
