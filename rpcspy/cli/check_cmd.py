@@ -90,6 +90,7 @@ def command(recordings: tuple[str, ...], fail_on: str, fmt: str, dialect: str, i
 
 def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, after: float | None) -> Any:
     from rpcspy.checker import Checker
+    from rpcspy.checker.recording import RecordingAudit
     from rpcspy.checker.report import Result
     from rpcspy.cli.recfile import read_events
     from rpcspy.events import Exit, Frame, Note
@@ -110,7 +111,9 @@ def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, af
             dialect, reason = _detect(rec)
         checker = Checker(dialect=dialect, strict_fields=strict, ignore=ignore, unanswered_after=after,
                           dialect_reason=reason)
+        audit = RecordingAudit(rec.kind, ignore=ignore)
         for event in _events(rec, read_events):
+            audit.feed(event)
             if isinstance(event, Frame):
                 frames += 1
                 last_t = event.t
@@ -123,10 +126,9 @@ def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, af
         click.echo(f"rpcspy: error: {path}: cannot read: {exc.strerror or exc}", err=True)
         return None
     findings += checker.finish(last_t, exit_code=exit_code)
+    findings += audit.finish(rec.problems)  # recording.*: the lines skipped are findings, not just warnings
     for n, finding in enumerate(findings, start=1):
         finding.seq = n
-    for problem in rec.problems[:20]:
-        click.echo(f"rpcspy: warning: {problem}", err=True)
     click.echo(f"rpcspy: {path}: dialect {checker.dialect} ({checker.dialect_reason})", err=True)
     return Result(path, checker.dialect, checker.dialect_reason, frames, findings)
 

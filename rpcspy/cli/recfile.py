@@ -72,10 +72,11 @@ def color_option(f: Any) -> Any:
 
 
 def read_events(rec: Any, *, check: bool = False, progress: bool = False) -> Iterator[Event]:
-    """The recording's entries as events; with ``check``, findings from a fresh checker run."""
+    """The recording's entries as events; with ``check``, findings from a fresh checker run. The
+    findings about the file itself (recording.*: cut short, damaged, empty, no exit) come last."""
     from rpcspy.render.adapt import CheckerUnavailable, events, with_checker
 
-    stream: Iterator[Event] = events(_with_progress(rec) if progress else rec.entries())
+    stream: Iterator[Event] = _audited(rec, events(_with_progress(rec) if progress else rec.entries()))
     if check:
         try:
             stream = with_checker(stream)
@@ -112,6 +113,16 @@ def findings_passing(frame_filter: Any, findings: list[Any], path: str) -> list[
         except (OSError, RecordingError) as exc:
             click.echo(f"rpcspy: warning: {path}: cannot read frame types: {exc}", err=True)
     return [f for f in findings if frame_filter.match_finding(f, keys.get(f.frame, ()))]
+
+
+def _audited(rec: Any, stream: Iterator[Event]) -> Iterator[Event]:
+    from rpcspy.checker.recording import RecordingAudit
+
+    audit = RecordingAudit(rec.kind)
+    for event in stream:
+        audit.feed(event)
+        yield event
+    yield from audit.finish(rec.problems)
 
 
 def _chain(first: Event, rest: Iterator[Event]) -> Iterator[Event]:

@@ -49,6 +49,20 @@ class RecordingError(Exception):
     """A file that is not a readable recording; the message says why."""
 
 
+@dataclass(frozen=True)
+class Problem:
+    """A line the reader could not read (and skipped); ``str()`` is the message for people."""
+
+    path: str
+    line: int
+    reason: str
+    truncated: bool = False
+    """The last line, without LF: the writer stopped mid-line (killed, disk full)."""
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.reason}"
+
+
 def _iter_lines(f: BinaryIO) -> Iterator[tuple[bytes, bool]]:
     framer = LineFramer()
     while chunk := f.read(CHUNK):
@@ -67,7 +81,7 @@ class Recording:
     header: Header
     kind: str
     """"rpcspy", "structured-transcript" or "raw-transcript"."""
-    problems: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
     """Lines that could not be read (a truncated last line after a crash, ...)."""
 
     def entries(self) -> Iterator[msgspec.Struct]:
@@ -99,12 +113,13 @@ class Recording:
                     k = _kind_decoder.decode(line)
                 except msgspec.DecodeError:
                     where = "truncated last line" if not had_lf else "unreadable line"
-                    self.problems.append(f"{self.path}:{lineno}: {where}: {exc}")
+                    self.problems.append(Problem(self.path, lineno, f"{where}: {exc}", truncated=not had_lf))
                     continue
                 if k.kind and k.kind not in _KNOWN_KINDS:
                     yield UnknownEntry(seq=k.seq, t=k.t, kind=k.kind, raw=line)
                 else:
-                    self.problems.append(f"{self.path}:{lineno}: bad {k.kind or 'entry'}: {exc}")
+                    self.problems.append(Problem(self.path, lineno, f"bad {k.kind or 'entry'}: {exc}",
+                                                 truncated=not had_lf))
 
 
 _KNOWN_KINDS = frozenset(t.__struct_config__.tag for t in ENTRY_TYPES)

@@ -25,7 +25,7 @@ def test_truncated_last_line_is_reported_not_raised(tmp_path: Path) -> None:
                  '{"kind":"frame","seq":2,"t":0.2,"dir":"a2c","json":{"type":"resp')
     rec = open_recording(path)
     assert [f.data for f in rec.frames()] == [b'{"type":"get_state"}']
-    assert len(rec.problems) == 1 and "truncated last line" in rec.problems[0]
+    assert len(rec.problems) == 1 and "truncated last line" in str(rec.problems[0]) and rec.problems[0].truncated
 
 
 def test_unknown_entry_kinds_are_passed_through(tmp_path: Path) -> None:
