@@ -79,7 +79,8 @@ def command(recording: str, agent: tuple[str, ...], match: str, reuse: bool, spe
 
 
 def _fake_agent(recording: str, *, match: str, reuse: bool, speed: float, strict: bool, report: str | None,
-                record: str | None, redact: tuple[str, ...], usage: bool, no_stderr: bool) -> int:
+                record: str | None, redact: tuple[str, ...], usage: bool, no_stderr: bool,
+                stdio: tuple[int, int, int] = (0, 1, 2)) -> int:
     import re
 
     from rpcspy.recording.reader import RecordingError
@@ -116,5 +117,6 @@ def _fake_agent(recording: str, *, match: str, reuse: bool, speed: float, strict
         recorder = RecordingWriter(record, make_header(sys.argv, mode="replay", source=recording),
                                    warn=lambda m: sys.stderr.write(f"rpcspy replay: {m}\n"))
     agent = FakeAgent(source, engine, ReplayOptions(speed=speed, strict=strict, report_path=report,
-                                                    replay_stderr=not no_stderr, recorder=recorder))
+                                                    replay_stderr=not no_stderr, recorder=recorder,
+                                                    stdin_fd=stdio[0], stdout_fd=stdio[1], stderr_fd=stdio[2]))
     return agent.run()

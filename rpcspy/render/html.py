@@ -85,6 +85,8 @@ def _pretty(frame: Frame) -> str:
         text = json.dumps(json.loads(text), indent=2, ensure_ascii=False)
     except ValueError:
         text = json.dumps(text, ensure_ascii=False)
+    except RecursionError:  # nested too deeply to indent: shown as it came
+        pass
     if len(text) > MAX_FRAME_CHARS:
         text = text[:MAX_FRAME_CHARS] + f"\n… {len(text) - MAX_FRAME_CHARS:,} more characters (see the recording)"
     return text

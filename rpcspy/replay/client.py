@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 import msgspec
 
 from rpcspy.events import Eof, Exit, Frame, Note, Start
-from rpcspy.framing import LineFramer, split_cr
+from rpcspy.framing import DECODE_ERRORS, LineFramer, split_cr
 from rpcspy.replay.ids import canon
 
 LANDMARK_TYPES = frozenset({"ready", "agent_end"})
@@ -59,7 +59,7 @@ class Said(msgspec.Struct):
                 return
         try:
             env = _env.decode(data)
-        except (msgspec.DecodeError, UnicodeDecodeError):
+        except DECODE_ERRORS:
             return
         typ = env.type
         if typ == "response":
@@ -254,7 +254,7 @@ class ClientRun:
         line = data.rstrip(b"\r\n")
         try:
             obj = msgspec.json.decode(line)
-        except (msgspec.DecodeError, UnicodeDecodeError):
+        except DECODE_ERRORS:
             return data
         if not isinstance(obj, dict) or obj.get("type") not in ANSWER_TYPES or "id" not in obj:
             return data

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 import msgspec
 
 from rpcspy.events import Frame
+from rpcspy.framing import DECODE_ERRORS
 from rpcspy.recording.format import (
     EofEntry,
     ExitEntry,
@@ -50,7 +51,7 @@ def parse_settings(text: str) -> NormaliseOptions | None:
         return None
     try:
         s = msgspec.json.decode(text[len(NOTE_PREFIX):], type=FixtureSettings)
-    except msgspec.DecodeError:
+    except DECODE_ERRORS:
         return None
     return NormaliseOptions(usage=s.usage, redact=tuple(s.redact), compact_partials=s.compact_partials)
 

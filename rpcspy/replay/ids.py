@@ -20,6 +20,7 @@ from typing import Any
 
 import msgspec
 
+from rpcspy.framing import DECODE_ERRORS
 from rpcspy.replay.model import MISSING, ClientFrame
 
 _dec = msgspec.json.decode
@@ -50,7 +51,7 @@ def canon(raw: bytes) -> bytes:
     """The JSON bytes ``JSON.stringify`` would write for this value (as pi echoes ids)."""
     try:
         return _enc(_dec(raw))
-    except msgspec.DecodeError:
+    except DECODE_ERRORS:
         return raw
 
 
@@ -136,7 +137,7 @@ class IdMapper:
                 return data
         try:
             env = _env_decoder.decode(data)
-        except (msgspec.DecodeError, UnicodeDecodeError):
+        except DECODE_ERRORS:
             return data
         typ = env.type
         if not isinstance(typ, str):

@@ -24,6 +24,8 @@ from typing import Any
 
 import msgspec
 
+from rpcspy.framing import DECODE_ERRORS
+
 REDACTED = "<redacted>"
 
 _UUID = r"(?<![0-9a-fA-F])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9a-fA-F])"
@@ -107,8 +109,12 @@ class Normaliser:
 
     # -- public ------------------------------------------------------------------------
     def value(self, value: Any) -> Any:
-        """A normalised copy of a decoded JSON value."""
-        return self._walk(value, None, None)
+        """A normalised copy of a decoded JSON value (the value itself when it is nested too deeply
+        to walk: hundreds of levels exhaust Python's stack before msgspec's limit)."""
+        try:
+            return self._walk(value, None, None)
+        except RecursionError:
+            return value
 
     def text(self, s: str) -> str:
         """Normalise the volatile substrings of one string."""
@@ -141,21 +147,22 @@ class Normaliser:
         self.changed = False
         try:
             obj = _decode(data)
-        except (msgspec.DecodeError, UnicodeDecodeError):
+            compacted = False
+            if isinstance(obj, dict) and self.options.compact_partials:
+                slim = compact_partial(obj)
+                compacted = slim is not obj
+                obj = slim
+            new = self.value(obj)
+            self.changed = self.changed or compacted
+            return _encode(new) if self.changed else data
+        except DECODE_ERRORS:  # not JSON, or nested too deeply to walk: normalised as text
+            self.changed = False
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError:
                 return data
             out = self.text(text)
             return out.encode("utf-8", "surrogatepass") if self.changed else data
-        compacted = False
-        if isinstance(obj, dict) and self.options.compact_partials:
-            slim = compact_partial(obj)
-            compacted = slim is not obj
-            obj = slim
-        new = self.value(obj)
-        self.changed = self.changed or compacted
-        return _encode(new) if self.changed else data
 
     def key(self, value: Any) -> bytes:
         """A canonical byte key for equality after normalisation (sorted keys)."""

@@ -22,7 +22,7 @@ from typing import TypeVar, Union
 
 import msgspec
 
-from rpcspy.framing import LineFramer, split_cr
+from rpcspy.framing import DECODE_ERRORS, LineFramer, split_cr
 from rpcspy.recording.format import (
     ENTRY_TYPES,
     EofEntry,
@@ -57,7 +57,7 @@ def _frame_type(item: PlayItem) -> object:
         return None
     try:
         return _typed.decode(item.data).type
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except DECODE_ERRORS:
         return None
 
 
@@ -252,7 +252,7 @@ def parse_line(line: bytes) -> PlayItem | _Client | _ClientEof | None:
         return None
     try:
         entry = _entry_decoder.decode(line)
-    except msgspec.DecodeError:
+    except DECODE_ERRORS:
         return None  # an unknown entry kind, or a truncated last line
     return entry_item(entry)
 
