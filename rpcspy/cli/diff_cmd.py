@@ -59,6 +59,7 @@ def command(a: str, b: str, fmt: str, stderr: bool, dirs: tuple[str, ...], ignor
             re.compile(p)
     except re.error as exc:
         raise click.BadParameter(f"bad --redact pattern: {exc}") from None
+    secrets = False
     chosen = dirs or (("c2a", "a2c", "err") if stderr else ("c2a", "a2c"))
     from rpcspy.replay.fixture import read_fixture_options
 
@@ -67,9 +68,10 @@ def command(a: str, b: str, fmt: str, stderr: bool, dirs: tuple[str, ...], ignor
         if fx is not None:
             usage = usage or fx.usage
             redact = redact + fx.redact
+            secrets = secrets or fx.secrets
             if fx.compact_partials:
                 ignore = ignore + ("partial",)
-    norm = Normaliser(NormaliseOptions(usage=usage, redact=redact, ignore=ignore), stable=False)
+    norm = Normaliser(NormaliseOptions(usage=usage, redact=redact, ignore=ignore, secrets=secrets), stable=False)
     result = diff_recordings(a, b, norm, dirs=chosen)
     if fmt == "json":
         import msgspec

@@ -31,8 +31,11 @@ def command(recording: str, output: str, usage: bool, redact: tuple[str, ...], c
     session ids stay UUIDs, millisecond timestamps stay integers, ISO times
     keep their layout, temp paths and loopback ports get stable names),
     consistently, so the same value always gets the same placeholder.
-    API-key-like strings and values of keys such as apiKey or authorization
-    become <redacted>. Timing is kept, so replay paces the fixture as recorded.
+    API-key-like strings, values of keys such as apiKey, DB_PASSWORD or
+    client_secret, NAME=value pairs whose name says password, secret, token or
+    key (as `env` prints them), private keys, and what detect-secrets' plugins
+    recognise (AWS secret keys, JWTs, passwords in URLs, service tokens) become
+    <redacted>; replay redacts live frames the same way, so they still match. Timing is kept, so replay paces the fixture as recorded.
     The fixture is an ordinary recording (header source set to RECORDING).
     """
     import re
@@ -54,7 +57,7 @@ def command(recording: str, output: str, usage: bool, redact: tuple[str, ...], c
             raise click.BadParameter("OUTPUT must not be the recording itself", param_hint="-o")
         if not force:
             raise click.BadParameter(f"{output} exists (--force overwrites it)", param_hint="-o")
-    options = NormaliseOptions(usage=usage, redact=redact, compact_partials=compact_partials)
+    options = NormaliseOptions(usage=usage, redact=redact, compact_partials=compact_partials, secrets=True)
     lines = 0
     with atomic_output(output, make_dirs=True) as f:
         buf: list[bytes] = []

@@ -107,6 +107,7 @@ def _fake_agent(recording: str, *, match: str, reuse: bool, speed: float, strict
         usage=usage or bool(fixture and fixture.usage),
         redact=tuple(redact) + (fixture.redact if fixture else ()),
         compact_partials=bool(fixture and fixture.compact_partials),
+        secrets=bool(fixture and fixture.secrets),
     )
     matcher = Matcher(match, reuse=reuse, normaliser=Normaliser(opts, stable=False))  # type: ignore[arg-type]
     engine = ReplayEngine(matcher, recording=recording)

@@ -25,8 +25,8 @@ from typing import Any
 import msgspec
 
 from rpcspy.framing import DECODE_ERRORS
+from rpcspy.replay.secrets import REDACTED, redact_secrets, secret_name
 
-REDACTED = "<redacted>"
 
 _UUID = r"(?<![0-9a-fA-F])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9a-fA-F])"
 _ISO = r"(?<!\d)\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}(?:[.,-]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?"
@@ -94,6 +94,8 @@ class NormaliseOptions(msgspec.Struct, frozen=True):
     """Object keys dropped wherever they appear (``diff --ignore``)."""
     compact_partials: bool = False
     """Drop pi 0.73's redundant ``assistantMessageEvent.partial`` copy from ``message_update``."""
+    secrets: bool = False
+    """Also redact secrets that are not token-shaped (rpcspy.replay.secrets): fixtures do."""
 
 
 class Normaliser:
@@ -126,6 +128,8 @@ class Normaliser:
         out = s
         if _SECRET_HINT.search(out):
             out = _SECRET_RX.sub(REDACTED, out)
+        if self.options.secrets:
+            out = redact_secrets(out)
         if "/" in out and _TMP_HINT.search(out):  # first: a uuid segment must not end the path match
             out = _TMP_RX.sub(self._tmp, out)
         if "-" in out:
@@ -183,7 +187,7 @@ class Normaliser:
         if isinstance(v, str):
             if key is not None:
                 k = key.lower()
-                if k in SECRET_KEYS and v:
+                if (k in SECRET_KEYS or (self.options.secrets and secret_name(key))) and v:
                     if v != REDACTED:
                         self.changed = True
                     return REDACTED
