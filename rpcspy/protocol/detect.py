@@ -89,7 +89,8 @@ class DialectDetector:
                 return "pi-0.84", "`agent_end.willRetry`: pi >= 0.84"
             if "isTerminal" in obj:
                 return "omp", "`agent_end.isTerminal`: omp"
-            for message in obj.get("messages") or ():
+            messages = obj.get("messages")
+            for message in messages if isinstance(messages, list) else ():
                 if (found := _message(message, obj)) is not None:
                     return found
         if type_ == "response":
@@ -100,7 +101,7 @@ class DialectDetector:
 def _response(obj: dict) -> tuple[str, str] | None:
     command = obj.get("command")
     if obj.get("success") is True:
-        if command in _PI084_COMMANDS:
+        if isinstance(command, str) and command in _PI084_COMMANDS:
             return "pi-0.84", f"success response to `{command}`: pi >= 0.84"
         data = obj.get("data")
         if command == "get_state" and isinstance(data, dict) and "queuedMessageCount" in data:

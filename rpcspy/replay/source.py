@@ -227,10 +227,18 @@ def _lines(fd: int, start: int, end: int | None) -> Iterator[tuple[int, int, byt
         yield line_start, pos, last
 
 
+def _is_float(text: bytes) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def parse_line(line: bytes) -> PlayItem | _Client | _ClientEof | None:
     """One line of an rpcspy recording; fast path for frame entries written by rpcspy."""
     m = _HEAD.match(line)
-    if m is not None and line.endswith(b"}"):
+    if m is not None and line.endswith(b"}") and _is_float(m.group(2) or m.group(4)):
         body = line[m.end():-1]
         injected = body.endswith(b',"injected":true')
         if injected:

@@ -42,6 +42,11 @@ HOSTILE = {
     "bad structured transcript": b'{"t":0,"dir":"in","raw":"{}"}\n{"t":"x","dir":1,"raw":5}\n[1]\n{"t":1,"dir":"out","raw":"'
                                  + _deep(3000) + b'"}\n',
     "NUL bytes": b"\x00" * 100_000,
+    "command is an object": HEADER + b'{"kind":"frame","seq":1,"t":0.1,"dir":"a2c","json":{"type":"response",'
+                            b'"success":true,"command":{"a":1}}}\n{"kind":"frame","seq":2,"t":0.2,"dir":"a2c",'
+                            b'"json":{"type":"agent_end","messages":7}}\n' + EXIT,
+    "t is no number": HEADER + b'{"kind":"frame","seq":1,"t":1e.5,"dir":"a2c","json":{"type":"x"}}\n'
+                      b'{"kind":"frame","seq":2,"t":-.-,"dir":"c2a","json":{"type":"x"}}\n' + GOOD + EXIT,
     "deep frames that decode": HEADER + b'{"kind":"frame","seq":1,"t":0.1,"dir":"c2a","json":{"type":"prompt","id":"1",'
                                b'"message":' + _deep(900) + b'}}\n{"kind":"frame","seq":2,"t":0.2,"dir":"a2c","json":'
                                b'{"type":"response","id":"1","command":"prompt","success":true,"data":'
