@@ -62,6 +62,8 @@ class Said(msgspec.Struct):
         except DECODE_ERRORS:
             return
         typ = env.type
+        if not isinstance(typ, str):  # a list or an object is no type (and cannot key a table)
+            return
         if typ == "response":
             if len(env.id):
                 self.responses[canon(bytes(env.id))] += 1
@@ -69,7 +71,8 @@ class Said(msgspec.Struct):
                 self.idless += 1
         elif typ in LANDMARK_TYPES:
             self.events[typ] += 1
-        elif len(env.id) and (typ in REQUEST_TYPES or (typ == "extension_ui_request" and env.method in DIALOG_METHODS)):
+        elif len(env.id) and (typ in REQUEST_TYPES or (typ == "extension_ui_request" and isinstance(env.method, str)
+                                                   and env.method in DIALOG_METHODS)):
             self.requests.append(canon(bytes(env.id)))
 
     def forgive(self, need: Said) -> None:

@@ -45,6 +45,8 @@ HOSTILE = {
     "command is an object": HEADER + b'{"kind":"frame","seq":1,"t":0.1,"dir":"a2c","json":{"type":"response",'
                             b'"success":true,"command":{"a":1}}}\n{"kind":"frame","seq":2,"t":0.2,"dir":"a2c",'
                             b'"json":{"type":"agent_end","messages":7}}\n' + EXIT,
+    "dialog method is a list": HEADER + b'{"kind":"frame","seq":1,"t":0.1,"dir":"a2c","json":{"type":'
+                               b'"extension_ui_request","id":"d1","method":["select"],"timeout":5}}\n' + EXIT,
     "t is no number": HEADER + b'{"kind":"frame","seq":1,"t":1e.5,"dir":"a2c","json":{"type":"x"}}\n'
                       b'{"kind":"frame","seq":2,"t":-.-,"dir":"c2a","json":{"type":"x"}}\n' + GOOD + EXIT,
     "deep frames that decode": HEADER + b'{"kind":"frame","seq":1,"t":0.1,"dir":"c2a","json":{"type":"prompt","id":"1",'
@@ -111,3 +113,13 @@ def test_fuzz_every_reading_command(command: str, seed: int, source: Path, tmp_p
     path.write_bytes(mutate(source.read_bytes(), random.Random(seed)))
     outcome = run_command(command, str(path), work, seed=str(source))
     assert outcome.ok, f"seed {seed} on {source.name}:\n{outcome.traceback}"
+
+
+def test_replay_client_survives_a_live_agent_frame_with_a_list_type() -> None:
+    from rpcspy.replay.client import Said
+
+    said = Said()
+    for frame in (b'{"type":["response"],"id":"1"}', b'{"type":"extension_ui_request","id":"d","method":["select"]}',
+                  b'{"type":{"a":1}}', b"[" * 5000 + b"]" * 5000):
+        said.add(frame)
+    assert not said.responses and not said.requests
