@@ -22,3 +22,14 @@ def test_demo_records_a_whole_session_through_the_proxy(tmp_path: Path) -> None:
     assert isinstance(list(recording.entries())[-1], ExitEntry)
     out = done.stdout.decode()
     assert "get_state" in out and f"to {rec.relative_to(tmp_path)}" in out and "Checker:" in out
+
+
+def test_demo_refuses_an_existing_output_before_starting(tmp_path) -> None:  # noqa: ANN001
+    from click.testing import CliRunner
+
+    from rpcspy.cli import main
+
+    old = tmp_path / "old.jsonl"
+    old.write_text("mine")
+    res = CliRunner().invoke(main, ["demo", "-o", str(old)])
+    assert res.exit_code == 2 and "exists" in res.output and old.read_text() == "mine"
