@@ -35,7 +35,8 @@ _COMMON = ((USAGE, "usage error, or an input that cannot be read"),
 
 TABLE: dict[str, tuple[tuple[int | str, str], ...]] = {
     "run": (("agent", _AGENT), (126, "the agent cannot be executed"), (127, "the agent is not found"),
-            (USAGE, "usage error, or the recording is locked by another rpcspy")),
+            (USAGE, "usage error, or -o FILE refused (a symlink, an existing file without --overwrite, "
+                    "a file another rpcspy records to): nothing is started")),
     "demo": ((OK, "the demo ran"), (1, "the demo failed (missing files, the scripted client failed)"),
              (USAGE, "usage error")),
     "show": ((OK, "shown"), *_COMMON),
