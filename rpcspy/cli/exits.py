@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import os
 import sys
 from collections.abc import Iterator
@@ -63,7 +64,8 @@ TABLE: dict[str, tuple[tuple[int | str, str], ...]] = {
 }
 """Per command: (status, meaning); "agent" stands for a status passed through from the agent."""
 
-_OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO, errno.EROFS, errno.EBADF})
+_OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EBADF})
+"""Write errors that mean the output is unusable (EIO is left out: a failing read says the same)."""
 
 
 class InputError(click.ClickException):
@@ -81,7 +83,10 @@ class OutputError(click.ClickException):
 @contextlib.contextmanager
 def guard_output() -> Iterator[None]:
     """Run a command; stdout is flushed at its end, and a write error on it becomes
-    :class:`OutputError` (a vanished reader, ``| head``, ends quietly with status 0)."""
+    :class:`OutputError` (a vanished reader, ``| head``, ends quietly with status 0). A closed
+    stdout (``>&-``) fails the same way, once something is written to it."""
+    if sys.stdout is None:
+        sys.stdout = _ClosedStdout()
     try:
         try:
             yield
@@ -95,6 +100,26 @@ def guard_output() -> Iterator[None]:
             raise
         _detach_stdout()
         raise OutputError(f"cannot write output: {exc.strerror or exc}") from None
+
+
+class _ClosedBuffer(io.RawIOBase):
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: object) -> int:
+        raise OSError(errno.EBADF, "standard output is closed")
+
+
+class _ClosedStdout(io.TextIOBase):
+    """Stands for a stdout that was closed before rpcspy started: every write is EBADF."""
+
+    buffer = _ClosedBuffer()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "standard output is closed")
 
 
 def _detach_stdout() -> None:

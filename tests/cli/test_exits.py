@@ -96,3 +96,15 @@ def test_every_command_has_its_statuses_documented() -> None:
     assert doc == render_exit_codes(), "docs/exit-codes.md is stale: run python scripts/gen_docs.py"
     assert "docs/exit-codes.md" in (REPO / "README.md").read_text(encoding="utf-8")
     assert (exits.OK, exits.FINDINGS, exits.USAGE, exits.STRICT, exits.OUTPUT) == (0, 1, 2, 3, 4)
+
+
+@pytest.mark.parametrize("args", [["check", "REC"], ["show", "REC"], ["show", "--raw", "REC"], ["stats", "REC"],
+                                  ["diff", "REC", "REC"]], ids=" ".join)
+def test_a_closed_stdout_is_the_output_status(args: list[str], rec: str) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    p = subprocess.run([sys.executable, "-m", "rpcspy", *[rec if a == "REC" else a for a in args]],
+                       stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, timeout=60,
+                       preexec_fn=lambda: os.close(1))  # like `>&-`: Python starts without sys.stdout
+    err = p.stderr.decode()
+    assert p.returncode == exits.OUTPUT and "Traceback" not in err, err
+    assert "cannot write output: standard output is closed" in err
