@@ -71,18 +71,19 @@ def test_clients_beyond_the_limit_are_told_and_closed(server, monkeypatch: pytes
 
 def test_a_subscriber_that_never_reads_is_dropped_and_its_threads_end(server, monkeypatch) -> None:  # noqa: F811
     monkeypatch.setattr(control_conn, "SEND_TIMEOUT", 1)
-    before = _threads()
+    before = set(threading.enumerate())
     raw = Lines(server.sock_path)
     raw.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     raw.send({"op": "subscribe", "ref": 1})
     json.loads(raw.line())
+    mine = [t for t in threading.enumerate() if t not in before and t.name.startswith("rpcspy-control-")]
+    assert len(mine) == 2  # its reader and its writer
     big = Frame(1, 0.1, "a2c", b'{"type":"x","pad":"' + b"y" * 8000 + b'"}')
     for _ in range(200):  # 1.6 MB: below OUT_LIMIT, but the client takes nothing
         feed(server, big)
-    deadline = time.monotonic() + 30
-    while _threads() > before and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert _threads() == before, "the writer stayed blocked on a client that never reads"
+    for t in mine:
+        t.join(30)
+    assert not any(t.is_alive() for t in mine), "the writer stayed blocked on a client that never reads"
     assert server.info()["subscribers"] == 0
     raw.close()
 
