@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from rpcspy.framing import DECODE_ERRORS
 from rpcspy.pump.control import ControlError, meta_path, runtime_dir, socket_path
 
 __all__ = ["ControlClient", "ControlError", "SessionEntry", "decode_entry", "find_session", "list_sessions"]
@@ -23,21 +24,19 @@ __all__ = ["ControlClient", "ControlError", "SessionEntry", "decode_entry", "fin
 
 def decode_entry(line: bytes) -> Any:
     """One recording entry line (as the server streams it) as its entry Struct; None if unreadable."""
-    import msgspec
-
     from rpcspy.recording.format import UnknownEntry
 
     decoder = _decoder()
     try:
         return decoder.decode(line)
-    except msgspec.DecodeError:
+    except DECODE_ERRORS:
         try:
             head = json.loads(line)
-        except ValueError:
-            return None
-        if isinstance(head, dict) and isinstance(head.get("kind"), str):
-            return UnknownEntry(seq=int(head.get("seq", -1)), t=float(head.get("t", 0.0)), kind=head["kind"],
-                                raw=bytes(line))
+            if isinstance(head, dict) and isinstance(head.get("kind"), str):
+                return UnknownEntry(seq=int(head.get("seq", -1)), t=float(head.get("t", 0.0)), kind=head["kind"],
+                                    raw=bytes(line))
+        except (*DECODE_ERRORS, TypeError):
+            pass
         return None
 
 
@@ -178,7 +177,9 @@ class ControlClient:
             return
         try:
             msg = json.loads(line)
-        except ValueError:
+        except DECODE_ERRORS:
+            return
+        if not isinstance(msg, dict):
             return
         op, ref = msg.get("op"), msg.get("ref")
         if op == "response":

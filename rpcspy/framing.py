@@ -9,6 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+DECODE_ERRORS: tuple[type[Exception], ...] = (ValueError, RecursionError)
+"""What decoding one line's JSON can raise on hostile bytes: msgspec's DecodeError and
+ValidationError and UnicodeDecodeError (invalid UTF-8) are ValueErrors; msgspec and the
+stdlib give up with RecursionError near 1000 levels of nesting, even for a value skipped
+or kept raw. Code that decodes a frame catches these, never a narrower set."""
+
 
 class LineFramer:
     """Incremental LF framer: ``feed()`` chunks, get complete lines back.

@@ -21,6 +21,7 @@ from typing import Any
 import msgspec
 
 from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed
+from rpcspy.framing import DECODE_ERRORS
 from rpcspy.render.frameinfo import NOT_JSON, parse, type_of
 from rpcspy.render.pairing import INPUT_NOT_COMMANDS, Pairer
 
@@ -161,7 +162,7 @@ class Stats:
         if frame.data.startswith(_MU_PREFIX):
             try:
                 raw = _update_decoder.decode(frame.data)
-            except (msgspec.DecodeError, msgspec.ValidationError):
+            except DECODE_ERRORS:
                 raw = None
             if raw is not None:
                 self.message_bytes += len(raw.message)

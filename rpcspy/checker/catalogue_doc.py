@@ -11,6 +11,7 @@ GROUP_INTRO: dict[str, str] = {
     "lifecycle": "Pairing of the agent's events: runs, turns, messages, tool executions, compaction, retries.",
     "stream": "Reconstruction of the assistant message from `message_update` deltas.",
     "misuse": "Client behaviour the agent silently accepts or answers only indirectly.",
+    "recording": "The recording file itself, by the offline commands: cut short, damaged, empty, or without its end.",
     "checker": "rpcspy itself.",
 }
 

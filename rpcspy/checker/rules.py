@@ -15,7 +15,8 @@ from typing import Literal
 Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 SEVERITY_RANK: dict[str, int] = {"info": 0, "warning": 1, "error": 2}
-GROUPS: tuple[str, ...] = ("framing", "schema", "correlation", "lifecycle", "stream", "misuse", "checker")
+GROUPS: tuple[str, ...] = ("framing", "schema", "correlation", "lifecycle", "stream", "misuse", "recording",
+                           "checker")
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,6 +265,24 @@ _CATALOGUE: tuple[Rule, ...] = (
        (pi 0.73: `agent_end`) has been sent. A client that, on the response, starts waiting for the settle
        waits forever. Fix (client): treat the settle as possibly already passed: track it from the moment
        the command is sent, or ask `get_state` after the response."""),
+    # ---- recording: the file itself (offline commands only) ------------------------------------
+    _r("recording.truncated", "warning", "The recording ends in the middle of a line.",
+       """The last line has no LF and cannot be read: rpcspy was killed, or its disk filled, while
+       writing, so the session's end is missing. Readers skip the line. Fix: keep rpcspy running until
+       the agent exits (send the agent a signal, not rpcspy), give the recording directory free space."""),
+    _r("recording.unreadable_line", "warning", "A line of the recording cannot be read.",
+       """A line in the middle of the recording is not a valid entry (damaged, edited, or written by
+       something other than rpcspy); readers skip it and go on. What it held is lost to every command.
+       Fix: record again; do not edit recordings by hand (use `rpcspy fixture` to derive a changed copy)."""),
+    _r("recording.no_frames", "warning", "The recording holds no frames.",
+       """Nothing passed in either direction: the agent did not start, the client sent nothing, or
+       recording stopped at once (a refused or unwritable file is also said on rpcspy's stderr). Fix:
+       check the agent command and rpcspy's stderr of that session."""),
+    _r("recording.no_exit", "warning", "The recording ends without the agent's exit.",
+       """Every session rpcspy sees to its end closes with an `exit` (or `spawn_failed`) entry. Without
+       one, rpcspy was killed (`kill -9`, a crash, a closed terminal), or the session is still running:
+       what happened after the last entry is unknown. Fix: stop sessions by ending the client or
+       signalling the agent; `rpcspy watch` follows a recording that is still growing."""),
     # ---- checker ---------------------------------------------------------------------------------
     _r("checker.internal_error", "warning", "The checker failed on a frame (a bug in rpcspy).",
        """A rule raised an exception; the checker skipped the rest of that frame and carries on. Please

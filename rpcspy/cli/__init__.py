@@ -55,6 +55,12 @@ class DefaultGroup(click.Group):
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
+    def invoke(self, ctx: click.Context) -> object:
+        from rpcspy.cli.exits import guard_output  # exit statuses and output errors: one place
+
+        with guard_output():
+            return super().invoke(ctx)
+
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] not in COMMANDS and args[0] not in ("--help", "-h", "--version"):
             if not ctx.resilient_parsing:  # shell completion parses half-typed lines

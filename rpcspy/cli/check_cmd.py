@@ -7,9 +7,10 @@ from typing import Any
 
 import click
 
+from rpcspy.cli.exits import FINDINGS as EXIT_FINDINGS
+from rpcspy.cli.exits import OK as EXIT_OK  # noqa: F401  (the statuses' one home is rpcspy.cli.exits)
+from rpcspy.cli.exits import USAGE as EXIT_UNREADABLE
 from rpcspy.cli.filter_opts import filter_options
-
-EXIT_OK, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
 
 
 def _dialects() -> list[str]:
@@ -28,7 +29,7 @@ Examples:
   rpcspy check --strict-unknown --fail-on error s.jsonl   # a new agent event fails CI
 \b
 Exit status: 0 clean, 1 when a finding reaches --fail-on, 2 for an
-unreadable recording or a usage error.""",
+unreadable recording or a usage error, 4 when the output cannot be written.""",
 )
 @click.argument("recordings", nargs=-1, required=True, metavar="REC...")
 @click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default="error", show_default=True,
@@ -94,6 +95,7 @@ def command(recordings: tuple[str, ...], fail_on: str, fmt: str, dialect: str, i
 def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, after: float | None,
                strict_unknown: bool = False) -> Any:
     from rpcspy.checker import Checker
+    from rpcspy.checker.recording import RecordingAudit
     from rpcspy.checker.report import Result
     from rpcspy.cli.recfile import read_events
     from rpcspy.events import Exit, Frame, Note
@@ -114,7 +116,9 @@ def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, af
             dialect, reason = _detect(rec)
         checker = Checker(dialect=dialect, strict_fields=strict, ignore=ignore, unanswered_after=after,
                           dialect_reason=reason, strict_unknown=strict_unknown)
+        audit = RecordingAudit(rec.kind, ignore=ignore)
         for event in _events(rec, read_events):
+            audit.feed(event)
             if isinstance(event, Frame):
                 frames += 1
                 last_t = event.t
@@ -127,10 +131,9 @@ def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, af
         click.echo(f"rpcspy: error: {path}: cannot read: {exc.strerror or exc}", err=True)
         return None
     findings += checker.finish(last_t, exit_code=exit_code)
+    findings += audit.finish(rec.problems)  # recording.*: the lines skipped are findings, not just warnings
     for n, finding in enumerate(findings, start=1):
         finding.seq = n
-    for problem in rec.problems[:20]:
-        click.echo(f"rpcspy: warning: {problem}", err=True)
     click.echo(f"rpcspy: {path}: dialect {checker.dialect} ({checker.dialect_reason})", err=True)
     return Result(path, checker.dialect, checker.dialect_reason, frames, findings)
 

@@ -61,6 +61,8 @@ def command(output: str | None, directory: str | None, speed: float, show: bool)
     demo = bundled_recording()
     if not os.path.exists(demo):
         raise click.ClickException(f"the bundled recording is missing ({demo}); reinstall rpcspy")
+    if output is not None and os.path.lexists(output):  # the proxy would refuse it: say so before starting
+        raise click.BadParameter(f"{output} exists: choose a new file", param_hint="-o")
     rec = output or default_path(directory or demo_dir(), ["demo"])
     me = [sys.executable, "-m", "rpcspy"]
     chain = [*me, "replay", "--client", demo, "--timeout", "30", "-o", os.devnull, "--",

@@ -19,8 +19,8 @@ Examples:
   rpcspy replay --client rec.jsonl -o new.jsonl -- pi --mode rpc && rpcspy diff rec.jsonl new.jsonl
   rpcspy diff --compat old-agent.jsonl new-agent.jsonl      what the upgrade changes for clients
 \b
-Exit status: 0 same, 1 different, 2 usage or file error.
-With --compat: 0 nothing breaking, 1 something breaking, 2 usage or file error.""",
+Exit status: 0 same, 1 different, 2 usage or file error, 4 when the output
+cannot be written. With --compat: 0 nothing breaking, 1 something breaking.""",
 )
 @click.argument("a", type=click.Path(dir_okay=False))
 @click.argument("b", type=click.Path(dir_okay=False))
@@ -69,6 +69,7 @@ def command(a: str, b: str, fmt: str, stderr: bool, dirs: tuple[str, ...], ignor
             re.compile(p)
     except re.error as exc:
         raise click.BadParameter(f"bad --redact pattern: {exc}") from None
+    secrets = False
     chosen = dirs or (("c2a", "a2c", "err") if stderr else ("c2a", "a2c"))
     from rpcspy.replay.fixture import read_fixture_options
 
@@ -77,9 +78,10 @@ def command(a: str, b: str, fmt: str, stderr: bool, dirs: tuple[str, ...], ignor
         if fx is not None:
             usage = usage or fx.usage
             redact = redact + fx.redact
+            secrets = secrets or fx.secrets
             if fx.compact_partials:
                 ignore = ignore + ("partial",)
-    norm = Normaliser(NormaliseOptions(usage=usage, redact=redact, ignore=ignore), stable=False)
+    norm = Normaliser(NormaliseOptions(usage=usage, redact=redact, ignore=ignore, secrets=secrets), stable=False)
     result = diff_recordings(a, b, norm, dirs=chosen)
     if compat:
         _compat(result, fmt, width)

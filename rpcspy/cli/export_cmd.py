@@ -85,6 +85,9 @@ class _Tap:
     def __init__(self, rec: Any, page: Any, keep: Callable[[Any], bool] | None) -> None:
         self.rec, self.path, self.page, self.keep = rec, rec.path, page, keep
 
+    def __getattr__(self, name: str) -> Any:  # kind, problems...: the recording's own
+        return getattr(self.rec, name)
+
     def entries(self) -> Iterator[Any]:
         from rpcspy.recording.format import FrameEntry
 

@@ -22,7 +22,7 @@ Examples:
               help="Replace matches with <redacted> (repeatable); replay applies the same to live frames.")
 @click.option("--compact-partials", is_flag=True,
               help="Drop pi 0.73's redundant assistantMessageEvent.partial copy from message_update frames.")
-@click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
+@click.option("--force", is_flag=True, help="Overwrite OUTPUT if it is an existing file.")
 def command(recording: str, output: str, usage: bool, redact: tuple[str, ...], compact_partials: bool,
             force: bool) -> None:
     """Write a normalised copy of RECORDING: a stable fixture for tests.
@@ -31,8 +31,11 @@ def command(recording: str, output: str, usage: bool, redact: tuple[str, ...], c
     session ids stay UUIDs, millisecond timestamps stay integers, ISO times
     keep their layout, temp paths and loopback ports get stable names),
     consistently, so the same value always gets the same placeholder.
-    API-key-like strings and values of keys such as apiKey or authorization
-    become <redacted>. Timing is kept, so replay paces the fixture as recorded.
+    API-key-like strings, values of keys such as apiKey, DB_PASSWORD or
+    client_secret, NAME=value pairs whose name says password, secret, token or
+    key (as `env` prints them), private keys, and what detect-secrets' plugins
+    recognise (AWS secret keys, JWTs, passwords in URLs, service tokens) become
+    <redacted>; replay redacts live frames the same way, so they still match. Timing is kept, so replay paces the fixture as recorded.
     The fixture is an ordinary recording (header source set to RECORDING).
     """
     import re
@@ -47,12 +50,14 @@ def command(recording: str, output: str, usage: bool, redact: tuple[str, ...], c
     except re.error as exc:
         raise click.BadParameter(f"bad --redact pattern: {exc}") from None
     rec = open_or_fail(recording)
-    if os.path.exists(output):
+    from rpcspy.pump.outfile import is_special
+
+    if os.path.exists(output) and not is_special(output):  # a FIFO or /dev/null is written in place, not replaced
         if os.path.samefile(output, recording):
             raise click.BadParameter("OUTPUT must not be the recording itself", param_hint="-o")
         if not force:
             raise click.BadParameter(f"{output} exists (--force overwrites it)", param_hint="-o")
-    options = NormaliseOptions(usage=usage, redact=redact, compact_partials=compact_partials)
+    options = NormaliseOptions(usage=usage, redact=redact, compact_partials=compact_partials, secrets=True)
     lines = 0
     with atomic_output(output, make_dirs=True) as f:
         buf: list[bytes] = []

@@ -23,12 +23,13 @@ PROGRESS_MIN_BYTES = 4 << 20
 
 def open_or_fail(path: str) -> Any:
     """Open a recording or transcript, or exit with its reason."""
+    from rpcspy.cli.exits import InputError
     from rpcspy.recording import RecordingError, open_recording
 
     try:
         return open_recording(path)
     except RecordingError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise InputError(str(exc)) from None
 
 
 def _isatty(stream: IO[Any]) -> bool:
@@ -71,10 +72,11 @@ def color_option(f: Any) -> Any:
 
 
 def read_events(rec: Any, *, check: bool = False, progress: bool = False) -> Iterator[Event]:
-    """The recording's entries as events; with ``check``, findings from a fresh checker run."""
+    """The recording's entries as events; with ``check``, findings from a fresh checker run. The
+    findings about the file itself (recording.*: cut short, damaged, empty, no exit) come last."""
     from rpcspy.render.adapt import CheckerUnavailable, events, with_checker
 
-    stream: Iterator[Event] = events(_with_progress(rec) if progress else rec.entries())
+    stream: Iterator[Event] = _audited(rec, events(_with_progress(rec) if progress else rec.entries()))
     if check:
         try:
             stream = with_checker(stream)
@@ -112,6 +114,16 @@ def findings_passing(frame_filter: Any, findings: list[Any], path: str) -> list[
         except (OSError, RecordingError) as exc:
             click.echo(f"rpcspy: warning: {path}: cannot read frame types: {exc}", err=True)
     return [f for f in findings if frame_filter.match_finding(f, keys.get(f.frame, ()), f.frame in keys)]
+
+
+def _audited(rec: Any, stream: Iterator[Event]) -> Iterator[Event]:
+    from rpcspy.checker.recording import RecordingAudit
+
+    audit = RecordingAudit(rec.kind)
+    for event in stream:
+        audit.feed(event)
+        yield event
+    yield from audit.finish(rec.problems)
 
 
 def _chain(first: Event, rest: Iterator[Event]) -> Iterator[Event]:
@@ -169,22 +181,15 @@ def quiet_broken_pipe() -> None:
 
 @contextlib.contextmanager
 def atomic_output(output: str, mode: str = "wb", *, make_dirs: bool = False, **open_kwargs: Any) -> Iterator[IO[Any]]:
-    """Write ``output`` through a temporary file renamed into place (owner-only): a reader
-    never sees half a file, and a failure leaves no partial output but a clear error.
-    ``make_dirs`` creates missing parent directories first, as the proxy does for recordings."""
-    tmp = f"{output}.{os.getpid()}.tmp"
-    try:
-        parent = os.path.dirname(output)
-        if make_dirs and parent and not os.path.lexists(parent):  # a file in the way fails below: not a directory
-            os.makedirs(parent, exist_ok=True)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, mode, **open_kwargs) as f:
-            yield f
-        os.replace(tmp, output)
-    except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}") from None
+    """Write ``output`` whole (rpcspy.pump.outfile): a regular file through a temporary one renamed
+    into place (owner-only), so a reader never sees half a file and a failure leaves no partial
+    output but a clear error; a FIFO or a device in place. ``make_dirs`` creates missing parent
+    directories first, as the proxy does for recordings."""
+    from rpcspy.cli.exits import OutputError
+    from rpcspy.pump.outfile import output_fd
 
+    try:
+        with output_fd(output, make_dirs=make_dirs) as fd, os.fdopen(fd, mode, closefd=False, **open_kwargs) as f:
+            yield f
+    except OSError as exc:
+        raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None

@@ -127,7 +127,8 @@ def _chaos_spec(text: str):
 
 
 def _fake_agent(recording: str, *, match: str, reuse: bool, speed: float, strict: bool, report: str | None,
-                record: str | None, redact: tuple[str, ...], usage: bool, no_stderr: bool, chaos=None) -> int:
+                record: str | None, redact: tuple[str, ...], usage: bool, no_stderr: bool, chaos=None,
+                stdio: tuple[int, int, int] = (0, 1, 2)) -> int:
     import re
 
     from rpcspy.recording.reader import RecordingError
@@ -147,11 +148,14 @@ def _fake_agent(recording: str, *, match: str, reuse: bool, speed: float, strict
         source = open_source(recording)
         fixture = read_fixture_options(recording)
     except RecordingError as exc:
-        raise click.ClickException(str(exc)) from None
+        from rpcspy.cli.exits import InputError
+
+        raise InputError(str(exc)) from None
     opts = NormaliseOptions(
         usage=usage or bool(fixture and fixture.usage),
         redact=tuple(redact) + (fixture.redact if fixture else ()),
         compact_partials=bool(fixture and fixture.compact_partials),
+        secrets=bool(fixture and fixture.secrets),
     )
     matcher = Matcher(match, reuse=reuse, normaliser=Normaliser(opts, stable=False))  # type: ignore[arg-type]
     engine = ReplayEngine(matcher, recording=recording)
@@ -169,5 +173,6 @@ def _fake_agent(recording: str, *, match: str, reuse: bool, speed: float, strict
                                    warn=lambda m: sys.stderr.write(f"rpcspy replay: {m}\n"))
     agent = FakeAgent(source, engine, ReplayOptions(speed=speed, strict=strict, report_path=report,
                                                     replay_stderr=not no_stderr, recorder=recorder,
-                                                    chaos=planner))
+                                                    chaos=planner,
+                                                    stdin_fd=stdio[0], stdout_fd=stdio[1], stderr_fd=stdio[2]))
     return agent.run()

@@ -22,9 +22,13 @@ Examples:
   RPCSPY_DIR=/tmp/rec rpcspy -- omp --mode rpc
 \b
 Exit status: the agent's (128+N if signal N killed it); 127 if the agent
-command is not found, 126 if it cannot be executed, 2 for a usage error.""",
+command is not found, 126 if it cannot be executed, 2 for a usage error or
+a recording path that is refused (nothing is started then).""",
 )
-@click.option("-o", "--output", "output", metavar="FILE", help="Write the recording to FILE (overwritten).")
+@click.option("-o", "--output", "output", metavar="FILE",
+              help="Write the recording to FILE: a new file, or with --overwrite an existing one. A symlink is "
+                   "never followed, and a FILE another rpcspy is recording to is refused (exit 2).")
+@click.option("--overwrite", is_flag=True, help="Let -o FILE truncate an existing file (made owner-only).")
 @click.option("--dir", "directory", metavar="DIR", envvar="RPCSPY_DIR", show_envvar=True,
               default=DEFAULT_DIR, show_default=True,
               help="Directory for automatically named recordings (UTC time + agent name).")
@@ -48,8 +52,9 @@ command is not found, 126 if it cannot be executed, 2 for a usage error.""",
 @click.option("--ignore", "ignore", multiple=True, metavar="RULE", help="Never report this rule (repeatable).")
 @click.option("--no-control", is_flag=True, help="Do not offer a control socket (rpcspy sessions/inject/watch).")
 @click.argument("agent", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- AGENT_CMD [ARGS...]")
-def command(output: str | None, directory: str, no_record: bool, check: bool, dialect: str, report: str | None,
-            report_level: str, strict_fields: bool, strict_unknown: bool, unanswered_after: float | None, ignore: tuple[str, ...], no_control: bool,
+def command(output: str | None, overwrite: bool, directory: str, no_record: bool, check: bool, dialect: str,
+            report: str | None, report_level: str, strict_fields: bool, strict_unknown: bool,
+            unanswered_after: float | None, ignore: tuple[str, ...], no_control: bool,
             agent: tuple[str, ...]) -> None:
     """Proxy AGENT_CMD transparently and record both directions and its stderr.
 
@@ -79,9 +84,25 @@ def command(output: str | None, directory: str, no_record: bool, check: bool, di
                                report=report, min_severity=report_level, unanswered_after=unanswered_after)
         observers.append(lambda _session: [CheckObserver(options)])
     config = ProxyConfig(argv=argv, record_path=path, observers=observers, observer_process=True,
-                         control=not no_control)
+                         control=not no_control, record_fd=_claim(path, overwrite))
     code = run_proxy(config)
     sys.stdout.flush()
     os._exit(code)  # relay threads may still block in read(stdin); nothing is left to flush
+
+
+def _claim(path: str | None, overwrite: bool) -> int | None:
+    """Open and lock the recording before anything starts: a refusal exits 2 with nothing written.
+    Another error (a read-only directory) is left to the recorder, which says so once and forwards."""
+    if path is None:
+        return None
+    from rpcspy.cli.exits import InputError
+    from rpcspy.recording.claim import RecordingRefused, open_recording_file
+
+    try:
+        return open_recording_file(path, overwrite=overwrite)
+    except RecordingRefused as exc:
+        raise InputError(str(exc)) from None
+    except OSError:
+        return None
 
 

@@ -6,13 +6,8 @@ import sys
 
 import click
 
+from rpcspy.cli.exits import InputError
 from rpcspy.diagnose.knowledge import CLIENT_TIMEOUT
-
-
-class InputError(click.ClickException):
-    """Unreadable input: exit 2, so that 1 keeps meaning "something is outstanding"."""
-
-    exit_code = 2
 
 
 @click.command(

@@ -122,7 +122,8 @@ class DialectDetector:
                 return "pi-0.84", "`agent_end.willRetry`: pi >= 0.84"
             if "isTerminal" in obj:
                 return "omp", "`agent_end.isTerminal`: omp"
-            for message in obj.get("messages") or ():
+            messages = obj.get("messages")
+            for message in messages if isinstance(messages, list) else ():
                 if (found := _message(message, obj)) is not None:
                     return found
         if type_ == "response":

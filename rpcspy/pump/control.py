@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rpcspy.events import Eof, Event, Exit, Frame, Start
+from rpcspy.framing import DECODE_ERRORS
 from rpcspy.pump.control_conn import Connection, dumps
 from rpcspy.protocol.vocabulary import ANSWER_TYPES
 from rpcspy.pump.hub import Emit
@@ -43,6 +44,8 @@ PREFIX = "rpcspy-inject-"
 """Client frames that answer the agent: injected as they are, no id of ours, no response."""
 BACKLOG_EVENTS = 2000
 BACKLOG_BYTES = 8 << 20
+MAX_CLIENTS = 16
+"""Connections served at once (two threads each); one more is told so and closed."""
 
 
 class ControlError(Exception):
@@ -182,7 +185,12 @@ class ControlServer:
                 if self._closed:
                     sock.close()
                     return
-                self._conns.add(conn)
+                full = len(self._conns) >= MAX_CLIENTS
+                if not full:
+                    self._conns.add(conn)
+            if full:
+                _refuse(sock, f"too many control clients ({MAX_CLIENTS}); try again later")
+                continue
             conn.start()
 
     def forget(self, conn: Connection) -> None:
@@ -254,8 +262,9 @@ class ControlServer:
         """One request line from a client (its reader thread)."""
         try:
             req = json.loads(line)
-        except ValueError as exc:
-            conn.push(dumps({"op": "error", "ok": False, "error": f"not JSON: {exc}"}))
+        except DECODE_ERRORS as exc:
+            reason = "nested too deeply" if isinstance(exc, RecursionError) else exc
+            conn.push(dumps({"op": "error", "ok": False, "error": f"not JSON: {reason}"}))
             return
         if not isinstance(req, dict):
             conn.push(dumps({"op": "error", "ok": False, "error": "a request is a JSON object"}))
@@ -345,7 +354,7 @@ class ControlServer:
         """A diverted response: back to its injector only, with the injector's id restored."""
         try:
             obj = json.loads(data)
-        except ValueError:
+        except DECODE_ERRORS:
             return
         rid = obj.get("id") if isinstance(obj, dict) else None
         if not isinstance(rid, str):
@@ -381,6 +390,14 @@ class ControlServer:
                     pend.conn.push(msg)
                 else:
                     pend.early = msg
+
+
+def _refuse(sock: socket.socket, error: str) -> None:
+    try:
+        sock.send(dumps({"op": "error", "ok": False, "error": error}), socket.MSG_DONTWAIT)
+    except OSError:
+        pass
+    sock.close()
 
 
 def start_control(session: Any) -> ControlServer:

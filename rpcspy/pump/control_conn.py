@@ -1,20 +1,32 @@
 """One client of the control socket: a reader thread for its requests, a writer thread for its stream.
 
 The session's side only ever appends to the connection's queue (:meth:`Connection.push`
-never blocks); the writer thread sends. A client that lets more than
-:data:`OUT_LIMIT` bytes pile up is sent an error and disconnected.
+never blocks); the writer thread sends. Limits (docs/control-protocol.md): a client that lets
+more than :data:`OUT_LIMIT` bytes pile up is sent an error and disconnected; one that takes no
+byte for :data:`SEND_TIMEOUT` seconds is disconnected; a request line longer than
+:data:`LINE_LIMIT` is answered with an error and the connection closed. Nothing a client sends
+makes a thread print a traceback.
 """
 
 from __future__ import annotations
 
 import json
+import select
 import socket
+import struct
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 
-OUT_LIMIT = 32 << 20
-"""Bytes queued for one client before it is disconnected as too slow."""
+OUT_LIMIT = 16 << 20
+"""Bytes queued for one client before it is disconnected as too slow (twice the subscribe backlog)."""
+LINE_LIMIT = 16 << 20
+"""The longest request line read; a longer one (or one without end) closes the connection."""
+SEND_TIMEOUT = 10
+DISCARD_SECONDS = 2.0
+"""After a line too long: how long what the client still sends is read and dropped before closing."""
+"""Seconds a client may take no byte of what it is sent before it is disconnected."""
 
 
 def dumps(obj: dict) -> bytes:
@@ -39,6 +51,10 @@ class Connection:
         self.reader = threading.Thread(target=self._read_loop, name="rpcspy-control-in", daemon=True)
 
     def start(self) -> None:
+        try:  # a client that never reads frees its writer thread after SEND_TIMEOUT
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", SEND_TIMEOUT, 0))
+        except OSError:
+            pass
         self.writer.start()
         self.reader.start()
 
@@ -82,12 +98,32 @@ class Connection:
     def _read_loop(self) -> None:
         try:
             with self.sock.makefile("rb") as f:
-                for line in f:
+                while line := f.readline(LINE_LIMIT + 1):
+                    if len(line) > LINE_LIMIT:
+                        self.push(dumps({"op": "error", "ok": False, "error": f"request line longer than "
+                                         f"{LINE_LIMIT >> 20} MiB; disconnected"}))
+                        self._discard(DISCARD_SECONDS)
+                        break
                     if line.strip():
-                        self.on_request(self, line)
+                        self._request(line)
         except (OSError, ValueError):
             pass
         self.finish()  # the client is gone (or half-closed: that ends the connection too)
+
+    def _discard(self, seconds: float) -> None:
+        """Read and drop what the client still sends, for a while: closing on unread bytes would
+        reset the connection before it reads why."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            ready, _, _ = select.select([self.sock], [], [], left)
+            if not ready or not self.sock.recv(1 << 16):
+                return
+
+    def _request(self, line: bytes) -> None:
+        try:
+            self.on_request(self, line)
+        except Exception as exc:  # noqa: BLE001 - a bug answered to its client, never a traceback on the terminal
+            self.push(dumps({"op": "error", "ok": False, "error": f"internal error: {type(exc).__name__}: {exc}"}))
 
     def _shut(self) -> None:
         with self._cond:

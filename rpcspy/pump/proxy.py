@@ -42,6 +42,8 @@ class ProxyConfig:
     observer_timeout: float = 60.0
     """At exit, how long to wait for the observer process to finish the recording."""
     mode: str = "proxy"
+    record_fd: int | None = None
+    """``record_path`` already opened and locked (rpcspy.recording.writer.open_recording_file)."""
 
 
 class StderrWriter:
@@ -85,7 +87,7 @@ class ProxySession:
             from rpcspy.recording.writer import RecordingWriter, make_header
 
             header = make_header(cfg.argv, mode=cfg.mode, started=self.started, pid=self.pid)
-            observers.append(Recorder(RecordingWriter(cfg.record_path, header, warn=self.warn)))
+            observers.append(Recorder(RecordingWriter(cfg.record_path, header, warn=self.warn, fd=cfg.record_fd)))
         for factory in cfg.observers:
             observers += factory(session)
         if cfg.control:

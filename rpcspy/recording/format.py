@@ -13,6 +13,7 @@ import base64
 import msgspec
 
 from rpcspy.events import Direction, Frame
+from rpcspy.framing import DECODE_ERRORS
 
 FORMAT_NAME = "rpcspy-recording"
 FORMAT_VERSION = 1
@@ -168,7 +169,7 @@ def _embeddable(data: bytes) -> bool:
         if not data.isascii():
             data.decode("utf-8")
         _raw_decoder.decode(data)
-    except (UnicodeDecodeError, msgspec.DecodeError):
+    except DECODE_ERRORS:  # too deep for a decoder: kept as text, never lost
         return False
     return True
 

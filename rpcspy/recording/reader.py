@@ -13,6 +13,7 @@ The last two are converted to the same entries so every tool reads them alike.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO, Union
@@ -49,6 +50,20 @@ class RecordingError(Exception):
     """A file that is not a readable recording; the message says why."""
 
 
+@dataclass(frozen=True)
+class Problem:
+    """A line the reader could not read (and skipped); ``str()`` is the message for people."""
+
+    path: str
+    line: int
+    reason: str
+    truncated: bool = False
+    """The last line, without LF: the writer stopped mid-line (killed, disk full)."""
+
+    def __str__(self) -> str:  # "FILE:N" is a frame number everywhere; a line of the file is said in words
+        return f"{self.path}: line {self.line}: {self.reason}"
+
+
 def _iter_lines(f: BinaryIO) -> Iterator[tuple[bytes, bool]]:
     framer = LineFramer()
     while chunk := f.read(CHUNK):
@@ -67,7 +82,7 @@ class Recording:
     header: Header
     kind: str
     """"rpcspy", "structured-transcript" or "raw-transcript"."""
-    problems: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
     """Lines that could not be read (a truncated last line after a crash, ...)."""
 
     def entries(self) -> Iterator[msgspec.Struct]:
@@ -78,7 +93,7 @@ class Recording:
                 next(lines, None)
                 yield from self._native(lines)
             elif self.kind == "structured-transcript":
-                yield from transcript_entries(structured_records(lines))
+                yield from transcript_entries(structured_records(lines, self._skip))
             else:
                 yield from transcript_entries(raw_records(lines))
 
@@ -88,26 +103,58 @@ class Recording:
             if isinstance(entry, FrameEntry):
                 yield entry.to_frame()
 
+    def _skip(self, lineno: int, reason: str, had_lf: bool) -> None:
+        where = "truncated last line" if not had_lf else "unreadable line"
+        self.problems.append(Problem(self.path, lineno, f"{where}: {reason}", truncated=not had_lf))
+
     def _native(self, lines: Iterator[tuple[bytes, bool]]) -> Iterator[msgspec.Struct]:
         for lineno, (line, had_lf) in enumerate(lines, start=2):
             if not line.strip():
                 continue
             try:
                 yield _entry_decoder.decode(line)
-            except msgspec.DecodeError as exc:
-                try:
-                    k = _kind_decoder.decode(line)
-                except msgspec.DecodeError:
-                    where = "truncated last line" if not had_lf else "unreadable line"
-                    self.problems.append(f"{self.path}: line {lineno}: {where}: {exc}")
-                    continue
-                if k.kind and k.kind not in _KNOWN_KINDS:
-                    yield UnknownEntry(seq=k.seq, t=k.t, kind=k.kind, raw=line)
-                else:
-                    self.problems.append(f"{self.path}: line {lineno}: bad {k.kind or 'entry'}: {exc}")
+                continue
+            except _UNREADABLE as exc:
+                error = _reason(exc)
+            try:  # which kind of entry it claims to be
+                k = _kind_decoder.decode(line)
+            except _UNREADABLE:
+                self._skip(lineno, error, had_lf)
+                continue
+            if k.kind and k.kind not in _KNOWN_KINDS:
+                yield UnknownEntry(seq=k.seq, t=k.t, kind=k.kind, raw=line)
+            else:
+                self._skip(lineno, f"bad {k.kind or 'entry'}: {error}", had_lf)
 
 
 _KNOWN_KINDS = frozenset(t.__struct_config__.tag for t in ENTRY_TYPES)
+_UNREADABLE = (ValueError, RecursionError)
+"""What decoding a damaged line raises: msgspec.DecodeError and UnicodeDecodeError are ValueErrors;
+msgspec gives up with RecursionError near 1000 levels of nesting, even for a skipped value."""
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deeply to decode"
+    if isinstance(exc, UnicodeDecodeError):
+        return f"invalid UTF-8 at byte {exc.start}"
+    return str(exc)
+
+
+FIRST_LINE_MAX = 64 << 20
+"""Line 1 (a header, or a transcript's first record) is looked for no further than this."""
+
+
+def _first_line(path: str, f: BinaryIO) -> bytes:
+    framer = LineFramer()
+    seen = 0
+    while chunk := f.read(CHUNK):
+        for line in framer.feed(chunk):
+            return line
+        seen += len(chunk)
+        if seen > FIRST_LINE_MAX:
+            raise RecordingError(f"{path}:1: no line break in the first {FIRST_LINE_MAX >> 20} MiB: not a recording")
+    return framer.finish() or b""
 
 
 def open_recording(path: str | os.PathLike[str]) -> Recording:
@@ -115,7 +162,10 @@ def open_recording(path: str | os.PathLike[str]) -> Recording:
     path = os.fspath(path)
     try:
         with open(path, "rb") as f:
-            first = next(_iter_lines(f), (b"", False))[0]
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # /dev/zero would be read forever
+                raise RecordingError(f"{path}: not a regular file (a recording is read more than once: "
+                                     "save it to a file first)")
+            first = _first_line(path, f)
     except FileNotFoundError:
         raise RecordingError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -130,7 +180,7 @@ def open_recording(path: str | os.PathLike[str]) -> Recording:
 def _sniff(path: str, first: bytes) -> tuple[Header, str]:
     try:
         obj = msgspec.json.decode(first)
-    except msgspec.DecodeError:
+    except _UNREADABLE:
         obj = None
     if isinstance(obj, dict) and obj.get("format") == FORMAT_NAME:
         version = obj.get("version")
@@ -141,8 +191,8 @@ def _sniff(path: str, first: bytes) -> tuple[Header, str]:
             )
         try:
             return _header_decoder.decode(first), "rpcspy"
-        except msgspec.ValidationError as exc:
-            raise RecordingError(f"{path}: bad recording header: {exc}") from None
+        except _UNREADABLE as exc:
+            raise RecordingError(f"{path}:1: bad recording header: {_reason(exc)}") from None
     if isinstance(obj, dict) and {"t", "dir", "raw"} <= obj.keys():
         return _transcript_header(path, obj.get("raw", "")), "structured-transcript"
     if first.startswith((b">> ", b"## ", b"!! ")) or (isinstance(obj, dict) and "type" in obj):

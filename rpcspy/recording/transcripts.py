@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import msgspec
 
@@ -25,13 +25,29 @@ Record = tuple[float, str, bytes]
 """(t, dir, payload); dir is c2a, a2c, err, or note (payload: the note's text)."""
 
 
-def structured_records(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Record]:
-    for line, _ in lines:
+Skip = Callable[[int, str, bool], None]
+"""Told about a line that cannot be read: (line number, reason, whether it had its LF)."""
+
+
+def structured_records(lines: Iterable[tuple[bytes, bool]], skip: Skip | None = None) -> Iterator[Record]:
+    for lineno, (line, had_lf) in enumerate(lines, start=1):
         if not line.strip():
             continue
-        rec = json.loads(line)  # stdlib: non-UTF-8 bytes are escaped as lone surrogates, which msgspec refuses
-        raw = rec["raw"].encode("utf-8", "surrogateescape")
-        yield rec["t"], "note" if rec["dir"] == "note" else _DIRS.get(rec["dir"], "err"), raw
+        try:
+            rec = json.loads(line)  # stdlib: non-UTF-8 bytes are escaped as lone surrogates, which msgspec refuses
+        except (ValueError, RecursionError) as exc:
+            if skip is not None:
+                skip(lineno, f"not JSON: {exc if not isinstance(exc, RecursionError) else 'nested too deeply'}",
+                     had_lf)
+            continue
+        t, direction, raw = (rec.get("t"), rec.get("dir"), rec.get("raw")) if isinstance(rec, dict) else (0, 0, 0)
+        if not (isinstance(t, (int, float)) and not isinstance(t, bool) and isinstance(direction, str)
+                and isinstance(raw, str)):
+            if skip is not None:
+                skip(lineno, 'not a transcript record {"t": number, "dir": string, "raw": string}', had_lf)
+            continue
+        yield float(t), "note" if direction == "note" else _DIRS.get(direction, "err"), \
+            raw.encode("utf-8", "surrogateescape")
 
 
 def raw_records(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Record]:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-import stat
 from collections.abc import Callable, Sequence
 
 from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed, Start
+from rpcspy.recording.claim import RecordingRefused, open_recording_file
 from rpcspy.recording.format import (
     EofEntry,
     ExitEntry,
@@ -25,6 +25,7 @@ from rpcspy.recording.format import (
     encode_frame,
     frame_pieces,
 )
+
 
 def make_header(argv: Sequence[str], *, mode: str = "proxy", source: str | None = None,
                 started: float | None = None, pid: int | None = None) -> Header:
@@ -92,7 +93,9 @@ FLUSH_AT = 4 << 20
 class RecordingWriter:
     """Appends lines to a recording file; degrades to a no-op on the first error."""
 
-    def __init__(self, path: str, header: Header, *, warn: Callable[[str], None]) -> None:
+    def __init__(self, path: str, header: Header, *, warn: Callable[[str], None], fd: int | None = None) -> None:
+        """``fd``: the file already opened (and locked) by :func:`open_recording_file`; without it the
+        writer opens ``path`` itself, overwriting an existing file (a refusal is warned like an error)."""
         self.path = path
         self._warn = warn
         self._fd: int | None = None
@@ -100,13 +103,8 @@ class RecordingWriter:
         self._buffered = 0
         self.failed = False
         try:
-            parent = os.path.dirname(path)
-            if parent:
-                os.makedirs(parent, mode=0o700, exist_ok=True)
-            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-            if stat.S_ISREG(os.fstat(self._fd).st_mode):  # never chmod a device such as /dev/null
-                os.fchmod(self._fd, 0o600)  # an existing file keeps its old mode through O_TRUNC
-        except OSError as exc:
+            self._fd = fd if fd is not None else open_recording_file(path, overwrite=True)
+        except (OSError, RecordingRefused) as exc:
             self._fail(exc)
             return
         self.write(encode_entry(header))
@@ -149,7 +147,7 @@ class RecordingWriter:
                 self._fail(exc)
             self._fd = None
 
-    def _fail(self, exc: OSError) -> None:
+    def _fail(self, exc: OSError | RecordingRefused) -> None:
         if self._fd is not None:
             try:
                 os.close(self._fd)
@@ -159,4 +157,5 @@ class RecordingWriter:
         self._buf.clear()
         if not self.failed:
             self.failed = True
-            self._warn(f"recording to {self.path} stopped: {exc.strerror or exc}; forwarding continues")
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            self._warn(f"recording to {self.path} stopped: {reason}; forwarding continues")

@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 
 from rpcspy.events import Frame
+from rpcspy.framing import DECODE_ERRORS
 
 
 class _NotJson:
@@ -53,7 +54,7 @@ def parse(data: bytes) -> Any:
     if data.startswith(_MU_PREFIX):
         try:
             mu = _mu_decoder.decode(data)
-        except (msgspec.DecodeError, msgspec.ValidationError):
+        except DECODE_ERRORS:
             pass
         else:
             obj: dict[str, Any] = {"type": "message_update"}
@@ -67,7 +68,7 @@ def parse(data: bytes) -> Any:
             return obj
     try:
         return _decoder.decode(data)
-    except (msgspec.DecodeError, UnicodeDecodeError):
+    except DECODE_ERRORS:
         return NOT_JSON
 
 

@@ -113,6 +113,7 @@ class FakeAgent:
         """Frames kept back by chaos ``reorder``, written after the next frame."""
         self.faults_unreported = False
         self.reported_at = 0.0
+        self._report_failed = False
 
     # -- main loop -------------------------------------------------------------------------
     def run(self) -> int:
@@ -392,10 +393,12 @@ class FakeAgent:
             return
         report: Report = self.engine.report
         report.final = final
-        tmp = f"{path}.{os.getpid()}.tmp"
+        from rpcspy.pump.outfile import write_whole
+
         try:
-            with open(tmp, "wb") as f:
-                f.write(msgspec.json.encode(report.to_json()))
-            os.replace(tmp, path)
-        except OSError:
-            pass
+            write_whole(path, msgspec.json.encode(report.to_json()))
+        except OSError as exc:
+            if not self._report_failed:  # said once; the replay goes on
+                self._report_failed = True
+                self._write(self.opt.stderr_fd, f"rpcspy replay: cannot write the report {path}: "
+                                                f"{exc.strerror or exc}\n".encode("utf-8", "replace"))

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 import msgspec
 
 from rpcspy.events import Eof, Exit, Frame, Note, Start
-from rpcspy.framing import LineFramer, split_cr
+from rpcspy.framing import DECODE_ERRORS, LineFramer, split_cr
 from rpcspy.protocol.vocabulary import ANSWER_TYPES, DIALOGS as DIALOG_METHODS, HOST_REQUEST_TYPES as REQUEST_TYPES
 from rpcspy.replay.ids import canon
 
@@ -57,9 +57,11 @@ class Said(msgspec.Struct):
                 return
         try:
             env = _env.decode(data)
-        except (msgspec.DecodeError, UnicodeDecodeError):
+        except DECODE_ERRORS:
             return
         typ = env.type
+        if not isinstance(typ, str):  # a list or an object is no type (and cannot key a table)
+            return
         if typ == "response":
             if len(env.id):
                 self.responses[canon(bytes(env.id))] += 1
@@ -67,7 +69,8 @@ class Said(msgspec.Struct):
                 self.idless += 1
         elif typ in LANDMARK_TYPES:
             self.events[typ] += 1
-        elif len(env.id) and (typ in REQUEST_TYPES or (typ == "extension_ui_request" and env.method in DIALOG_METHODS)):
+        elif len(env.id) and (typ in REQUEST_TYPES or (typ == "extension_ui_request" and isinstance(env.method, str)
+                                                   and env.method in DIALOG_METHODS)):
             self.requests.append(canon(bytes(env.id)))
 
     def forgive(self, need: Said) -> None:
@@ -252,7 +255,7 @@ class ClientRun:
         line = data.rstrip(b"\r\n")
         try:
             obj = msgspec.json.decode(line)
-        except (msgspec.DecodeError, UnicodeDecodeError):
+        except DECODE_ERRORS:
             return data
         if not isinstance(obj, dict) or obj.get("type") not in ANSWER_TYPES or "id" not in obj:
             return data

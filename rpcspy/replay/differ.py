@@ -18,7 +18,8 @@ from typing import Any
 import msgspec
 
 from rpcspy.events import Frame
-from rpcspy.replay.jsondiff import Change, changes
+from rpcspy.framing import DECODE_ERRORS
+from rpcspy.replay.jsondiff import Change, all_changes
 from rpcspy.replay.normalise import Normaliser
 
 _dec = msgspec.json.decode
@@ -143,9 +144,12 @@ def normalise_frame(index: int, frame: Frame, norm: Normaliser, *, keep: bool = 
     """One frame decoded and normalised (JSON frames as values, other lines as text)."""
     try:
         value = norm.value(_dec(frame.data))
-    except (msgspec.DecodeError, UnicodeDecodeError):
+    except DECODE_ERRORS:
         value = norm.text(frame.data.decode("utf-8", "replace"))
-    key = msgspec.json.encode(_canon(value), order="sorted")
+    try:
+        key = msgspec.json.encode(_canon(value), order="sorted")
+    except RecursionError:  # nested too deeply to walk: digested as it is
+        key = msgspec.json.encode(value, order="sorted")
     return Norm(index, frame.seq, label_of(value), value if keep else None,
                 hashlib.blake2b(key, digest_size=16).digest())
 
@@ -175,7 +179,7 @@ def _block(a: list[Norm], b: list[Norm]) -> list[Item]:
             for x, y in zip(a[i1:i2], b[j1:j2]):
                 it = Item("changed", x.label, x, y)
                 if x.value is not None or y.value is not None:
-                    it.changes = list(changes(x.value, y.value))
+                    it.changes = all_changes(x.value, y.value)
                 out.append(it)
             continue
         out.extend(Item("removed", x.label, a=x) for x in a[i1:i2])
@@ -236,5 +240,5 @@ def diff_recordings(a_path: str, b_path: str, norm: Normaliser, *, dirs: Iterabl
     for r in result:
         for it in r.items:
             if it.op == "changed":
-                it.changes = list(changes(it.a.value, it.b.value))  # type: ignore[union-attr]
+                it.changes = all_changes(it.a.value, it.b.value)  # type: ignore[union-attr]
     return DiffResult(a_path, b_path, result, ca, cb)

@@ -114,7 +114,8 @@ class ReplayEngine:
         """Rewrite a recorded agent frame for the live client; start dialog timers."""
         out = self.ids.agent_frame(data, served)
         req = self.ids.last_request
-        if (req is not None and req.type == "extension_ui_request" and req.method in DIALOG_METHODS
+        if (req is not None and req.type == "extension_ui_request" and isinstance(req.method, str)
+                and req.method in DIALOG_METHODS
                 and isinstance(req.timeout, (int, float)) and not isinstance(req.timeout, bool)
                 and req.timeout > 0):
             self._dialogs[req.live] = _Dialog(now + req.timeout / 1000.0, req.recorded, req.live, req.method,

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 import msgspec
 
 from rpcspy.events import Frame
+from rpcspy.framing import DECODE_ERRORS
 from rpcspy.recording.format import (
     EofEntry,
     ExitEntry,
@@ -36,11 +37,13 @@ class FixtureSettings(msgspec.Struct, kw_only=True):
     usage: bool = False
     redact: list[str] = []
     compact_partials: bool = False
+    secrets: bool = False
+    """Secrets that are not token-shaped were redacted (absent, so False, in older fixtures)."""
 
 
 def settings_note(options: NormaliseOptions) -> NoteEntry:
     settings = FixtureSettings(usage=options.usage, redact=list(options.redact),
-                               compact_partials=options.compact_partials)
+                               compact_partials=options.compact_partials, secrets=options.secrets)
     return NoteEntry(seq=0, t=0.0, level="info", text=NOTE_PREFIX + msgspec.json.encode(settings).decode())
 
 
@@ -50,9 +53,10 @@ def parse_settings(text: str) -> NormaliseOptions | None:
         return None
     try:
         s = msgspec.json.decode(text[len(NOTE_PREFIX):], type=FixtureSettings)
-    except msgspec.DecodeError:
+    except DECODE_ERRORS:
         return None
-    return NormaliseOptions(usage=s.usage, redact=tuple(s.redact), compact_partials=s.compact_partials)
+    return NormaliseOptions(usage=s.usage, redact=tuple(s.redact), compact_partials=s.compact_partials,
+                            secrets=s.secrets)
 
 
 def fixture_header(header: Header, norm: Normaliser, source: str) -> Header:

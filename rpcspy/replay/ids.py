@@ -20,6 +20,7 @@ from typing import Any
 
 import msgspec
 
+from rpcspy.framing import DECODE_ERRORS
 from rpcspy.protocol.vocabulary import AGENT_CANCEL_TYPES as CANCEL_TYPES
 from rpcspy.protocol.vocabulary import AGENT_REQUEST_TYPES as REQUEST_TYPES
 from rpcspy.protocol.vocabulary import ECHO_TYPES
@@ -48,7 +49,7 @@ def canon(raw: bytes) -> bytes:
     """The JSON bytes ``JSON.stringify`` would write for this value (as pi echoes ids)."""
     try:
         return _enc(_dec(raw))
-    except msgspec.DecodeError:
+    except DECODE_ERRORS:
         return raw
 
 
@@ -134,7 +135,7 @@ class IdMapper:
                 return data
         try:
             env = _env_decoder.decode(data)
-        except (msgspec.DecodeError, UnicodeDecodeError):
+        except DECODE_ERRORS:
             return data
         typ = env.type
         if not isinstance(typ, str):

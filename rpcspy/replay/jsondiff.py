@@ -101,18 +101,39 @@ def _aligned(a: list, b: list, path: str) -> Iterator[Change]:
             yield Change(child(path, j), ABSENT, b[j])
 
 
+def all_changes(a: Any, b: Any) -> list[Change]:
+    """Every differing leaf; for values nested too deeply to walk, one change of the whole value."""
+    try:
+        return list(changes(a, b))
+    except RecursionError:
+        return [] if _deep_equal(a, b) else [Change("$", a, b)]
+
+
 def first_difference(a: Any, b: Any) -> str | None:
     """The path of the first difference, or None when equal."""
-    for c in changes(a, b):
-        return c.path
+    try:
+        for c in changes(a, b):
+            return c.path
+    except RecursionError:
+        return None if _deep_equal(a, b) else "$"
     return None
 
 
 def distance(a: Any, b: Any, limit: int = 1000) -> int:
     """How many leaves differ (capped at ``limit``): a cheap similarity for "closest"."""
     n = 0
-    for _ in changes(a, b):
-        n += 1
-        if n >= limit:
-            break
+    try:
+        for _ in changes(a, b):
+            n += 1
+            if n >= limit:
+                break
+    except RecursionError:
+        return 0 if _deep_equal(a, b) else limit
     return n
+
+
+def _deep_equal(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except RecursionError:
+        return False

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from rpcspy.framing import DECODE_ERRORS
 from rpcspy.replay.normalise import CLIENT_ANSWER_TYPES
 
 FrameKind = Literal["command", "answer", "invalid", "non_object"]
@@ -61,18 +62,20 @@ def classify(data: bytes) -> ClientFrame:
     """Decode and classify one client line (without LF and CR)."""
     try:
         obj = msgspec.json.decode(data)
-    except (msgspec.DecodeError, UnicodeDecodeError):
+    except DECODE_ERRORS:
         return ClientFrame(data, "invalid")
     if not isinstance(obj, dict):
         return ClientFrame(data, "non_object", obj)
     typ = obj.get("type")
+    if not isinstance(typ, str):  # a list or an object is no type (and cannot key a table)
+        typ = None
     kind: FrameKind = "answer" if typ in CLIENT_ANSWER_TYPES else "command"
     frame = ClientFrame(data, kind, obj, typ)
     if "id" in obj:
         frame.id = obj["id"]
         try:
             frame.id_raw = bytes(_raw_id.decode(data)["id"])
-        except (msgspec.DecodeError, KeyError):
+        except (*DECODE_ERRORS, KeyError):
             frame.id_raw = msgspec.json.encode(obj["id"])
     return frame
 

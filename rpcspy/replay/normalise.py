@@ -26,8 +26,9 @@ import msgspec
 
 from rpcspy.protocol.vocabulary import AGENT_CANCEL_TYPES, ANSWER_TYPES as CLIENT_ANSWER_TYPES
 from rpcspy.protocol.vocabulary import AGENT_REQUEST_TYPES as _REQUESTS
+from rpcspy.framing import DECODE_ERRORS
+from rpcspy.replay.secrets import REDACTED, redact_secrets, secret_name
 
-REDACTED = "<redacted>"
 
 _UUID = r"(?<![0-9a-fA-F])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9a-fA-F])"
 _ISO = r"(?<!\d)\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}(?:[.,-]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?"
@@ -93,6 +94,8 @@ class NormaliseOptions(msgspec.Struct, frozen=True):
     """Object keys dropped wherever they appear (``diff --ignore``)."""
     compact_partials: bool = False
     """Drop pi 0.73's redundant ``assistantMessageEvent.partial`` copy from ``message_update``."""
+    secrets: bool = False
+    """Also redact secrets that are not token-shaped (rpcspy.replay.secrets): fixtures do."""
 
 
 class Normaliser:
@@ -108,8 +111,12 @@ class Normaliser:
 
     # -- public ------------------------------------------------------------------------
     def value(self, value: Any) -> Any:
-        """A normalised copy of a decoded JSON value."""
-        return self._walk(value, None, None)
+        """A normalised copy of a decoded JSON value (the value itself when it is nested too deeply
+        to walk: hundreds of levels exhaust Python's stack before msgspec's limit)."""
+        try:
+            return self._walk(value, None, None)
+        except RecursionError:
+            return value
 
     def text(self, s: str) -> str:
         """Normalise the volatile substrings of one string."""
@@ -121,6 +128,8 @@ class Normaliser:
         out = s
         if _SECRET_HINT.search(out):
             out = _SECRET_RX.sub(REDACTED, out)
+        if self.options.secrets:
+            out = redact_secrets(out)
         if "/" in out and _TMP_HINT.search(out):  # first: a uuid segment must not end the path match
             out = _TMP_RX.sub(self._tmp, out)
         if "-" in out:
@@ -142,21 +151,22 @@ class Normaliser:
         self.changed = False
         try:
             obj = _decode(data)
-        except (msgspec.DecodeError, UnicodeDecodeError):
+            compacted = False
+            if isinstance(obj, dict) and self.options.compact_partials:
+                slim = compact_partial(obj)
+                compacted = slim is not obj
+                obj = slim
+            new = self.value(obj)
+            self.changed = self.changed or compacted
+            return _encode(new) if self.changed else data
+        except DECODE_ERRORS:  # not JSON, or nested too deeply to walk: normalised as text
+            self.changed = False
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError:
                 return data
             out = self.text(text)
             return out.encode("utf-8", "surrogatepass") if self.changed else data
-        compacted = False
-        if isinstance(obj, dict) and self.options.compact_partials:
-            slim = compact_partial(obj)
-            compacted = slim is not obj
-            obj = slim
-        new = self.value(obj)
-        self.changed = self.changed or compacted
-        return _encode(new) if self.changed else data
 
     def key(self, value: Any) -> bytes:
         """A canonical byte key for equality after normalisation (sorted keys)."""
@@ -177,7 +187,7 @@ class Normaliser:
         if isinstance(v, str):
             if key is not None:
                 k = key.lower()
-                if k in SECRET_KEYS and v:
+                if (k in SECRET_KEYS or (self.options.secrets and secret_name(key))) and v:
                     if v != REDACTED:
                         self.changed = True
                     return REDACTED

@@ -22,7 +22,7 @@ from typing import TypeVar, Union
 
 import msgspec
 
-from rpcspy.framing import LineFramer, split_cr
+from rpcspy.framing import DECODE_ERRORS, LineFramer, split_cr
 from rpcspy.recording.format import (
     ENTRY_TYPES,
     EofEntry,
@@ -57,7 +57,7 @@ def _frame_type(item: PlayItem) -> object:
         return None
     try:
         return _typed.decode(item.data).type
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except DECODE_ERRORS:
         return None
 
 
@@ -227,10 +227,18 @@ def _lines(fd: int, start: int, end: int | None) -> Iterator[tuple[int, int, byt
         yield line_start, pos, last
 
 
+def _is_float(text: bytes) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def parse_line(line: bytes) -> PlayItem | _Client | _ClientEof | None:
     """One line of an rpcspy recording; fast path for frame entries written by rpcspy."""
     m = _HEAD.match(line)
-    if m is not None and line.endswith(b"}"):
+    if m is not None and line.endswith(b"}") and _is_float(m.group(2) or m.group(4)):
         body = line[m.end():-1]
         injected = body.endswith(b',"injected":true')
         if injected:
@@ -252,7 +260,7 @@ def parse_line(line: bytes) -> PlayItem | _Client | _ClientEof | None:
         return None
     try:
         entry = _entry_decoder.decode(line)
-    except msgspec.DecodeError:
+    except DECODE_ERRORS:
         return None  # an unknown entry kind, or a truncated last line
     return entry_item(entry)
 

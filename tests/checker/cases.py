@@ -202,5 +202,9 @@ CASES: dict[str, Case] = {
 SPECIAL: dict[str, str] = {
     "checker.internal_error": "tests/checker/test_engine.py::test_internal_error_is_a_finding",
     "schema.invalid": "tests/checker/test_schema.py::test_issue_kinds_map_to_rules",
+    "recording.truncated": "tests/checker/test_recording.py::test_a_killed_session_is_flagged_by_check_and_show",
+    "recording.unreadable_line": "tests/checker/test_recording.py::test_damaged_lines_are_findings_with_their_line",
+    "recording.no_frames": "tests/checker/test_recording.py::test_an_empty_recording_is_flagged",
+    "recording.no_exit": "tests/checker/test_recording.py::test_a_killed_session_is_flagged_by_check_and_show",
 }
 """Rules whose firing needs more than a frame list, and the test that covers them."""

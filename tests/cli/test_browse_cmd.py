@@ -102,6 +102,6 @@ def test_needs_a_terminal_and_a_recording(sample: Path, tmp_path: Path, term) ->
     (tmp_path / "x.txt").write_text("hello\n")
     t = term(str(tmp_path / "x.txt"))
     t.wait_screen("not an rpcspy recording")
-    assert t.wait_exit() == 1
+    assert t.wait_exit() == 2  # unreadable input: the usage status, as in every command (docs/exit-codes.md)
     help_text = CliRunner().invoke(main, ["browse", "--help"]).output
     assert "Keys:" in help_text and "next / previous finding" in help_text and "--where EXPR" in help_text

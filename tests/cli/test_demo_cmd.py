@@ -58,3 +58,14 @@ def test_demo_explains_its_findings_and_lists_next_steps_one_per_line(tmp_path: 
     assert [ln.split()[1] for ln in next_lines] == ["show", "check", "stats", "replay"]
     assert all(ln.startswith("  rpcspy ") and str(out_file) in ln for ln in next_lines)
     assert " | " not in out.split("Next, try:", 1)[1]  # not a pipeline
+
+
+def test_demo_refuses_an_existing_output_before_starting(tmp_path) -> None:  # noqa: ANN001
+    from click.testing import CliRunner
+
+    from rpcspy.cli import main
+
+    old = tmp_path / "old.jsonl"
+    old.write_text("mine")
+    res = CliRunner().invoke(main, ["demo", "-o", str(old)])
+    assert res.exit_code == 2 and "exists" in res.output and old.read_text() == "mine"

@@ -49,7 +49,7 @@ def test_stderr_and_dir_options():
 
 def test_missing_file_is_error(tmp_path: Path):
     r = CliRunner().invoke(diff, [str(tmp_path / "a"), f"{T}/01_basic_text_prompt.jsonl"])
-    assert r.exit_code == 1 and "no such file" in r.output
+    assert r.exit_code == 2 and "no such file" in r.output
 
 
 def _cwd_recording(path: Path, cwd: str) -> str:

@@ -53,7 +53,7 @@ def test_missing_directories_are_created(sample: Path, tmp_path: Path) -> None:
 def test_unwritable_output(sample: Path, tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
     res = CliRunner().invoke(main, ["export", str(sample), "-o", str(tmp_path / "file" / "x.html")])
-    assert res.exit_code == 1 and "cannot write" in res.output and "Not a directory" in res.output
+    assert res.exit_code == 4 and "cannot write" in res.output and "Not a directory" in res.output
     assert list(tmp_path.iterdir()) == [tmp_path / "file"]
 
 

@@ -50,6 +50,6 @@ def test_refuses_existing_and_self(tmp_path: Path):
 
 def test_bad_input(tmp_path: Path):
     r = CliRunner().invoke(command, [str(tmp_path / "missing.jsonl"), "-o", str(tmp_path / "o")])
-    assert r.exit_code == 1 and "no such file" in r.output
+    assert r.exit_code == 2 and "no such file" in r.output
     r = CliRunner().invoke(command, [f"{T}/01_basic_text_prompt.jsonl", "-o", str(tmp_path / "o"), "--redact", "["])
     assert r.exit_code == 2

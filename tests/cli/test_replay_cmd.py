@@ -147,7 +147,7 @@ def test_not_a_recording(tmp_path: Path):
     bad = tmp_path / "x.jsonl"
     bad.write_text("hello\n")
     p = run([str(bad)], b"")
-    assert p.returncode == 1 and b"not an rpcspy recording" in p.stderr
+    assert p.returncode == 2 and b"not an rpcspy recording" in p.stderr
 
 
 def test_sigterm_exits_143_with_final_report(tmp_path: Path):

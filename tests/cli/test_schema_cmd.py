@@ -44,7 +44,7 @@ def test_writes_into_new_directories_and_says_why_it_cannot(tmp_path: Path) -> N
     assert json.loads(out.read_text())["$defs"]
     (tmp_path / "file").write_text("x")
     result = CliRunner().invoke(main, ["schema", "-o", str(tmp_path / "file" / "pi.json")])
-    assert result.exit_code == 1 and "cannot write" in result.output and "Traceback" not in result.output
+    assert result.exit_code == 4 and "cannot write" in result.output and "Traceback" not in result.output
 
 
 def test_list_and_bad_dialect() -> None:

@@ -133,11 +133,11 @@ def test_check_runs_the_checker() -> None:
 
 def test_unreadable_recordings_fail_with_a_reason(tmp_path: Path) -> None:
     code, out, _ = show(str(tmp_path / "missing.jsonl"))
-    assert code == 1 and "no such file" in out
+    assert code == 2 and "no such file" in out
     bad = tmp_path / "bad.jsonl"
     bad.write_text("hello\n")
     code, out, _ = show(str(bad))
-    assert code == 1 and "not an rpcspy recording" in out
+    assert code == 2 and "not an rpcspy recording" in out
 
 
 def test_a_closed_pipe_is_not_an_error(tmp_path: Path) -> None:

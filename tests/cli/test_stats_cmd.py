@@ -63,4 +63,4 @@ def test_partial_snapshots_on_a_073_transcript() -> None:
 
 def test_missing_file() -> None:
     res = stats("/nonexistent/x.jsonl")
-    assert res.exit_code == 1 and "no such file" in res.output
+    assert res.exit_code == 2 and "no such file" in res.output

@@ -26,7 +26,8 @@ def test_truncated_last_line_is_reported_not_raised(tmp_path: Path) -> None:
     rec = open_recording(path)
     assert [f.data for f in rec.frames()] == [b'{"type":"get_state"}']
     # "FILE:N" is a frame number everywhere; a line of the file is said in words
-    assert len(rec.problems) == 1 and rec.problems[0].startswith(f"{path}: line 3: truncated last line: ")
+    assert len(rec.problems) == 1 and rec.problems[0].truncated
+    assert str(rec.problems[0]).startswith(f"{path}: line 3: truncated last line: ")
 
 
 def test_unknown_entry_kinds_are_passed_through(tmp_path: Path) -> None:

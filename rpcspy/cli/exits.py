@@ -1,0 +1,139 @@
+"""Exit statuses of every command, in one table, and the one place that handles output errors.
+
+The commands exit with these constants; ``docs/exit-codes.md`` is generated from
+:data:`TABLE` (``scripts/gen_docs.py``), so the documentation cannot drift from
+the code. :func:`guard_output` wraps every command (``rpcspy.cli.DefaultGroup``):
+a write error on stdout (``> /dev/full``, a full disk) becomes one line on
+stderr and :data:`OUTPUT`, never a traceback nor the status that means findings.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import io
+import os
+import sys
+from collections.abc import Iterator
+
+import click
+
+OK = 0
+FINDINGS = 1
+"""check: a finding reached --fail-on; diff and replay --client --diff: a difference."""
+FAILED = 1
+"""The live commands (sessions, watch, inject): no such session, or the command failed."""
+USAGE = 2
+"""A usage error (click's own status), or an input that cannot be read."""
+STRICT = 3
+"""replay --strict: the first divergence."""
+OUTPUT = 4
+"""The output (stdout, -o FILE, --report FILE) could not be written."""
+
+_AGENT = "the agent's exit status (128+N when killed by signal N)"
+_COMMON = ((USAGE, "usage error, or an input that cannot be read"),
+           (OUTPUT, "the output could not be written (stdout, -o FILE)"))
+
+TABLE: dict[str, tuple[tuple[int | str, str], ...]] = {
+    "run": (("agent", _AGENT), (126, "the agent cannot be executed"), (127, "the agent is not found"),
+            (USAGE, "usage error, or -o FILE refused (a symlink, an existing file without --overwrite, "
+                    "a file another rpcspy records to): nothing is started")),
+    "demo": ((OK, "the demo ran"), (1, "the demo failed (missing files, the scripted client failed)"),
+             (USAGE, "usage error")),
+    "show": ((OK, "shown"), *_COMMON),
+    "stats": ((OK, "shown"), *_COMMON),
+    "export": ((OK, "written"), *_COMMON),
+    "browse": ((OK, "quit"), (USAGE, "usage error, no terminal, or a recording that cannot be read")),
+    "check": ((OK, "no finding reached --fail-on"), (FINDINGS, "a finding reached --fail-on"), *_COMMON),
+    "rules": ((OK, "listed"), (USAGE, "usage error, or no such rule"),
+              (OUTPUT, "the output could not be written")),
+    "replay": (("agent", "the recorded agent's status (fake agent); the live agent's (--client)"),
+               (FINDINGS, "--client --diff: the new session differs"),
+               (USAGE, "usage error, or a recording that cannot be read"),
+               (STRICT, "--strict: the first divergence")),
+    "fixture": ((OK, "written"), *_COMMON),
+    "diff": ((OK, "the recordings are the same"), (FINDINGS, "the recordings differ"), *_COMMON),
+    "schema": ((OK, "written"), (USAGE, "usage error"), (OUTPUT, "the output could not be written")),
+    "repl": (("agent", _AGENT), (USAGE, "usage error")),
+    "sessions": ((OK, "listed"), (FAILED, "the session directory cannot be read"), (USAGE, "usage error"),
+                 (OUTPUT, "the output could not be written")),
+    "watch": ((OK, "the session ended or the recording was read"), (FAILED, "no such session, or it refused"),
+              (USAGE, "usage error")),
+    "inject": ((OK, "injected (and, with --once, answered with success)"),
+               (FAILED, "no such session, not injected, no response, or a failure response"),
+               (USAGE, "usage error"), (OUTPUT, "the output could not be written")),
+    "drive": ((OK, "every step completed"), (FAILED, "a step timed out, or the agent exited first"),
+              (USAGE, "usage error, or a script that cannot be read")),
+    "why": ((OK, "nothing is outstanding"), (FINDINGS, "something is outstanding"), *_COMMON),
+    "conform": ((OK, "no case failed (deviations are reported, not failures)"), (FAILED, "a case failed"),
+                *_COMMON),
+    "model-server": ((OK, "stopped (SIGINT, SIGTERM), or --print-only printed"), (USAGE, "usage error")),
+}
+"""Per command: (status, meaning); "agent" stands for a status passed through from the agent."""
+
+_OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EBADF})
+"""Write errors that mean the output is unusable (EIO is left out: a failing read says the same)."""
+
+
+class InputError(click.ClickException):
+    """An input that cannot be read (a missing file, not a recording): one line, :data:`USAGE`."""
+
+    exit_code = USAGE
+
+
+class OutputError(click.ClickException):
+    """An output that cannot be written: one line, :data:`OUTPUT`."""
+
+    exit_code = OUTPUT
+
+
+@contextlib.contextmanager
+def guard_output() -> Iterator[None]:
+    """Run a command; stdout is flushed at its end, and a write error on it becomes
+    :class:`OutputError` (a vanished reader, ``| head``, ends quietly with status 0). A closed
+    stdout (``>&-``) fails the same way, once something is written to it."""
+    if sys.stdout is None:
+        sys.stdout = _ClosedStdout()
+    try:
+        try:
+            yield
+        finally:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _detach_stdout()
+        sys.exit(OK)
+    except OSError as exc:
+        if exc.errno not in _OUTPUT_ERRNOS or exc.filename is not None:
+            raise
+        _detach_stdout()
+        raise OutputError(f"cannot write output: {exc.strerror or exc}") from None
+
+
+class _ClosedBuffer(io.RawIOBase):
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: object) -> int:
+        raise OSError(errno.EBADF, "standard output is closed")
+
+
+class _ClosedStdout(io.TextIOBase):
+    """Stands for a stdout that was closed before rpcspy started: every write is EBADF."""
+
+    buffer = _ClosedBuffer()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "standard output is closed")
+
+
+def _detach_stdout() -> None:
+    """Point fd 1 at /dev/null so the interpreter's last flush has nowhere to fail."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real fd 1 (a test runner's capture)
+        pass

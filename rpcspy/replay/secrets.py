@@ -1,0 +1,111 @@
+"""Secrets that are not token-shaped, in free text: what ``fixture`` redacts beyond API-key shapes.
+
+Two sources, applied to every string of a frame (tool output such as ``env`` is free text):
+
+* key=value rules of our own: a value after a name such as ``PASSWORD``, ``DB_PASSWORD``,
+  ``client_secret``, ``GITHUB_TOKEN``, ``API_KEY`` or ``aws_secret_access_key``, in the
+  forms ``NAME=value``, ``NAME: value``, ``"NAME": "value"``, ``export NAME='value'``;
+  and the body of PEM private keys;
+* the regex plugins of detect-secrets (Yelp's maintained scanner: AWS secret and access
+  keys, JWTs, credentials in URLs, GitHub, GitLab, Slack, Stripe, npm, PyPI, SendGrid,
+  Twilio, Azure, IBM and other service tokens). Its entropy plugins are left out: they
+  look only inside quoted strings of source code and would flag every commit hash; its
+  keyword plugin is covered by the key=value rules, which also read unquoted values.
+
+detect-secrets is imported on first need (it costs a fraction of a second), only when a
+cheap hint says a string may hold something it recognises. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+REDACTED = "<redacted>"
+
+_NAME = (r"[A-Za-z0-9_.-]*?(?:passw(?:or)?d|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key"
+         r"|private[_-]?key|credentials?|auth[_-]?key|(?<![A-Za-z])key)(?![A-Za-z])[A-Za-z0-9_.-]*")
+_KEY_VALUE = re.compile(
+    r"(?i)(?P<name>[\"']?\b" + _NAME + r"[\"']?)(?P<sep>\s*[:=]\s*)"
+    r"(?:\"(?P<dq>[^\"\n]*)\"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s\"',;&}\]]+))")
+_KEY_HINT = re.compile(r"(?i)pass|pwd|secret|token|key|credential")
+_PEM = re.compile(r"(-----BEGIN [A-Z ]*PRIVATE KEY-----)(.*?)(-----END [A-Z ]*PRIVATE KEY-----)", re.S)
+_JWT = re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")
+_NAME_ONLY = re.compile(r"(?i)^" + _NAME + r"$")
+_PLUGIN_HINT = re.compile(r"[A-Za-z0-9+/_=.-]{20,}|://[^\s/@]+:[^\s/@]+@")
+_NOT_SECRET = frozenset({REDACTED, "", "null", "none", "true", "false", "undefined", "***", "xxx"})
+
+_plugins: list[Any] | None = None
+_PLUGIN_NAMES = (
+    ("aws", "AWSKeyDetector"), ("artifactory", "ArtifactoryDetector"), ("azure_storage_key", "AzureStorageKeyDetector"),
+    ("basic_auth", "BasicAuthDetector"), ("cloudant", "CloudantDetector"), ("discord", "DiscordBotTokenDetector"),
+    ("github_token", "GitHubTokenDetector"), ("gitlab_token", "GitLabTokenDetector"),
+    ("ibm_cloud_iam", "IbmCloudIamDetector"), ("ibm_cos_hmac", "IbmCosHmacDetector"), ("jwt", "JwtTokenDetector"),
+    ("mailchimp", "MailchimpDetector"), ("npm", "NpmDetector"), ("openai", "OpenAIDetector"),
+    ("pypi_token", "PypiTokenDetector"), ("sendgrid", "SendGridDetector"), ("slack", "SlackDetector"),
+    ("softlayer", "SoftlayerDetector"), ("square_oauth", "SquareOAuthDetector"), ("stripe", "StripeDetector"),
+    ("telegram_token", "TelegramBotTokenDetector"), ("twilio", "TwilioKeyDetector"),
+)
+
+
+def secret_name(key: str) -> bool:
+    """A JSON key or variable name whose value is a secret (``DB_PASSWORD``, ``apiKey``, ``token``)."""
+    return bool(_NAME_ONLY.match(key))
+
+
+def redact_secrets(text: str) -> str:
+    """``text`` with every secret value found replaced by ``<redacted>`` (idempotent)."""
+    if len(text) < 8:
+        return text
+    return _redact_cached(text) if len(text) <= _CACHED_MAX else _redact(text)
+
+
+_CACHED_MAX = 64 << 10
+
+
+@functools.lru_cache(maxsize=2048)
+def _redact_cached(text: str) -> str:
+    """Strings up to 64 KiB, cached: pi 0.73 repeats each message in ``message`` and ``partial``."""
+    return _redact(text)
+
+
+def _redact(text: str) -> str:
+    if _KEY_HINT.search(text):
+        text = _KEY_VALUE.sub(_key_value, text)
+        if "PRIVATE KEY-----" in text:
+            text = _PEM.sub(lambda m: m.group(1) + REDACTED + m.group(3), text)
+    if "eyJ" in text:  # a whole JWT, signature included (detect-secrets stops before it)
+        text = _JWT.sub(REDACTED, text)
+    if _PLUGIN_HINT.search(text):
+        for found in _plugin_secrets(text):
+            text = text.replace(found, REDACTED)
+    return text
+
+
+def _key_value(m: re.Match[str]) -> str:
+    for group in ("dq", "sq", "bare"):
+        value = m.group(group)
+        if value is not None:
+            break
+    if value.lower() in _NOT_SECRET or value.isdigit() or len(value) < 3 or value.startswith(("<", "$")):
+        return m.group(0)  # a placeholder, a number (max_tokens=4096), a reference ($TOKEN): no secret
+    start, end = m.span(group)
+    base = m.start()
+    whole = m.group(0)
+    return whole[:start - base] + REDACTED + whole[end - base:]
+
+
+def _plugin_secrets(text: str) -> set[str]:
+    global _plugins
+    if _plugins is None:
+        import importlib
+
+        _plugins = [getattr(importlib.import_module(f"detect_secrets.plugins.{mod}"), cls)()
+                    for mod, cls in _PLUGIN_NAMES]
+    found: set[str] = set()
+    for plugin in _plugins:
+        for secret in plugin.analyze_string(text):
+            if isinstance(secret, str) and len(secret) >= 8 and REDACTED not in secret:
+                found.add(secret)
+    return found
