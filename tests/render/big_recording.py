@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rpcspy.events import Finding, Frame
+from rpcspy.events import Exit, Finding, Frame
 from rpcspy.recording.format import encode_entry, encode_frame
 from rpcspy.recording.writer import event_line, make_header
 
@@ -18,7 +18,7 @@ def write_big(path: Path, size: int, *, deltas: int = 200) -> tuple[int, int]:
     """Write a recording of at least ``size`` bytes; return (its size, the number of runs).
 
     Every run is a prompt, its response and a streamed reply; every tenth response
-    carries a finding.
+    carries a finding; the agent's exit ends it.
     """
     seq, t, run = 0, 0.0, 0
     with open(path, "wb") as f:
@@ -48,4 +48,5 @@ def write_big(path: Path, size: int, *, deltas: int = 200) -> tuple[int, int]:
                 {"type": "text", "text": "done"}], "stopReason": "stop"}}))
             frame("a2c", b'{"type":"agent_end","messages":[]}')
             run += 1
+        f.write(event_line(Exit(seq + 1, t, 0)))  # a session seen to its end (else: recording.no_exit)
         return f.tell(), run

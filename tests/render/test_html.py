@@ -109,7 +109,7 @@ def exported_big(tmp_path: Path, size: int) -> tuple[Path, int]:
 
 def test_the_page_is_about_the_recordings_size(tmp_path: Path) -> None:
     page, runs = exported_big(tmp_path, 4 << 20)
-    assert len(items(page.read_text())) == 5 * runs
+    assert len(items(page.read_text())) == 5 * runs + 1  # and the exit
 
 
 # -- in a real browser -----------------------------------------------------------------------
@@ -240,7 +240,7 @@ def test_a_50_mb_recording_opens_with_a_window_of_rows(tmp_path: Path) -> None:
     page, runs = exported_big(tmp_path, 50 << 20)
     records = items(page.read_text())
     total = len(records)
-    assert total == 5 * runs  # prompt, response, agent_start, the assistant message, agent_end
+    assert total == 5 * runs + 1  # prompt, response, agent_start, the assistant message, agent_end; the exit
     profile = tmp_path / "profile"
     dom = chromium(profile, "--dump-dom", page.as_uri())
     rows = rows_in(dom)
