@@ -58,6 +58,26 @@ def text_line(path: str, f: Finding) -> str:
     return line
 
 
+_ANSI = {"error": "\x1b[1;31m", "warning": "\x1b[33m", "info": "\x1b[2m", "note": "\x1b[2m"}
+
+
+def reported(severity: str, minimum: str) -> bool:
+    """The finding is at least as severe as ``minimum`` (the one severity order: :data:`SEVERITY_RANK`)."""
+    return SEVERITY_RANK[severity] >= SEVERITY_RANK[minimum]
+
+
+def live_line(f: Finding) -> str:
+    """One finding as the live proxy reports it as it happens (``rpcspy run --report``)."""
+    where = f"frame {f.frame} {f.dir or ''}".rstrip()
+    text = f"rpcspy: {f.severity} {f.rule} at {where} (t={f.t:.3f}s): {f.message}"
+    return text + f" [{f.path}]" if f.path else text
+
+
+def paint(text: str, kind: str) -> str:
+    """``text`` coloured for a terminal: ``kind`` is a severity, or ``note`` (dim)."""
+    return f"{_ANSI[kind]}{text}\x1b[0m"
+
+
 def write(fmt: str, result: Result, out: IO[str]) -> None:
     """Write one recording's findings in ``fmt`` ("text" or "json")."""
     if fmt == "json":
