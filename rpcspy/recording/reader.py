@@ -15,34 +15,23 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import BinaryIO, Union
+from typing import BinaryIO
 
 import msgspec
 
 from rpcspy.events import Frame
-from rpcspy.framing import LineFramer
+from rpcspy.framing import read_lines
+from rpcspy.recording.decode import BadEntry, decode_entry
 from rpcspy.recording.format import (
     FORMAT_NAME,
     FORMAT_VERSION,
-    ENTRY_TYPES,
     FrameEntry,
     Header,
-    UnknownEntry,
 )
 from rpcspy.recording.transcripts import raw_records, structured_records, transcript_entries
 
 CHUNK = 1 << 20
-_entry_decoder = msgspec.json.Decoder(Union[ENTRY_TYPES])  # type: ignore[valid-type]
 _header_decoder = msgspec.json.Decoder(Header)
-
-
-class _Kind(msgspec.Struct):
-    seq: int = -1
-    t: float = 0.0
-    kind: str = ""
-
-
-_kind_decoder = msgspec.json.Decoder(_Kind)
 
 
 class RecordingError(Exception):
@@ -50,13 +39,7 @@ class RecordingError(Exception):
 
 
 def _iter_lines(f: BinaryIO) -> Iterator[tuple[bytes, bool]]:
-    framer = LineFramer()
-    while chunk := f.read(CHUNK):
-        for line in framer.feed(chunk):
-            yield line, True
-    last = framer.finish()
-    if last is not None:
-        yield last, False
+    return read_lines(f.read, CHUNK)
 
 
 @dataclass
@@ -93,21 +76,13 @@ class Recording:
             if not line.strip():
                 continue
             try:
-                yield _entry_decoder.decode(line)
-            except msgspec.DecodeError as exc:
-                try:
-                    k = _kind_decoder.decode(line)
-                except msgspec.DecodeError:
+                yield decode_entry(line)
+            except BadEntry as exc:
+                if exc.kind is None:
                     where = "truncated last line" if not had_lf else "unreadable line"
                     self.problems.append(f"{self.path}: line {lineno}: {where}: {exc}")
-                    continue
-                if k.kind and k.kind not in _KNOWN_KINDS:
-                    yield UnknownEntry(seq=k.seq, t=k.t, kind=k.kind, raw=line)
                 else:
-                    self.problems.append(f"{self.path}: line {lineno}: bad {k.kind or 'entry'}: {exc}")
-
-
-_KNOWN_KINDS = frozenset(t.__struct_config__.tag for t in ENTRY_TYPES)
+                    self.problems.append(f"{self.path}: line {lineno}: bad {exc.kind or 'entry'}: {exc}")
 
 
 def open_recording(path: str | os.PathLike[str]) -> Recording:
