@@ -30,7 +30,7 @@ CHILD = """
 import json, resource, sys, time
 from rpcspy.browse.model import BrowseModel
 from rpcspy.recording.index import RecordingIndex
-from rpcspy.render.adapt import events
+from rpcspy.recording.entries import events
 index = RecordingIndex(sys.argv[1])
 model = BrowseModel(index.frame)
 start = time.perf_counter()

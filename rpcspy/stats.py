@@ -21,7 +21,7 @@ from typing import Any
 import msgspec
 
 from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed
-from rpcspy.render.frameinfo import NOT_JSON, parse, type_of
+from rpcspy.frameinfo import NOT_JSON, parse, type_of
 from rpcspy.protocol.pairing import Pairing
 from rpcspy.protocol.vocabulary import ANSWER_TYPES
 

@@ -72,7 +72,8 @@ def color_option(f: Any) -> Any:
 
 def read_events(rec: Any, *, check: bool = False, progress: bool = False) -> Iterator[Event]:
     """The recording's entries as events; with ``check``, findings from a fresh checker run."""
-    from rpcspy.render.adapt import CheckerUnavailable, events, with_checker
+    from rpcspy.checker.offline import CheckerUnavailable, with_checker
+    from rpcspy.recording.entries import events
 
     stream: Iterator[Event] = events(_with_progress(rec) if progress else rec.entries())
     if check:

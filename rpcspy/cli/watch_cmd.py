@@ -70,7 +70,7 @@ def command(target: str | None, backlog: int, follow: bool, full: bool, width: i
 def _session(spec: str | None, backlog: int, console: Any) -> Iterator[list[Any]]:
     """Batches of events from a live session's control socket, until it ends."""
     from rpcspy.control_client import ControlClient, ControlError, find_session
-    from rpcspy.render.adapt import entry_to_event
+    from rpcspy.recording.entries import entry_to_event
 
     try:
         target = find_session(spec)
@@ -112,7 +112,7 @@ def _recording(path: str, follow: bool) -> Iterator[list[Any]]:
     from rpcspy.framing import LineFramer
     from rpcspy.recording.decode import entry_or_none
     from rpcspy.recording.format import ExitEntry, SpawnFailedEntry
-    from rpcspy.render.adapt import entry_to_event, events
+    from rpcspy.recording.entries import entry_to_event, events
 
     rec = open_or_fail(path)
     if rec.kind != "rpcspy":

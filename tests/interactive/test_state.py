@@ -7,7 +7,7 @@ import json
 from rpcspy.events import Exit, Finding, Frame
 from rpcspy.interactive.state import SessionState
 from rpcspy.recording import open_recording
-from rpcspy.render.adapt import events
+from rpcspy.recording.entries import events
 from tests.paths import REPO
 
 INPUTS = REPO / "tests" / "golden" / "inputs"
