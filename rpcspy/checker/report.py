@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import IO
 from xml.etree import ElementTree as ET
 
-from rpcspy.checker.rules import SEVERITY_RANK
+from rpcspy.checker.rules import SEVERITIES, SEVERITY_RANK
 from rpcspy.events import ARROWS, Finding
 
 FIELDS = ("seq", "t", "rule", "severity", "group", "message", "frame", "dir", "path", "related", "extra")
@@ -43,7 +43,7 @@ def _plural(n: int, word: str) -> str:
 
 def summary(result: Result) -> str:
     c = result.counts()
-    parts = ", ".join(_plural(c[s], s) for s in ("error", "warning", "info"))
+    parts = ", ".join(_plural(c[s], s) for s in SEVERITIES)
     return f"{result.path}: {parts} in {_plural(result.frames, 'frame')} (dialect {result.dialect})"
 
 
@@ -93,7 +93,7 @@ def write_total(results: list[Result], out: IO[str]) -> None:
     c: Counter[str] = Counter()
     for r in results:
         c.update(r.counts())
-    parts = ", ".join(_plural(c[s], s) for s in ("error", "warning", "info"))
+    parts = ", ".join(_plural(c[s], s) for s in SEVERITIES)
     out.write(f"total: {parts} in {_plural(len(results), 'recording')}\n")
 
 
