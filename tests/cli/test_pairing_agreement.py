@@ -36,8 +36,11 @@ def test_idless_answer_first_agrees_everywhere(tmp_path: Path) -> None:
     assert stats["commands"]["get_commands"]["count"] == 2
     assert stats["commands"]["get_commands"]["responses"] == 2
     assert stats["commands"]["get_commands"]["unanswered"] == 0 and stats["unmatched_responses"] == 0
-    show = _run("show", rec, "--frames")
+    assert (stats["commands"]["get_commands"]["p50_ms"], stats["commands"]["get_commands"]["max_ms"]) == (500, 1500)
+    show = _run("show", rec, "--frames", "--color", "never")
     assert "another response" not in show and "no command waiting" not in show and "not echoed" not in show
+    answers = [line for line in show.splitlines() if "← ✓ get_commands" in line]
+    assert "(500 ms)" in answers[0] and "#a (1.50 s)" in answers[1]  # #3 answers #2, #4 answers #1
     html = _run("export", rec, "-o", "-")
     rows = [json.dumps(r) for r in items(html)]
     assert rows and not any("another response" in r or "no command waiting" in r or "not echoed" in r for r in rows)
