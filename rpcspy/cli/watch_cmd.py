@@ -111,8 +111,8 @@ def _recording(path: str, follow: bool) -> Iterator[list[Any]]:
     from rpcspy.cli.recfile import open_or_fail
     from rpcspy.framing import LineFramer
     from rpcspy.recording.decode import entry_or_none
-    from rpcspy.recording.format import ExitEntry, SpawnFailedEntry
     from rpcspy.recording.entries import entry_to_event, events
+    from rpcspy.recording.format import ExitEntry, SpawnFailedEntry
 
     rec = open_or_fail(path)
     if rec.kind != "rpcspy":

@@ -23,10 +23,10 @@ from collections.abc import Container
 from typing import Any, Protocol
 
 from rpcspy.events import Event, Finding, Frame
+from rpcspy.frameinfo import NOT_JSON, parse, type_of
 from rpcspy.protocol.pairing import Pairing
 from rpcspy.protocol.vocabulary import ANSWER_TYPES
 from rpcspy.render import describe
-from rpcspy.frameinfo import NOT_JSON, parse, type_of
 from rpcspy.render.items import Block, Item
 from rpcspy.render.stream import AssistantStream
 from rpcspy.render.summarize import compact
