@@ -29,8 +29,8 @@ from bench_check import generate  # noqa: E402
 CHILD = """
 import json, resource, sys, time
 from rpcspy.browse.model import BrowseModel
+from rpcspy.recording.entries import events
 from rpcspy.recording.index import RecordingIndex
-from rpcspy.render.adapt import events
 index = RecordingIndex(sys.argv[1])
 model = BrowseModel(index.frame)
 start = time.perf_counter()

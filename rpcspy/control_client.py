@@ -19,41 +19,7 @@ from typing import Any
 from rpcspy.framing import DECODE_ERRORS
 from rpcspy.pump.control import ControlError, meta_path, runtime_dir, socket_path
 
-__all__ = ["ControlClient", "ControlError", "SessionEntry", "decode_entry", "find_session", "list_sessions"]
-
-
-def decode_entry(line: bytes) -> Any:
-    """One recording entry line (as the server streams it) as its entry Struct; None if unreadable."""
-    from rpcspy.recording.format import UnknownEntry
-
-    decoder = _decoder()
-    try:
-        return decoder.decode(line)
-    except DECODE_ERRORS:
-        try:
-            head = json.loads(line)
-            if isinstance(head, dict) and isinstance(head.get("kind"), str):
-                return UnknownEntry(seq=int(head.get("seq", -1)), t=float(head.get("t", 0.0)), kind=head["kind"],
-                                    raw=bytes(line))
-        except (*DECODE_ERRORS, TypeError):
-            pass
-        return None
-
-
-_DECODER: Any = None
-
-
-def _decoder() -> Any:
-    global _DECODER
-    if _DECODER is None:
-        from typing import Union
-
-        import msgspec
-
-        from rpcspy.recording.format import ENTRY_TYPES
-
-        _DECODER = msgspec.json.Decoder(Union[ENTRY_TYPES])  # type: ignore[valid-type]  # noqa: UP007
-    return _DECODER
+__all__ = ["ControlClient", "ControlError", "SessionEntry", "find_session", "list_sessions"]
 
 
 class ControlClient:
@@ -171,7 +137,9 @@ class ControlClient:
     def _dispatch(self, line: bytes) -> None:
         if not line.startswith(b'{"op":'):
             if self.on_entry is not None:
-                entry = decode_entry(line)
+                from rpcspy.recording.decode import entry_or_none
+
+                entry = entry_or_none(line)
                 if entry is not None:
                     self.on_entry(entry)
             return

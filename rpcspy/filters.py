@@ -15,7 +15,7 @@ from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
 from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed, Start
-from rpcspy.render.frameinfo import type_keys
+from rpcspy.frameinfo import type_keys
 
 DIR_ALIASES: dict[str, str] = {
     "c2a": "c2a", "client": "c2a", "in": "c2a", "stdin": "c2a",
@@ -36,7 +36,7 @@ class FrameFilter:
     dirs: frozenset[str] = frozenset()
     """Directions to keep (``c2a``, ``a2c``, ``err``); empty keeps all."""
     types: tuple[str, ...] = ()
-    """Glob patterns matched against :func:`rpcspy.render.frameinfo.type_keys`."""
+    """Glob patterns matched against :func:`rpcspy.frameinfo.type_keys`."""
     time: tuple[float | None, float | None] = (None, None)
     """Inclusive range of ``t`` (seconds since the recording started)."""
     seqs: tuple[int | None, int | None] = (None, None)

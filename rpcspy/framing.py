@@ -7,7 +7,7 @@ U+2028, U+2029, lone ``\\r`` and NUL are ordinary bytes here.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 DECODE_ERRORS: tuple[type[Exception], ...] = (ValueError, RecursionError)
 """What decoding one line's JSON can raise on hostile bytes: msgspec's DecodeError and
@@ -73,11 +73,21 @@ def split_cr(line: bytes) -> tuple[bytes, bool]:
     return line, False
 
 
-def iter_lines(data: bytes) -> Iterator[tuple[bytes, bool]]:
-    """All lines of a complete buffer as ``(line, had_lf)``; LF is the only separator."""
+def read_lines(read: Callable[[int], bytes], size: int = 1 << 20) -> Iterator[tuple[bytes, bool]]:
+    """The lines of a stream as ``(line, had_lf)``: ``read(size)`` until it returns nothing.
+
+    The one line-reading loop: files (``f.read``), ranges read with ``os.pread``, buffers.
+    """
     framer = LineFramer()
-    for line in framer.feed(data):
-        yield line, True
+    while chunk := read(size):
+        for line in framer.feed(chunk):
+            yield line, True
     last = framer.finish()
     if last is not None:
         yield last, False
+
+
+def iter_lines(data: bytes) -> Iterator[tuple[bytes, bool]]:
+    """All lines of a complete buffer as ``(line, had_lf)``; LF is the only separator."""
+    chunks = iter((data,))
+    return read_lines(lambda _size: next(chunks, b""))

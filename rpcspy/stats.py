@@ -22,8 +22,9 @@ import msgspec
 
 from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed
 from rpcspy.framing import DECODE_ERRORS
-from rpcspy.render.frameinfo import NOT_JSON, parse, type_of
-from rpcspy.render.pairing import INPUT_NOT_COMMANDS, Pairer
+from rpcspy.frameinfo import NOT_JSON, parse, type_of
+from rpcspy.protocol.pairing import Pairing
+from rpcspy.protocol.vocabulary import ANSWER_TYPES
 
 
 class _RawEvent(msgspec.Struct):
@@ -76,7 +77,7 @@ class Stats:
     """Accumulates one session's numbers, one event at a time."""
 
     def __init__(self) -> None:
-        self._pairer = Pairer()
+        self._pairing = Pairing()
         self._commands: dict[str, dict[str, Any]] = {}
         self._by_type: dict[str, dict[str, _TypeCount]] = {"c2a": {}, "a2c": {}}
         self._runs: list[_Run] = []
@@ -125,13 +126,13 @@ class Stats:
         per.count += 1
         per.bytes += len(frame.data)
         if frame.dir == "c2a":
-            if t not in INPUT_NOT_COMMANDS:
-                self._pairer.command(frame.seq, frame.t, obj)
+            if t not in ANSWER_TYPES:
+                self._pairing.client(frame.seq, frame.t, obj, parsed=obj is not NOT_JSON)
                 name = t if type_of(obj) else f"({t})"
                 self._cmd(name)["count"] += 1
             return
         if t == "response":
-            self._response(obj, frame.t)
+            self._response(frame.seq, obj, frame.t)
         elif t == "message_update":
             self._update(frame, obj)
         elif t == "agent_start":
@@ -147,14 +148,14 @@ class Stats:
     def _cmd(self, name: str) -> dict[str, Any]:
         return self._commands.setdefault(name, {"count": 0, "errors": 0, "latencies": []})
 
-    def _response(self, obj: dict, t: float) -> None:
-        match = self._pairer.response(t, obj)
-        if match is None or match.repeat:
-            self.unmatched_responses += match is None
+    def _response(self, seq: int, obj: dict, t: float) -> None:
+        answer = self._pairing.response(seq, obj)
+        p = answer.command
+        if p is None or not answer.fresh:
+            self.unmatched_responses += p is None
             return
-        name = match.command.command or ("(invalid)" if match.command.parse_error else "(no type)")
-        entry = self._cmd(name)
-        entry["latencies"].append(match.latency)
+        entry = self._cmd(p.name)
+        entry["latencies"].append(t - p.t)
         if obj.get("success") is not True:
             entry["errors"] += 1
 
@@ -204,9 +205,8 @@ class Stats:
     def report(self) -> dict[str, Any]:
         """Everything, JSON-ready; times in ms, rates per second."""
         unanswered: dict[str, int] = {}
-        for p in self._pairer.unanswered():
-            name = p.command or ("(invalid)" if p.parse_error else "(no type)")
-            unanswered[name] = unanswered.get(name, 0) + 1
+        for p in self._pairing.unanswered():
+            unanswered[p.name] = unanswered.get(p.name, 0) + 1
         commands = {}
         for name in sorted(self._commands):
             c = self._commands[name]

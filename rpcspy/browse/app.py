@@ -24,7 +24,7 @@ from prompt_toolkit.widgets import Frame as Box
 
 from rpcspy.browse.keys import help_text
 from rpcspy.browse.model import BrowseModel
-from rpcspy.render.adapt import events
+from rpcspy.recording.entries import events
 
 POLL_SECONDS = 0.5
 

@@ -1,72 +1,21 @@
-"""Correlation of commands (stdin) with responses (stdout).
+"""Correlation rules: what is wrong with how responses pair with commands.
 
-Commands are matched to responses by ``id`` only: pi does not serialise commands,
-so responses arrive out of order. Lines that get id-less answers (unparsable
-lines, non-objects, commands without id, and in pi 0.73 unknown commands even
-with an id) wait in a FIFO and are matched by the response's ``command``.
+The pairing itself is :class:`rpcspy.protocol.pairing.Pairing` (shared with show, export and
+stats); this module turns its answers into findings (reused, unknown and duplicate ids, id-less
+errors, mismatched ``command``, commands never answered).
 """
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Any
 
-import msgspec
-
 from rpcspy.checker.findings import Sink
+from rpcspy.protocol.pairing import MISSING, NONOBJECT, PARSE, Pairing, Pending, id_key, show_id, show_type
 
-_encode = msgspec.json.encode
-MISSING = object()
-"""``type`` (or ``command``) absent from the frame."""
-PARSE = "parse"
-NONOBJECT = object()
-"""Expected id-less answer to a JSON value that is not an object."""
-IDLESS_CAP = 4096
-ANSWERED_CAP = 65536
+__all__ = ["Correlator", "Pending", "MISSING", "NONOBJECT", "PARSE", "id_key", "show_id", "show_type"]
+
 # Commands that legitimately take long: never reported by the live ``unanswered_after`` check.
 _SLOW = frozenset({"bash", "compact", "abort", "new_session", "switch_session", "fork", "clone", "branch"})
-
-
-def id_key(value: Any) -> Any:
-    """A hashable key for any JSON id (pi echoes ids of every JSON type)."""
-    return value if type(value) is str else _encode(value)
-
-
-def show_id(value: Any) -> str:
-    return _encode(value).decode("utf-8", "replace")
-
-
-def show_type(value: Any) -> str:
-    return "(no type)" if value is MISSING or value is None else f"`{value}`" if isinstance(value, str) else repr(value)
-
-
-class Pending:
-    """A command waiting for its response."""
-
-    __slots__ = ("seq", "t", "type", "id", "message", "behavior", "reported", "note", "answers")
-
-    def __init__(self, seq: int, t: float, type: Any, id: Any, obj: dict) -> None:
-        self.seq, self.t, self.type, self.id = seq, t, type, id
-        message = obj.get("message")
-        self.message: str | None = message if isinstance(message, str) else None
-        self.behavior = "streamingBehavior" in obj
-        """The command carried ``streamingBehavior`` (prompt)."""
-        self.reported = False
-        self.answers = 0
-        """Responses matched to this command so far (2 for omp's success-then-error)."""
-        self.note: Any = None
-        """Scratch slot for other checkers (e.g. "sent while streaming")."""
-
-    def label(self) -> str:
-        shown = "" if self.id is MISSING else f" (id {show_id(self.id)})"
-        return f"{show_type(self.type)}{shown}"
-
-
-class Answered:
-    __slots__ = ("p", "resp", "success")
-
-    def __init__(self, p: Pending, resp: int, success: Any) -> None:
-        self.p, self.resp, self.success = p, resp, success
 
 
 class Correlator:
@@ -74,111 +23,49 @@ class Correlator:
 
     def __init__(self, sink: Sink) -> None:
         self.sink = sink
-        self.pending: dict[Any, Pending] = {}
-        self._reused: dict[Any, list[Pending]] = {}
-        self._idless: deque[tuple[Any, Pending]] = deque()
-        self.answered: dict[Any, Answered] = {}
+        self.pairing = Pairing()
 
     # ---- stdin -----------------------------------------------------------------------------
     def expect_idless(self, seq: int, t: float, expect: Any) -> None:
         """An unparsable line or a non-object: pi answers with an id-less error."""
-        self._push_idless(expect, Pending(seq, t, expect, MISSING, {}))
+        self.pairing.expect_idless(seq, t, expect)
 
     def command(self, seq: int, t: float, obj: dict) -> Pending:
         """Register a command frame; returns its :class:`Pending`."""
-        ctype = obj.get("type", MISSING)
-        if "id" not in obj:
-            p = Pending(seq, t, ctype, MISSING, obj)
-            self._push_idless(ctype, p)
-            return p
-        cid = obj["id"]
-        p = Pending(seq, t, ctype, cid, obj)
-        key = id_key(cid)
-        older = self.pending.get(key)
+        p, older = self.pairing.command(seq, t, obj)
         if older is not None:
             self.sink.emit("correlation.reused_id", t, seq, "c2a",
                            f"command {p.label()} reuses the id of {older.label()}, still awaiting its response",
                            path="$.id", related=older.seq)
-            self._reused.setdefault(key, []).append(p)
-        else:
-            self.pending[key] = p
         return p
-
-    def _push_idless(self, expect: Any, p: Pending) -> None:
-        self._idless.append((expect, p))
-        if len(self._idless) > IDLESS_CAP:
-            self._idless.popleft()
 
     # ---- stdout ----------------------------------------------------------------------------
     def response(self, seq: int, t: float, obj: dict, *, omp: bool) -> Pending | None:
         """Check a response frame; return the command it answers, if any."""
-        cmd = obj.get("command", MISSING)
-        success = obj.get("success")
-        if "id" in obj:
-            return self._by_id(seq, t, obj["id"], cmd, success, omp)
-        return self._idless_response(seq, t, cmd, success)
-
-    def _pop(self, key: Any) -> Pending | None:
-        p = self.pending.pop(key, None)
-        if p is None:
+        answer = self.pairing.response(seq, obj, omp=omp)
+        p, cmd, emit = answer.command, obj.get("command", MISSING), self.sink.emit
+        if answer.kind == "unknown_id":
+            emit("correlation.unknown_id", t, seq, "a2c",
+                 f"response {show_type(cmd)} has id {show_id(obj['id'])}, which no command used", path="$.id")
+        elif answer.kind == "duplicate":
+            assert p is not None
+            emit("correlation.duplicate_response", t, seq, "a2c",
+                 f"second response to id {show_id(obj['id'])} (first answered at frame {answer.first})",
+                 path="$.id", related=p.seq)
             return None
-        queue = self._reused.get(key)
-        if queue:
-            self.pending[key] = queue.pop(0)
-            if not queue:
-                del self._reused[key]
+        elif answer.kind == "unexpected":
+            emit("correlation.unexpected_response", t, seq, "a2c",
+                 f"id-less response {show_type(cmd)} matches no request waiting for one")
+        elif answer.kind == "idless_error":
+            assert p is not None
+            emit("correlation.idless_error", t, seq, "a2c",
+                 f"error response without id for {p.label()}; the client cannot correlate it", related=p.seq)
+        elif answer.mismatch:
+            assert p is not None
+            emit("correlation.command_mismatch", t, seq, "a2c",
+                 f"response has command {show_type(cmd)} but request {p.label()} "
+                 f"has type {show_type(p.type)}", path="$.command", related=p.seq)
         return p
-
-    def _by_id(self, seq: int, t: float, cid: Any, cmd: Any, success: Any, omp: bool) -> Pending | None:
-        key = id_key(cid)
-        p = self._pop(key)
-        if p is None:
-            done = self.answered.get(key)
-            if done is None:
-                self.sink.emit("correlation.unknown_id", t, seq, "a2c",
-                               f"response {show_type(cmd)} has id {show_id(cid)}, which no command used",
-                               path="$.id")
-            elif omp and done.p.type == "prompt" and done.success is True and success is False \
-                    and done.p.answers == 1:
-                done.p.answers += 1  # omp: documented success-then-error for a prompt sent while streaming
-                return done.p
-            else:
-                self.sink.emit("correlation.duplicate_response", t, seq, "a2c",
-                               f"second response to id {show_id(cid)} (first answered at frame {done.resp})",
-                               path="$.id", related=done.p.seq)
-            return None
-        if cmd != p.type and not (cmd is MISSING and p.type is MISSING):
-            self.sink.emit("correlation.command_mismatch", t, seq, "a2c",
-                           f"response has command {show_type(cmd)} but request {p.label()} "
-                           f"has type {show_type(p.type)}", path="$.command", related=p.seq)
-        self._remember(key, p, seq, success)
-        return p
-
-    def _remember(self, key: Any, p: Pending, resp: int, success: Any) -> None:
-        p.answers += 1
-        self.answered[key] = Answered(p, resp, success)
-        if len(self.answered) > ANSWERED_CAP:
-            del self.answered[next(iter(self.answered))]
-
-    def _idless_response(self, seq: int, t: float, cmd: Any, success: Any) -> Pending | None:
-        for i, (expect, p) in enumerate(self._idless):
-            if _compatible(expect, cmd):
-                del self._idless[i]
-                p.answers += 1
-                return p
-        if success is False:
-            # pi 0.73 / omp 18.2.3: unknown commands are answered without their id.
-            for key, p in self.pending.items():
-                if p.type == cmd or (cmd is MISSING and p.type is MISSING):
-                    self._pop(key)
-                    self._remember(key, p, seq, success)
-                    self.sink.emit("correlation.idless_error", t, seq, "a2c",
-                                   f"error response without id for {p.label()}; the client cannot "
-                                   "correlate it", related=p.seq)
-                    return p
-        self.sink.emit("correlation.unexpected_response", t, seq, "a2c",
-                       f"id-less response {show_type(cmd)} matches no request waiting for one")
-        return None
 
     # ---- time ------------------------------------------------------------------------------
     def overdue(self, now: float, limit: float, blocked: bool) -> None:
@@ -188,7 +75,7 @@ class Correlator:
         """
         if blocked:
             return
-        for p in self.pending.values():
+        for p in self.pairing.pending.values():
             if now - p.t < limit:
                 break
             if p.reported or (isinstance(p.type, str) and p.type in _SLOW) or _is_slash_prompt(p):
@@ -199,28 +86,18 @@ class Correlator:
 
     def finish(self, t: float, why: str) -> None:
         """End of session: every command with an id still pending was never answered."""
-        leftovers = list(self.pending.values()) + [p for q in self._reused.values() for p in q]
-        for p in sorted(leftovers, key=lambda p: p.seq):
+        for p in self.pairing.waiting_with_id():
             if p.reported:
                 continue
             self.sink.emit("correlation.unanswered", t, p.seq, "c2a",
                            f"command {p.label()} was never answered{why}")
-        self.pending.clear()
-        self._reused.clear()
+        self.pairing.forget()
 
     def has_bash(self, cid: Any) -> bool:
-        p = self.pending.get(id_key(cid))
+        p = self.pairing.pending.get(id_key(cid))
         return p is not None and p.type == "bash"
 
 
 def _is_slash_prompt(p: Pending) -> bool:
     """An extension-command prompt is answered only when its handler (maybe a dialog) returns."""
     return p.type == "prompt" and p.message is not None and p.message.startswith("/")
-
-
-def _compatible(expect: Any, cmd: Any) -> bool:
-    if expect is NONOBJECT:
-        return cmd is MISSING or cmd == PARSE
-    if expect is MISSING:
-        return cmd is MISSING
-    return cmd == expect

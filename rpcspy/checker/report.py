@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import IO
 from xml.etree import ElementTree as ET
 
-from rpcspy.checker.rules import SEVERITY_RANK
+from rpcspy.checker.rules import SEVERITIES, SEVERITY_RANK
 from rpcspy.events import ARROWS, Finding
 
 FIELDS = ("seq", "t", "rule", "severity", "group", "message", "frame", "dir", "path", "related", "extra")
@@ -43,7 +43,7 @@ def _plural(n: int, word: str) -> str:
 
 def summary(result: Result) -> str:
     c = result.counts()
-    parts = ", ".join(_plural(c[s], s) for s in ("error", "warning", "info"))
+    parts = ", ".join(_plural(c[s], s) for s in SEVERITIES)
     return f"{result.path}: {parts} in {_plural(result.frames, 'frame')} (dialect {result.dialect})"
 
 
@@ -56,6 +56,26 @@ def text_line(path: str, f: Finding) -> str:
     if f.related is not None:
         line += f" (see frame {f.related})"
     return line
+
+
+_ANSI = {"error": "\x1b[1;31m", "warning": "\x1b[33m", "info": "\x1b[2m", "note": "\x1b[2m"}
+
+
+def reported(severity: str, minimum: str) -> bool:
+    """The finding is at least as severe as ``minimum`` (the one severity order: :data:`SEVERITY_RANK`)."""
+    return SEVERITY_RANK[severity] >= SEVERITY_RANK[minimum]
+
+
+def live_line(f: Finding) -> str:
+    """One finding as the live proxy reports it as it happens (``rpcspy run --report``)."""
+    where = f"frame {f.frame} {f.dir or ''}".rstrip()
+    text = f"rpcspy: {f.severity} {f.rule} at {where} (t={f.t:.3f}s): {f.message}"
+    return text + f" [{f.path}]" if f.path else text
+
+
+def paint(text: str, kind: str) -> str:
+    """``text`` coloured for a terminal: ``kind`` is a severity, or ``note`` (dim)."""
+    return f"{_ANSI[kind]}{text}\x1b[0m"
 
 
 def write(fmt: str, result: Result, out: IO[str]) -> None:
@@ -73,7 +93,7 @@ def write_total(results: list[Result], out: IO[str]) -> None:
     c: Counter[str] = Counter()
     for r in results:
         c.update(r.counts())
-    parts = ", ".join(_plural(c[s], s) for s in ("error", "warning", "info"))
+    parts = ", ".join(_plural(c[s], s) for s in SEVERITIES)
     out.write(f"total: {parts} in {_plural(len(results), 'recording')}\n")
 
 

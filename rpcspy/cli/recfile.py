@@ -74,7 +74,8 @@ def color_option(f: Any) -> Any:
 def read_events(rec: Any, *, check: bool = False, progress: bool = False) -> Iterator[Event]:
     """The recording's entries as events; with ``check``, findings from a fresh checker run. The
     findings about the file itself (recording.*: cut short, damaged, empty, no exit) come last."""
-    from rpcspy.render.adapt import CheckerUnavailable, events, with_checker
+    from rpcspy.checker.offline import CheckerUnavailable, with_checker
+    from rpcspy.recording.entries import events
 
     stream: Iterator[Event] = _audited(rec, events(_with_progress(rec) if progress else rec.entries()))
     if check:

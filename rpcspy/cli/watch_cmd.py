@@ -86,7 +86,7 @@ def command(target: str | None, backlog: int, follow: bool, full: bool, show_inf
 def _session(spec: str | None, backlog: int, console: Any) -> Iterator[list[Any]]:
     """Batches of events from a live session's control socket, until it ends."""
     from rpcspy.control_client import ControlClient, ControlError, find_session
-    from rpcspy.render.adapt import entry_to_event
+    from rpcspy.recording.entries import entry_to_event
 
     try:
         target = find_session(spec)
@@ -129,9 +129,10 @@ def _session(spec: str | None, backlog: int, console: Any) -> Iterator[list[Any]
 def _recording(path: str, follow: bool) -> Iterator[list[Any]]:
     """Batches of events from a recording file, read as it grows (rpcspy recordings) or once (transcripts)."""
     from rpcspy.cli.recfile import open_or_fail
-    from rpcspy.control_client import decode_entry
+    from rpcspy.framing import LineFramer
+    from rpcspy.recording.decode import entry_or_none
+    from rpcspy.recording.entries import entry_to_event, events
     from rpcspy.recording.format import ExitEntry, SpawnFailedEntry
-    from rpcspy.render.adapt import entry_to_event, events
 
     rec = open_or_fail(path)
     if rec.kind != "rpcspy":
@@ -139,13 +140,11 @@ def _recording(path: str, follow: bool) -> Iterator[list[Any]]:
         return
     with open(path, "rb") as f:
         f.readline()  # the header
-        pending = b""
+        framer = LineFramer()
         while True:
             chunk = f.read(1 << 20)
             if chunk:
-                pending += chunk
-                *lines, pending = pending.split(b"\n")
-                entries = [e for e in (decode_entry(line) for line in lines if line.strip()) if e is not None]
+                entries = [e for e in map(entry_or_none, framer.feed(chunk)) if e is not None]
                 if entries:
                     yield [entry_to_event(e) for e in entries]
                 if any(isinstance(e, (ExitEntry, SpawnFailedEntry)) for e in entries):

@@ -180,7 +180,7 @@ class RemoteBackend:
 
     def start(self, on_events: OnEvents, on_end: OnEnd) -> None:
         from rpcspy.control_client import ControlClient
-        from rpcspy.render.adapt import entry_to_event
+        from rpcspy.recording.entries import entry_to_event
 
         def on_entry(entry: Any) -> None:
             on_events([entry_to_event(entry)])

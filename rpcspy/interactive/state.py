@@ -14,9 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rpcspy.events import Event, Exit, Finding, Frame, SpawnFailed
+from rpcspy.protocol.pairing import MISSING, Pairing, Pending, show_id
 from rpcspy.protocol.vocabulary import ANSWER_TYPES as _ANSWERS
 from rpcspy.protocol.vocabulary import DIALOGS as DIALOG_METHODS
-_MAX_PENDING = 256
+
+_MAX_CLOSED = 256
 _SKIP = (b'{"type":"message_update"', b'{"type":"tool_execution_update"', b'{"type":"bash_execution_update"')
 
 
@@ -35,8 +37,8 @@ class OpenDialog:
 @dataclass
 class SessionState:
     streaming: bool = False
-    pending: OrderedDict[str, tuple[str, float]] = field(default_factory=OrderedDict)
-    """Commands sent with an id and not answered yet: id -> (type, t)."""
+    pairing: Pairing = field(default_factory=Pairing)
+    """Commands and their responses, paired as check, show and stats pair them."""
     queue: tuple[list[str], list[str]] = ([], [])
     """(steering, followUp) as the last queue_update said."""
     compacting: str | None = None
@@ -65,7 +67,7 @@ class SessionState:
             except ValueError:
                 return
             if isinstance(obj, dict):
-                (self._client if event.dir == "c2a" else self._agent)(obj, event.t)
+                (self._client if event.dir == "c2a" else self._agent)(obj, event.t, event.seq)
         elif isinstance(event, Finding):
             self.findings[event.severity] += 1
         elif isinstance(event, (Exit, SpawnFailed)):
@@ -75,24 +77,18 @@ class SessionState:
                 self._close_dialog(key, "the agent exited")
 
     # --- client frames -------------------------------------------------------------------
-    def _client(self, obj: dict[str, Any], t: float) -> None:
+    def _client(self, obj: dict[str, Any], t: float, seq: int) -> None:
         kind = obj.get("type")
         if kind in _ANSWERS:
             self._close_dialog(_key(obj.get("id")), "answered")
             return
-        cid = obj.get("id")
-        if isinstance(cid, str) and isinstance(kind, str):
-            self.pending[cid] = (kind, t)
-            while len(self.pending) > _MAX_PENDING:
-                self.pending.popitem(last=False)
+        self.pairing.command(seq, t, obj)
 
     # --- agent frames --------------------------------------------------------------------
-    def _agent(self, obj: dict[str, Any], t: float) -> None:
+    def _agent(self, obj: dict[str, Any], t: float, seq: int) -> None:
         kind = obj.get("type")
         if kind == "response":
-            rid = obj.get("id")
-            if isinstance(rid, str):
-                self.pending.pop(rid, None)
+            self.pairing.response(seq, obj)
         elif kind == "agent_start":
             self.streaming, self.retrying = True, False
         elif kind in ("agent_end", "prompt_result"):
@@ -144,7 +140,7 @@ class SessionState:
     def _close_dialog(self, key: Any, why: str) -> None:
         if self.dialogs.pop(key, None) is not None:
             self.closed[key] = why
-            while len(self.closed) > _MAX_PENDING:
+            while len(self.closed) > _MAX_CLOSED:
                 self.closed.popitem(last=False)
 
     def give_up(self, dialog_id: Any, why: str) -> None:
@@ -163,8 +159,13 @@ class SessionState:
     def is_open(self, dialog_id: Any) -> bool:
         return _key(dialog_id) in self.dialogs
 
-    def pending_of(self, kind: str) -> list[str]:
-        return [cid for cid, (k, _) in self.pending.items() if k == kind]
+    @property
+    def pending(self) -> list[Pending]:
+        """Commands not answered yet, oldest first."""
+        return [p for p in self.pairing.unanswered() if isinstance(p.type, str)]
+
+    def pending_of(self, kind: str) -> list[Pending]:
+        return [p for p in self.pending if p.type == kind]
 
     @property
     def busy(self) -> bool:
@@ -190,9 +191,10 @@ class SessionState:
             parts.append(("bold green", "● streaming"))
         else:
             parts.append(("", "idle"))
-        if self.pending:
-            names = ", ".join(f"{k} {cid}" for cid, (k, _) in list(self.pending.items())[-3:])
-            parts.append(("", f"waiting: {names}" + (" …" if len(self.pending) > 3 else "")))
+        if pending := self.pending:
+            names = ", ".join(p.type if p.id is MISSING else f"{p.type} {show_id(p.id).strip(chr(34))}"
+                              for p in pending[-3:])
+            parts.append(("", f"waiting: {names}" + (" …" if len(pending) > 3 else "")))
         steering, follow = self.queue
         if steering or follow:
             parts.append(("yellow", f"queue: {len(steering)} steer, {len(follow)} follow-up"))

@@ -1,8 +1,8 @@
 """The live checker: an observer that runs :class:`rpcspy.checker.Checker` on every frame.
 
 Findings go back into the event stream (so the recorder writes them next to their
-frame) and, with a report target, out as they happen: rich-formatted on a terminal,
-one plain line each otherwise. At exit, a one-line summary goes to stderr when there
+frame) and, with a report target, out as they happen: one line each, formatted by
+:mod:`rpcspy.checker.report` (coloured on a terminal). At exit, a one-line summary goes to stderr when there
 were errors. It runs in the observer process, never on the forwarding path.
 """
 
@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import IO
 
+from rpcspy.checker import report
 from rpcspy.events import Event, Exit, Finding, Frame
 from rpcspy.pump.hub import Emit
 
@@ -33,10 +34,6 @@ class CheckOptions:
     counts: Counter[str] = field(default_factory=Counter)
 
 
-_RANK = {"error": 0, "warning": 1, "info": 2}
-_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
-
-
 class CheckObserver:
     name = "checker"
 
@@ -48,7 +45,7 @@ class CheckObserver:
                                strict_unknown=options.strict_unknown,
                                unanswered_after=options.unanswered_after)
         self._out: IO[str] | None = None
-        self._console = None
+        self._colour = False
         self._told_dialect = False
         self._finished = False
         if options.report:
@@ -60,10 +57,7 @@ class CheckObserver:
         else:
             fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
             self._out = os.fdopen(fd, "w", buffering=1, encoding="utf-8")
-        if self._out.isatty():
-            from rich.console import Console
-
-            self._console = Console(file=self._out, stderr=False, highlight=False, soft_wrap=True)
+        self._colour = self._out.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
 
     def handle(self, event: Event, emit: Emit) -> None:
         if isinstance(event, Frame):
@@ -76,7 +70,7 @@ class CheckObserver:
         self._publish(found, emit)
         if not self._told_dialect and self.checker.dialect != "auto" and self._out is not None:
             self._told_dialect = True
-            self._write(f"rpcspy: dialect {self.checker.dialect} ({self.checker.dialect_reason})", "dim")
+            self._write(f"rpcspy: dialect {self.checker.dialect} ({self.checker.dialect_reason})", "note")
 
     def tick(self, t: float, emit: Emit) -> None:
         """No traffic for a while: commands unanswered past --unanswered-after are reported now."""
@@ -90,22 +84,16 @@ class CheckObserver:
             self._report(finding)
 
     def _report(self, f: Finding) -> None:
-        if self._out is None or _RANK[f.severity] > _RANK[self.options.min_severity]:
-            return
-        where = f"frame {f.frame} {f.dir or ''}".rstrip()
-        text = f"rpcspy: {f.severity} {f.rule} at {where} (t={f.t:.3f}s): {f.message}"
-        if f.path:
-            text += f" [{f.path}]"
-        self._write(text, _STYLE[f.severity])
+        if self._out is not None and report.reported(f.severity, self.options.min_severity):
+            self._write(report.live_line(f), f.severity)
 
-    def _write(self, text: str, style: str) -> None:
+    def _write(self, text: str, kind: str) -> None:
+        if self._out is None:
+            return
         try:
-            if self._console is not None:
-                self._console.print(text, style=style, markup=False)
-            elif self._out is not None:
-                self._out.write(text + "\n")
+            self._out.write((report.paint(text, kind) if self._colour else text) + "\n")
         except OSError:
-            self._out = self._console = None
+            self._out = None
 
     def flush(self) -> None:
         pass

@@ -14,6 +14,7 @@ from array import array
 from typing import Any
 
 from rpcspy.events import Frame
+from rpcspy.recording.decode import entry_or_none
 from rpcspy.recording.format import FrameEntry
 from rpcspy.recording.reader import open_recording
 
@@ -48,8 +49,6 @@ class RecordingIndex:
                     self._mem[e.seq] = e.to_frame()
             self._pos = -1
             return entries, False
-        from rpcspy.control_client import decode_entry
-
         self._f.seek(self._pos)
         chunk = self._f.read(limit)
         more = len(chunk) == limit
@@ -62,7 +61,7 @@ class RecordingIndex:
         at = 0
         while (end := data.find(b"\n", at)) >= 0:
             line = data[at:end]
-            if line.strip() and (entry := decode_entry(line)) is not None:
+            if line.strip() and (entry := entry_or_none(line)) is not None:
                 entries.append(entry)
                 if isinstance(entry, FrameEntry):
                     self._remember(entry.seq, start + at)
@@ -88,10 +87,8 @@ class RecordingIndex:
         i = seq - self._base
         if self._base < 0 or not 0 <= i < len(self._offsets) or self._offsets[i] < 0:
             return None
-        from rpcspy.control_client import decode_entry
-
         self._f.seek(self._offsets[i])
-        entry = decode_entry(self._f.readline())
+        entry = entry_or_none(self._f.readline())
         return entry.to_frame() if isinstance(entry, FrameEntry) else None
 
     def close(self) -> None:

@@ -16,34 +16,23 @@ import os
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import BinaryIO, Union
+from typing import BinaryIO
 
 import msgspec
 
 from rpcspy.events import Frame
-from rpcspy.framing import LineFramer
+from rpcspy.framing import LineFramer, read_lines
+from rpcspy.recording.decode import BadEntry, decode_entry, unreadable_reason
 from rpcspy.recording.format import (
     FORMAT_NAME,
     FORMAT_VERSION,
-    ENTRY_TYPES,
     FrameEntry,
     Header,
-    UnknownEntry,
 )
 from rpcspy.recording.transcripts import raw_records, structured_records, transcript_entries
 
 CHUNK = 1 << 20
-_entry_decoder = msgspec.json.Decoder(Union[ENTRY_TYPES])  # type: ignore[valid-type]
 _header_decoder = msgspec.json.Decoder(Header)
-
-
-class _Kind(msgspec.Struct):
-    seq: int = -1
-    t: float = 0.0
-    kind: str = ""
-
-
-_kind_decoder = msgspec.json.Decoder(_Kind)
 
 
 class RecordingError(Exception):
@@ -65,13 +54,7 @@ class Problem:
 
 
 def _iter_lines(f: BinaryIO) -> Iterator[tuple[bytes, bool]]:
-    framer = LineFramer()
-    while chunk := f.read(CHUNK):
-        for line in framer.feed(chunk):
-            yield line, True
-    last = framer.finish()
-    if last is not None:
-        yield last, False
+    return read_lines(f.read, CHUNK)
 
 
 @dataclass
@@ -112,34 +95,14 @@ class Recording:
             if not line.strip():
                 continue
             try:
-                yield _entry_decoder.decode(line)
-                continue
-            except _UNREADABLE as exc:
-                error = _reason(exc)
-            try:  # which kind of entry it claims to be
-                k = _kind_decoder.decode(line)
-            except _UNREADABLE:
-                self._skip(lineno, error, had_lf)
-                continue
-            if k.kind and k.kind not in _KNOWN_KINDS:
-                yield UnknownEntry(seq=k.seq, t=k.t, kind=k.kind, raw=line)
-            else:
-                self._skip(lineno, f"bad {k.kind or 'entry'}: {error}", had_lf)
+                yield decode_entry(line)
+            except BadEntry as exc:
+                self._skip(lineno, str(exc) if exc.kind is None else f"bad {exc.kind or 'entry'}: {exc}", had_lf)
 
 
-_KNOWN_KINDS = frozenset(t.__struct_config__.tag for t in ENTRY_TYPES)
 _UNREADABLE = (ValueError, RecursionError)
 """What decoding a damaged line raises: msgspec.DecodeError and UnicodeDecodeError are ValueErrors;
 msgspec gives up with RecursionError near 1000 levels of nesting, even for a skipped value."""
-
-
-def _reason(exc: Exception) -> str:
-    if isinstance(exc, RecursionError):
-        return "nested too deeply to decode"
-    if isinstance(exc, UnicodeDecodeError):
-        return f"invalid UTF-8 at byte {exc.start}"
-    return str(exc)
-
 
 FIRST_LINE_MAX = 64 << 20
 """Line 1 (a header, or a transcript's first record) is looked for no further than this."""
@@ -192,7 +155,7 @@ def _sniff(path: str, first: bytes) -> tuple[Header, str]:
         try:
             return _header_decoder.decode(first), "rpcspy"
         except _UNREADABLE as exc:
-            raise RecordingError(f"{path}:1: bad recording header: {_reason(exc)}") from None
+            raise RecordingError(f"{path}:1: bad recording header: {unreadable_reason(exc)}") from None
     if isinstance(obj, dict) and {"t", "dir", "raw"} <= obj.keys():
         return _transcript_header(path, obj.get("raw", "")), "structured-transcript"
     if first.startswith((b">> ", b"## ", b"!! ")) or (isinstance(obj, dict) and "type" in obj):

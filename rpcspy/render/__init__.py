@@ -2,8 +2,10 @@
 
 * :mod:`~rpcspy.render.timeline`: ``Timeline().feed(event) -> [Item]``, incremental;
 * :mod:`~rpcspy.render.text`: rich renderables (``ItemView``, ``finding_text``);
-* :mod:`~rpcspy.render.html`: a self-contained HTML page;
-* :mod:`~rpcspy.render.adapt`: recording entries as events, the checker over them.
+* :mod:`~rpcspy.render.html`: a self-contained HTML page.
+
+Recordings become events in :mod:`rpcspy.recording.entries`; a fresh checker run over them is
+:mod:`rpcspy.checker.offline`.
 """
 
 from rpcspy.render.items import Block, Item

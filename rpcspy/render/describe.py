@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from rpcspy.events import Eof, Event, Exit, Note, SpawnFailed, Start
-from rpcspy.render.frameinfo import NOT_JSON
+from rpcspy.frameinfo import NOT_JSON
 from rpcspy.protocol.vocabulary import DIALOGS as DIALOG_METHODS
 from rpcspy.render.items import Block, Item
 from rpcspy.render.summarize import compact, content_text, fields, first_line, quote

@@ -23,10 +23,11 @@ from collections.abc import Container
 from typing import Any, Protocol
 
 from rpcspy.events import Event, Finding, Frame
+from rpcspy.frameinfo import NOT_JSON, parse, type_of
+from rpcspy.protocol.pairing import Pairing
+from rpcspy.protocol.vocabulary import ANSWER_TYPES
 from rpcspy.render import describe
-from rpcspy.render.frameinfo import parse, type_of
 from rpcspy.render.items import Block, Item
-from rpcspy.render.pairing import INPUT_NOT_COMMANDS, Pairer
 from rpcspy.render.stream import AssistantStream
 from rpcspy.render.summarize import compact
 
@@ -75,7 +76,7 @@ class Timeline:
         self.flagged = flagged
         self._group: _Group | None = None
         self._tail: Item | None = None
-        self._pairer = Pairer()
+        self._pairing = Pairing()
         self._tools: dict[Any, float] = {}
         self._dialogs: dict[Any, tuple[float, Any]] = {}
         self._answered: OrderedDict[Any, None] = OrderedDict()
@@ -261,12 +262,12 @@ class Timeline:
     # -- client frames ----------------------------------------------------------------------
     def _client(self, item: Item, frame: Frame, obj: Any) -> Item:
         t = type_of(obj)
-        if t in INPUT_NOT_COMMANDS:
+        if t in ANSWER_TYPES:
             describe.client_answer(item, obj)
             if t == "extension_ui_response":
                 self._dialog_answer(item, obj, frame.t)
             return item
-        self._pairer.command(frame.seq, frame.t, obj)
+        self._pairing.client(frame.seq, frame.t, obj, parsed=obj is not NOT_JSON)
         if t is None:
             return describe.invalid(item, frame.data, obj, "warning")
         return describe.command(item, obj)
@@ -296,7 +297,7 @@ class Timeline:
         if t is None:
             self._hold(describe.invalid(item, frame.data, obj, "error"), out)
         elif t == "response":
-            self._hold(self._response(item, obj, frame.t), out)
+            self._hold(self._response(item, frame.seq, obj, frame.t), out)
         elif t in ("message_start", "message_update", "message_end"):
             self._message(item, frame, obj, t, out)
         elif t == "tool_execution_start":
@@ -322,18 +323,19 @@ class Timeline:
         else:
             self._hold(describe.event(item, obj), out)
 
-    def _response(self, item: Item, obj: dict, t: float) -> Item:
+    def _response(self, item: Item, seq: int, obj: dict, t: float) -> Item:
         describe.response(item, obj)
-        match = self._pairer.response(t, obj)
-        if match is None:
+        answer = self._pairing.response(seq, obj)
+        p = answer.command
+        if p is None:
             item.status = "warning" if item.status == "ok" else item.status
             item.summary = ("(no command waiting for it)  " + item.summary).rstrip()
         else:
-            item.latency = match.latency
-            if match.repeat:
-                item.summary = f"(another response to #{match.command.seq})  " + item.summary
-            elif item.ref is None and match.command.id_key is not None:
-                item.summary = f"(for #{match.command.seq}, id not echoed)  " + item.summary
+            item.latency = t - p.t
+            if not answer.fresh:
+                item.summary = f"(another response to #{p.seq})  " + item.summary
+            elif answer.kind == "idless_error":
+                item.summary = f"(for #{p.seq}, id not echoed)  " + item.summary
         return item
 
     def _message(self, item: Item, frame: Frame, obj: dict, t: str, out: list[Item]) -> None:

@@ -18,13 +18,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator
-from typing import TypeVar, Union
+from typing import TypeVar
 
 import msgspec
 
-from rpcspy.framing import DECODE_ERRORS, LineFramer, split_cr
+from rpcspy.framing import DECODE_ERRORS, read_lines, split_cr
+from rpcspy.recording.decode import entry_or_none, fast_frame
 from rpcspy.recording.format import (
-    ENTRY_TYPES,
     EofEntry,
     ExitEntry,
     FrameEntry,
@@ -34,11 +34,6 @@ from rpcspy.recording.format import (
 from rpcspy.replay.model import PlayItem, RecordedCommand, classify
 
 CHUNK = 1 << 20
-_entry_decoder = msgspec.json.Decoder(Union[ENTRY_TYPES])  # type: ignore[valid-type]
-_HEAD = re.compile(
-    rb'\{(?:"kind":"frame","seq":(\d+),"t":([-0-9.eE+]+)|"seq":(\d+),"t":([-0-9.eE+]+),"kind":"frame"),'
-    rb'"dir":"(c2a|a2c|err)","json":'
-)
 _TRANSCRIPT_EXIT = re.compile(r"^exit code: (-?\d+)")
 READY_SCAN = 4 << 20
 """How far past the first client line :class:`FileSource` looks for a late ``ready``."""
@@ -211,58 +206,31 @@ class MemorySource:
 
 def _lines(fd: int, start: int, end: int | None) -> Iterator[tuple[int, int, bytes]]:
     """``(offset, next_offset, line)`` for each LF-terminated line in ``[start, end)``."""
-    framer = LineFramer()
-    pos = line_start = start
-    while end is None or pos < end:
-        chunk = os.pread(fd, CHUNK if end is None else min(CHUNK, end - pos), pos)
-        if not chunk:
-            break
-        for line in framer.feed(chunk):
-            nxt = line_start + len(line) + 1
-            yield line_start, nxt, line
-            line_start = nxt
+    pos = start
+
+    def read(size: int) -> bytes:
+        nonlocal pos
+        if end is not None:
+            size = min(size, end - pos)
+        chunk = os.pread(fd, size, pos) if size > 0 else b""
         pos += len(chunk)
-    last = framer.finish()
-    if last is not None:
-        yield line_start, pos, last
+        return chunk
 
-
-def _is_float(text: bytes) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+    line_start = start
+    for line, had_lf in read_lines(read, CHUNK):
+        nxt = line_start + len(line) + had_lf
+        yield line_start, nxt, line
+        line_start = nxt
 
 
 def parse_line(line: bytes) -> PlayItem | _Client | _ClientEof | None:
-    """One line of an rpcspy recording; fast path for frame entries written by rpcspy."""
-    m = _HEAD.match(line)
-    if m is not None and line.endswith(b"}") and _is_float(m.group(2) or m.group(4)):
-        body = line[m.end():-1]
-        injected = body.endswith(b',"injected":true')
-        if injected:
-            body = body[:-16]
-        nl = not body.endswith(b',"nl":false')
-        if not nl:
-            body = body[:-11]
-        cr = body.endswith(b',"cr":true')
-        if cr:
-            body = body[:-10]
-        seq, t = (m.group(1), m.group(2)) if m.group(1) is not None else (m.group(3), m.group(4))
-        direction = m.group(5).decode()
-        if direction == "c2a" and injected:
-            return None  # typed by rpcspy's REPL, not the client: no live client will send it
-        if direction == "c2a":
-            return _Client(int(seq), float(t), body)
-        return PlayItem(float(t), direction, body, nl, cr)  # type: ignore[arg-type]
-    if not line.strip():
-        return None
-    try:
-        entry = _entry_decoder.decode(line)
-    except DECODE_ERRORS:
-        return None  # an unknown entry kind, or a truncated last line
-    return entry_item(entry)
+    """One line of an rpcspy recording (frame lines rpcspy wrote take the decoder's fast path)."""
+    entry = fast_frame(line)
+    if entry is None:
+        if not line.strip():
+            return None
+        entry = entry_or_none(line)  # None: a truncated last line
+    return entry_item(entry) if entry is not None else None
 
 
 class FileSource:

@@ -16,7 +16,7 @@ import pytest
 from rpcspy.checker import Checker, detect_dialect
 from rpcspy.events import Finding, Frame, Note
 from rpcspy.recording import open_recording
-from rpcspy.render.adapt import events
+from rpcspy.recording.entries import events
 from tests.paths import DATA
 
 def session_findings(path: str, dialect: str = "auto") -> tuple[list[Finding], dict[int, Frame]]:

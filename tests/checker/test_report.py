@@ -6,7 +6,7 @@ import io
 import json
 from xml.etree import ElementTree as ET
 
-from rpcspy.checker.report import Result, finding_dict, junit, summary, text_line, write
+from rpcspy.checker.report import Result, finding_dict, junit, live_line, paint, reported, summary, text_line, write
 from rpcspy.events import Finding
 
 F1 = Finding(1, 1.25, "misuse.null_frame", "error", "misuse", "client sent `null`", 4, "c2a", None, None)
@@ -16,6 +16,15 @@ F2 = Finding(2, 2.0, "framing.over_64k", "info", "framing", "big", 9, "a2c", Non
 def test_text_line() -> None:
     assert text_line("r.jsonl", F1) == "r.jsonl:4 → error   misuse.null_frame: client sent `null`"
     assert text_line("r.jsonl", F2).endswith("big (see frame 3)")
+
+
+def test_live_line_and_the_one_severity_order() -> None:
+    assert live_line(F1) == "rpcspy: error misuse.null_frame at frame 4 c2a (t=1.250s): client sent `null`"
+    assert live_line(Finding(1, 0.5, "r.x", "info", "r", "m", 2, None, "$.id")) == \
+        "rpcspy: info r.x at frame 2 (t=0.500s): m [$.id]"
+    assert reported("error", "warning") and reported("warning", "warning") and not reported("info", "warning")
+    assert reported("info", "info") and not reported("warning", "error")
+    assert paint("x", "error") == "\x1b[1;31mx\x1b[0m" and paint("x", "note") == "\x1b[2mx\x1b[0m"
 
 
 def test_summary_counts() -> None:

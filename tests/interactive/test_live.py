@@ -11,7 +11,7 @@ from rich.console import Console
 from rpcspy.events import Finding, Frame
 from rpcspy.interactive.live import LiveView
 from rpcspy.recording import open_recording
-from rpcspy.render.adapt import events
+from rpcspy.recording.entries import events
 from tests.paths import REPO
 
 INPUTS = REPO / "tests" / "golden" / "inputs"

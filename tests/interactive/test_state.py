@@ -7,7 +7,7 @@ import json
 from rpcspy.events import Exit, Finding, Frame
 from rpcspy.interactive.state import SessionState
 from rpcspy.recording import open_recording
-from rpcspy.render.adapt import events
+from rpcspy.recording.entries import events
 from tests.paths import REPO
 
 INPUTS = REPO / "tests" / "golden" / "inputs"
@@ -96,7 +96,10 @@ def test_garbage_is_ignored() -> None:
     for data in (b"not json", b"[1]", b'{"type": 5}', b'{"type":"response","id":{"a":1}}', b"\xff"):
         state.feed(Frame(1, 0.1, "a2c", data))
         state.feed(Frame(2, 0.1, "c2a", data))
-    assert not state.busy and not state.pending
+    assert not state.busy
+    # the client's `{"type":"response",...}` is a command to the agent (pi answers it with an error),
+    # still waiting, as check and stats count it; the other lines are no commands
+    assert [(p.type, p.id) for p in state.pending] == [("response", {"a": 1})]
 
 
 def test_why_a_dialog_closed() -> None:
@@ -111,3 +114,18 @@ def test_why_a_dialog_closed() -> None:
     assert [state.why_closed(f"d{i}") for i in range(4)] == [
         "answered", "cancelled by the agent", "timed out: the agent went on with its default", "given up"]
     assert state.why_closed("never-seen") == "closed"
+
+
+def test_commands_pair_as_everywhere_else() -> None:
+    """An id-less ``bash`` is running too; the id-less answer goes to the id-less command (issue 11)."""
+    state = SessionState()
+    state.feed(f(1, "c2a", {"type": "bash", "command": "sleep 9"}))
+    assert state.busy and state.abort_command() == "abort_bash"
+    assert ("", "waiting: bash") in state.status_parts()
+    state.feed(f(2, "c2a", {"id": "g", "type": "get_commands"}))
+    state.feed(f(3, "c2a", {"type": "get_commands"}))
+    state.feed(f(4, "a2c", {"type": "response", "command": "get_commands", "success": True}))
+    assert [(p.type, p.id) for p in state.pending][1:] == [("get_commands", "g")]
+    state.feed(f(5, "a2c", {"type": "response", "command": "bash", "success": True}))
+    state.feed(f(6, "a2c", {"id": "g", "type": "response", "command": "get_commands", "success": True}))
+    assert not state.pending and not state.busy

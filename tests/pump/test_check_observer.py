@@ -70,3 +70,22 @@ def test_no_summary_without_errors(tmp_path: Path) -> None:
     os.close(fd)
     assert [f.rule for f in emitted] == ["framing.crlf"]  # type: ignore[union-attr]
     assert summary.read_text() == ""
+
+
+def test_report_on_a_terminal_is_coloured_by_severity(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    master, slave = os.openpty()
+    try:
+        obs = CheckObserver(CheckOptions(report="stderr", min_severity="warning", summary_fd=slave))
+        drive(obs, frame(1, "c2a", b'{"id":"b","type":"bogus"}'),
+              frame(2, "c2a", b'{"id":"c","type":"get_state"}', cr=True))
+        obs.close()
+        text = os.read(master, 65536).decode()
+    finally:
+        os.close(master)
+        os.close(slave)
+    lines = text.splitlines()
+    assert lines[0].startswith("\x1b[1;31mrpcspy: error schema.unknown_type at frame 1 c2a")
+    assert lines[0].endswith("\x1b[0m")
+    assert lines[1].startswith("\x1b[33mrpcspy: warning framing.crlf at frame 2 c2a")

@@ -16,11 +16,11 @@ import pytest
 
 from rpcspy.control_client import (
     ControlClient,
-    decode_entry,
     find_session,
     list_sessions,
 )
 from rpcspy.events import Eof, Exit, Frame, Note, Start
+from rpcspy.recording.decode import entry_or_none
 from rpcspy.pump import control_conn
 from rpcspy.pump.control import ControlError, runtime_dir, start_control
 from rpcspy.recording.writer import event_line
@@ -152,7 +152,7 @@ def test_subscribe_streams_the_recordings_bytes_after_a_backlog(server) -> None:
     server.close()
     assert raw.line() == b""  # EOF once the session is over
     raw.close()
-    assert decode_entry(event_line(late[0])).to_frame() == late[0]
+    assert entry_or_none(event_line(late[0])).to_frame() == late[0]
 
 
 def test_inject_maps_ids_and_answers_only_the_injector(rundir: Path) -> None:

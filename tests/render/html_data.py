@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 
 from rpcspy.recording import open_recording
+from rpcspy.recording.entries import entry_to_event
 from rpcspy.recording.format import FrameEntry
-from rpcspy.render.adapt import entry_to_event
 from rpcspy.render.html import HtmlPage
 from rpcspy.render.timeline import Timeline
 

@@ -17,7 +17,7 @@ import pytest
 from rich.console import Console
 
 from rpcspy.recording import open_recording
-from rpcspy.render.adapt import events
+from rpcspy.recording.entries import events
 from rpcspy.render.text import print_timeline
 from rpcspy.render.timeline import Timeline
 from rpcspy.stats import Stats

@@ -1,7 +1,7 @@
-"""Recording entries as events, and running the checker over them (pure iterators).
+"""Recording entries as the events they recorded (pure).
 
-The timeline, stats and exporters consume :mod:`rpcspy.events` values, the same
-the live pump produces; this module turns a recording's entries into those.
+The timeline, stats, the checker and the exporters consume :mod:`rpcspy.events` values,
+the same the live pump produces; this module turns a recording's entries into those.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed, Start
+from rpcspy.events import Eof, Event, Exit, Finding, Note, SpawnFailed, Start
 from rpcspy.recording.format import (
     EofEntry,
     ExitEntry,
@@ -49,28 +49,3 @@ def events(entries: Iterable[Any]) -> Iterator[Event]:
     """Entries as events, streamed."""
     for entry in entries:
         yield entry_to_event(entry)
-
-
-class CheckerUnavailable(RuntimeError):
-    """The checker module is not part of this build."""
-
-
-def with_checker(stream: Iterable[Event], dialect: str = "auto") -> Iterator[Event]:
-    """Run the checker: recorded findings are dropped, fresh ones follow their frames."""
-    try:
-        from rpcspy.checker import Checker
-    except ImportError as exc:
-        raise CheckerUnavailable(f"the checker is not available: {exc}") from None
-    checker = Checker(dialect=dialect)
-    last_t = 0.0
-    exit_code: int | None = None
-    for event in stream:
-        if isinstance(event, Finding):
-            continue
-        last_t = event.t
-        if isinstance(event, Exit):
-            exit_code = event.code
-        yield event
-        if isinstance(event, Frame):
-            yield from checker.feed(event)
-    yield from checker.finish(last_t, exit_code=exit_code)

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rpcspy.events import Frame
-from rpcspy.render.frameinfo import NOT_JSON, parse, type_keys
+from rpcspy.frameinfo import NOT_JSON, parse, type_keys
 
 
 def test_message_update_fast_path_drops_snapshots_only() -> None:

@@ -1,0 +1,229 @@
+"""Which command a response answers: the one pairing model of rpcspy (pure, incremental).
+
+check, show, export and stats all pair through :class:`Pairing`, so they agree. pi does not
+serialise commands, so responses arrive out of order and are matched by ``id``. Lines that get
+id-less answers (unparsable lines, non-objects, commands without ``id``) wait in a FIFO and are
+matched by the response's ``command`` (``"parse"`` for a line that was not JSON). Only when no such
+line waits does an id-less *error* fall back to a command with an id and the same type (pi 0.73
+and omp 18.2.3 answer unknown commands without their id). omp answers a prompt sent while
+streaming twice under one id (success, then error): that second response is a ``repeat``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import msgspec
+
+from rpcspy.protocol.vocabulary import ANSWER_TYPES
+
+_encode = msgspec.json.encode
+MISSING: Any = object()
+"""``type``, ``id`` or ``command`` absent from the frame."""
+PARSE = "parse"
+"""The ``command`` of the answer to a line that is not JSON (and the expectation it meets)."""
+NONOBJECT: Any = object()
+"""Expected id-less answer to a JSON value that is not an object."""
+IDLESS_CAP = 4096
+ANSWERED_CAP = 65536
+
+
+def id_key(value: Any) -> Any:
+    """A hashable key for any JSON id (pi echoes ids of every JSON type); ``5`` and ``"5"`` differ."""
+    return value if type(value) is str else _encode(value)
+
+
+def show_id(value: Any) -> str:
+    return _encode(value).decode("utf-8", "replace")
+
+
+def show_type(value: Any) -> str:
+    return "(no type)" if value is MISSING or value is None else f"`{value}`" if isinstance(value, str) else repr(value)
+
+
+class Pending:
+    """A client line waiting for its response."""
+
+    __slots__ = ("seq", "t", "type", "id", "unparsed", "message", "behavior", "reported", "note", "answers")
+
+    def __init__(self, seq: int, t: float, type: Any, id: Any, obj: dict, unparsed: bool = False) -> None:
+        self.seq, self.t, self.type, self.id = seq, t, type, id
+        self.unparsed = unparsed
+        """The line was not JSON (``type`` is then :data:`PARSE`)."""
+        message = obj.get("message")
+        self.message: str | None = message if isinstance(message, str) else None
+        self.behavior = "streamingBehavior" in obj
+        """The command carried ``streamingBehavior`` (prompt)."""
+        self.reported = False
+        self.answers = 0
+        """Responses matched to this command so far (2 for omp's success-then-error)."""
+        self.note: Any = None
+        """Scratch slot for the checker's rules (e.g. "sent while streaming")."""
+
+    def label(self) -> str:
+        shown = "" if self.id is MISSING else f" (id {show_id(self.id)})"
+        return f"{show_type(self.type)}{shown}"
+
+    @property
+    def name(self) -> str:
+        """The command type for tables: ``(invalid)`` for a line that was not JSON, ``(no type)``."""
+        if self.unparsed:
+            return "(invalid)"
+        return self.type if isinstance(self.type, str) else "(no type)"
+
+
+Kind = Literal["id", "idless", "idless_error", "repeat", "duplicate", "unknown_id", "unexpected"]
+
+
+@dataclass(slots=True)
+class Answer:
+    """What one response answers.
+
+    ``kind``: ``id`` (matched by id), ``idless`` (an id-less answer to a line without id),
+    ``idless_error`` (an error that dropped its command's id), ``repeat`` (omp's second response
+    to a prompt), ``duplicate`` (another response to an id already answered), ``unknown_id`` and
+    ``unexpected`` (no command waits for it: ``command`` is None).
+    """
+
+    kind: Kind
+    command: Pending | None = None
+    first: int | None = None
+    """``duplicate``: the seq of the first response to that id."""
+    mismatch: bool = False
+    """Matched by id, but the response's ``command`` differs from the command's type."""
+
+    @property
+    def fresh(self) -> bool:
+        """The response is the first answer to its command."""
+        return self.kind in ("id", "idless", "idless_error")
+
+
+class _Answered:
+    __slots__ = ("p", "resp", "success")
+
+    def __init__(self, p: Pending, resp: int, success: Any) -> None:
+        self.p, self.resp, self.success = p, resp, success
+
+
+class Pairing:
+    """Commands waiting for responses; feed client lines and agent responses in stream order."""
+
+    def __init__(self) -> None:
+        self.pending: dict[Any, Pending] = {}
+        """Commands with an id, by :func:`id_key`, oldest first."""
+        self._reused: dict[Any, list[Pending]] = {}
+        self._idless: deque[tuple[Any, Pending]] = deque()
+        self._answered: dict[Any, _Answered] = {}
+
+    # ---- client lines ----------------------------------------------------------------------
+    def client(self, seq: int, t: float, obj: Any, *, parsed: bool = True) -> Pending | None:
+        """Any client line (``parsed=False`` when it was not JSON); None for answers to the agent."""
+        if not parsed:
+            return self.expect_idless(seq, t, PARSE)
+        if type(obj) is not dict:
+            return self.expect_idless(seq, t, NONOBJECT)
+        if obj.get("type") in ANSWER_TYPES:
+            return None
+        return self.command(seq, t, obj)[0]
+
+    def expect_idless(self, seq: int, t: float, expect: Any) -> Pending:
+        """A line pi answers with an id-less error: not JSON (:data:`PARSE`) or not an object."""
+        p = Pending(seq, t, expect, MISSING, {}, unparsed=expect is PARSE)
+        self._push_idless(expect, p)
+        return p
+
+    def command(self, seq: int, t: float, obj: dict) -> tuple[Pending, Pending | None]:
+        """Register a command; returns it and the older command still waiting under the same id."""
+        ctype = obj.get("type", MISSING)
+        if "id" not in obj:
+            p = Pending(seq, t, ctype, MISSING, obj)
+            self._push_idless(ctype, p)
+            return p, None
+        p = Pending(seq, t, ctype, obj["id"], obj)
+        key = id_key(obj["id"])
+        older = self.pending.get(key)
+        if older is not None:
+            self._reused.setdefault(key, []).append(p)
+        else:
+            self.pending[key] = p
+        return p, older
+
+    def _push_idless(self, expect: Any, p: Pending) -> None:
+        self._idless.append((expect, p))
+        if len(self._idless) > IDLESS_CAP:
+            self._idless.popleft()
+
+    # ---- responses -------------------------------------------------------------------------
+    def response(self, seq: int, obj: dict, *, omp: bool = False) -> Answer:
+        """Pair a response frame (``omp``: its prompts may be answered twice)."""
+        cmd = obj.get("command", MISSING)
+        success = obj.get("success")
+        if "id" in obj:
+            return self._by_id(seq, id_key(obj["id"]), cmd, success, omp)
+        for i, (expect, p) in enumerate(self._idless):
+            if _compatible(expect, cmd):
+                del self._idless[i]
+                p.answers += 1
+                return Answer("idless", p)
+        if success is False:
+            for key, p in self.pending.items():
+                if p.type == cmd or (cmd is MISSING and p.type is MISSING):
+                    self._pop(key)
+                    self._remember(key, p, seq, success)
+                    return Answer("idless_error", p)
+        return Answer("unexpected")
+
+    def _by_id(self, seq: int, key: Any, cmd: Any, success: Any, omp: bool) -> Answer:
+        p = self._pop(key)
+        if p is None:
+            done = self._answered.get(key)
+            if done is None:
+                return Answer("unknown_id")
+            if omp and done.p.type == "prompt" and done.success is True and success is False and done.p.answers == 1:
+                done.p.answers += 1
+                return Answer("repeat", done.p)
+            return Answer("duplicate", done.p, first=done.resp)
+        self._remember(key, p, seq, success)
+        return Answer("id", p, mismatch=cmd != p.type and not (cmd is MISSING and p.type is MISSING))
+
+    def _pop(self, key: Any) -> Pending | None:
+        p = self.pending.pop(key, None)
+        if p is None:
+            return None
+        queue = self._reused.get(key)
+        if queue:
+            self.pending[key] = queue.pop(0)
+            if not queue:
+                del self._reused[key]
+        return p
+
+    def _remember(self, key: Any, p: Pending, resp: int, success: Any) -> None:
+        p.answers += 1
+        self._answered[key] = _Answered(p, resp, success)
+        if len(self._answered) > ANSWERED_CAP:
+            del self._answered[next(iter(self._answered))]
+
+    # ---- what waits ------------------------------------------------------------------------
+    def waiting_with_id(self) -> list[Pending]:
+        """Commands with an id still waiting (those that reuse a waiting id too), oldest first."""
+        leftovers = list(self.pending.values()) + [p for q in self._reused.values() for p in q]
+        return sorted(leftovers, key=lambda p: p.seq)
+
+    def unanswered(self) -> list[Pending]:
+        """Every line still waiting for an answer, with or without id, oldest first."""
+        return sorted(self.waiting_with_id() + [p for _, p in self._idless], key=lambda p: p.seq)
+
+    def forget(self) -> None:
+        """End of session: nothing waits any more."""
+        self.pending.clear()
+        self._reused.clear()
+
+
+def _compatible(expect: Any, cmd: Any) -> bool:
+    if expect is NONOBJECT:
+        return cmd is MISSING or cmd == PARSE
+    if expect is MISSING:
+        return cmd is MISSING
+    return cmd == expect

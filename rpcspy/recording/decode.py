@@ -1,0 +1,96 @@
+"""Decoding recording lines: the one decoder, with a fast path for the frame lines rpcspy writes.
+
+:func:`decode_entry` reads any entry line (a kind this version does not know becomes an
+:class:`~rpcspy.recording.format.UnknownEntry`). :func:`fast_frame` reads a frame line whose JSON
+stands embedded as :func:`~rpcspy.recording.format.frame_pieces` writes it, without decoding the
+frame: replay reads recordings much faster so. It answers None for any other line, never a
+different entry than the full decoder (tests/recording/test_decode.py holds them to that).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Union
+
+import msgspec
+
+from rpcspy.recording.format import ENTRY_TYPES, FrameEntry, UnknownEntry
+
+_entry_decoder: Any = msgspec.json.Decoder(Union[ENTRY_TYPES])  # type: ignore[valid-type]  # noqa: UP007
+_UNREADABLE = (ValueError, RecursionError)
+"""What decoding a damaged line raises (msgspec's errors and UnicodeDecodeError are ValueErrors)."""
+
+
+class _Kind(msgspec.Struct):
+    seq: int = -1
+    t: float = 0.0
+    kind: str = ""
+
+
+_kind_decoder = msgspec.json.Decoder(_Kind)
+KNOWN_KINDS = frozenset(t.__struct_config__.tag for t in ENTRY_TYPES)
+
+
+class BadEntry(ValueError):
+    """A line that is no readable entry; ``kind`` is the kind it claims ("" for none), None if not even that reads."""
+
+    def __init__(self, reason: str, kind: str | None) -> None:
+        super().__init__(reason)
+        self.kind = kind
+
+
+def unreadable_reason(exc: Exception) -> str:
+    """Why a line did not decode, for people."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply to decode"
+    if isinstance(exc, UnicodeDecodeError):
+        return f"invalid UTF-8 at byte {exc.start}"
+    return str(exc)
+
+
+def decode_entry(line: bytes) -> msgspec.Struct:
+    """One entry line as its entry Struct; raises :class:`BadEntry`."""
+    try:
+        return _entry_decoder.decode(line)
+    except _UNREADABLE as exc:
+        error = unreadable_reason(exc)
+    try:
+        k = _kind_decoder.decode(line)
+    except _UNREADABLE:
+        raise BadEntry(error, None) from None
+    if k.kind and k.kind not in KNOWN_KINDS:
+        return UnknownEntry(seq=k.seq, t=k.t, kind=k.kind, raw=bytes(line))
+    raise BadEntry(error, k.kind)
+
+
+def entry_or_none(line: bytes) -> msgspec.Struct | None:
+    """:func:`decode_entry`, None for a line that is no readable entry."""
+    try:
+        return decode_entry(line)
+    except BadEntry:
+        return None
+
+
+_HEAD = re.compile(
+    rb'\{(?:"kind":"frame","seq":(\d+),"t":(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)'
+    rb'|"seq":(\d+),"t":(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?),"kind":"frame"),'
+    rb'"dir":"(c2a|a2c|err)","json":'
+)
+def fast_frame(line: bytes) -> FrameEntry | None:
+    """A frame line with embedded JSON, read by its layout; None when the line has another form."""
+    m = _HEAD.match(line)
+    if m is None or not line.endswith(b"}"):
+        return None
+    body = line[m.end():-1]
+    injected = body.endswith(b',"injected":true')  # the writer's flags, read from the end
+    if injected:
+        body = body[:-16]
+    nl = not body.endswith(b',"nl":false')
+    if not nl:
+        body = body[:-11]
+    cr = body.endswith(b',"cr":true')
+    if cr:
+        body = body[:-10]
+    seq, t = (m.group(1), m.group(2)) if m.group(1) is not None else (m.group(3), m.group(4))
+    return FrameEntry(seq=int(seq), t=float(t), dir=m.group(5).decode(), json=msgspec.Raw(body),  # type: ignore[arg-type]
+                      cr=cr, nl=nl, injected=injected)

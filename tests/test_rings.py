@@ -1,0 +1,70 @@
+"""The three rings (docs/architecture.md): no import runs from a lower ring to a higher one.
+
+The pure core (framing, events, protocol, checker, recording, render, replay's matching, stats,
+filters) imports neither the I/O ring (``rpcspy.pump``, the control client) nor the shell
+(``rpcspy.cli``) nor the interactive front ends; it never imports click or prompt_toolkit, and rich
+only where it renders; rendering is the core's top floor (stats, the checker, recordings and replay
+do not import :mod:`rpcspy.render`). The pump renders nothing and knows no command. Imports inside functions
+(the lazy ones) count too.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import rpcspy
+
+ROOT = Path(rpcspy.__file__).parent
+SHELL = ("rpcspy.cli", "rpcspy.__main__")
+FRONT_ENDS = ("rpcspy.interactive", "rpcspy.browse", "rpcspy.pytest_plugin")
+IO = ("rpcspy.pump", "rpcspy.control_client")
+WAITING = {"rpcspy.replay.client", "rpcspy.replay.agent"}
+"""Process code issue 11 moves into the pump in a later step: not held to the core's rule yet."""
+RENDERS = ("rpcspy.render", "rpcspy.replay.diff_render")
+"""Core modules that build rich renderables."""
+
+
+def _modules() -> Iterator[tuple[str, set[str]]]:
+    for path in sorted(ROOT.rglob("*.py")):
+        name = ".".join(path.relative_to(ROOT.parent).with_suffix("").parts).removesuffix(".__init__")
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found.add(node.module)
+        yield name, found
+
+
+def _under(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def _violations() -> list[str]:
+    out = []
+    for name, imports in _modules():
+        if _under(name, SHELL):
+            continue
+        if name not in WAITING:
+            out += [f"{name} imports {i} (the shell)" for i in imports if _under(i, ("rpcspy.cli",))]
+        if _under(name, IO):
+            out += [f"{name} imports {i}" for i in imports
+                    if _under(i, FRONT_ENDS + ("rpcspy.render", "click", "rich", "prompt_toolkit"))]
+        elif not _under(name, FRONT_ENDS) and name not in WAITING:
+            out += [f"{name} (core) imports {i}" for i in imports
+                    if _under(i, IO + FRONT_ENDS + ("click", "prompt_toolkit"))
+                    or (_under(i, ("rich", "rpcspy.render")) and not _under(name, RENDERS))]
+    return out
+
+
+def test_no_import_runs_up_the_rings() -> None:
+    assert _violations() == []
+
+
+def test_the_import_walk_sees_lazy_imports() -> None:
+    imports = dict(_modules())
+    assert "rpcspy.checker" in imports["rpcspy.pump.check_observer"]  # a module-level import
+    assert "rpcspy.recording.decode" in imports["rpcspy.control_client"]  # an import inside a method
+    assert "rpcspy.cli" in imports["rpcspy.__main__"]
