@@ -17,7 +17,7 @@ from collections.abc import Callable
 from rpcspy.events import Note
 from rpcspy.pump import wire
 from rpcspy.pump.relay import CHUNK, Relay
-from rpcspy.pump.tape import SendRefused, Tape, pipe_holds
+from rpcspy.pump.tape import CLIENT_GONE, SendRefused, Tape, pipe_holds
 
 SMALL = 1 << 16
 """Agent output below this many bytes (waiting in the pipe) is copied, not put on the tape."""
@@ -217,9 +217,15 @@ class AgentRelay(Relay):
         self._pass(chunk, t)
 
     def _send(self, tape: Tape, start: int, n: int) -> None:
-        """Forward the ``n`` bytes at ``start`` of the tape (or nothing if the client is gone)."""
-        if not self.dst_open:
-            return
+        """Forward the ``n`` bytes at ``start`` of the tape (or nothing if the client is gone),
+        then move the client's mark on the tape past them: only now may they be released."""
+        try:
+            if self.dst_open:
+                self._send_open(tape, start, n)
+        finally:
+            tape.forwarded = start + n if self.dst_open else CLIENT_GONE
+
+    def _send_open(self, tape: Tape, start: int, n: int) -> None:
         try:
             if self._sendfile:
                 tape.send(self.dst, start, n)

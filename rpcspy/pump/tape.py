@@ -11,6 +11,11 @@ on disk, never in either process's memory).
 
 The proxy appends (one writer: the agent relay); the observer process reads and
 releases. Offsets only grow: released ranges become holes in a sparse file.
+
+A byte may be released only once both readers are past it: the client (the
+relay's ``sendfile`` position, :attr:`Tape.forwarded`) and the observers
+(:attr:`Tape.consumed`). Both positions live in a page of memory shared across
+the fork, so each process sees the other's progress without a message.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import fcntl
+import mmap
 import os
 import select
 import struct
@@ -46,6 +52,20 @@ def pipe_holds(fd: int) -> int:
         return 0
 
 
+CLIENT_GONE = (1 << 63) - 1
+"""The client's position once it has gone away: it holds nothing back any more."""
+
+
+def release_point(forwarded: int, consumed: int, released: int, step: int = RELEASE_STEP) -> int | None:
+    """Where to release the tape up to, or None for not yet.
+
+    Nothing before the slower of the two readers (client, observers) may go, and
+    it goes in whole steps of at least ``step`` bytes so punching stays rare.
+    """
+    upto = min(forwarded, consumed)
+    return upto if upto - released >= step else None
+
+
 class SendRefused(OSError):
     """The kernel will not ``sendfile`` into this destination; ``left`` bytes are still to send."""
 
@@ -66,6 +86,35 @@ class Tape:
         self.released = 0
         """Reader side: bytes given back (punched out) so far."""
         self._can_release = _fallocate is not None
+        self._marks = mmap.mmap(-1, 16)  # MAP_SHARED | MAP_ANONYMOUS: inherited across fork, shared
+        self._forwarded = ctypes.c_uint64.from_buffer(self._marks, 0)
+        self._consumed = ctypes.c_uint64.from_buffer(self._marks, 8)
+
+    # --- positions shared by the two processes -----------------------------------------
+    @staticmethod
+    def _load(cell: ctypes.c_uint64) -> int:
+        """An aligned 8-byte load; read until two agree so a torn value is never used."""
+        while (a := cell.value) != cell.value:
+            pass
+        return a
+
+    @property
+    def forwarded(self) -> int:
+        """How far the client has been sent the tape (CLIENT_GONE once it went away)."""
+        return self._load(self._forwarded)
+
+    @forwarded.setter
+    def forwarded(self, offset: int) -> None:
+        self._forwarded.value = offset
+
+    @property
+    def consumed(self) -> int:
+        """How far the observers have read the tape."""
+        return self._load(self._consumed)
+
+    @consumed.setter
+    def consumed(self, offset: int) -> None:
+        self._consumed.value = offset
 
     # --- the proxy's side -------------------------------------------------------------
     def append_from(self, pipe: int, size: int) -> int:
@@ -117,15 +166,17 @@ class Tape:
 
     # --- the observers' side ----------------------------------------------------------
     def release(self, upto: int) -> None:
-        """Everything before ``upto`` is read: give it back, in steps of RELEASE_STEP."""
-        if not self._can_release or upto - self.released < RELEASE_STEP:
+        """The observers have read everything before ``upto``: give back what the client has too."""
+        self.consumed = upto
+        point = release_point(self.forwarded, upto, self.released)
+        if point is None or not self._can_release:
             return
         assert _fallocate is not None
         if _fallocate(self.fd, _FALLOC_FL_PUNCH_HOLE | _FALLOC_FL_KEEP_SIZE, self.released,
-                      upto - self.released) != 0:
+                      point - self.released) != 0:
             self._can_release = False  # this file system keeps the bytes until the tape is closed
             return
-        self.released = upto
+        self.released = point
 
     def close(self) -> None:
         try:

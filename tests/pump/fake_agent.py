@@ -9,6 +9,7 @@ Modes:
   flood N         write N bytes of frames to stdout, then exit 0
   pid             print own pid, then wait for stdin EOF
   deaf            ignore SIGINT/SIGTERM/SIGHUP, print {"ready":true}, then wait forever
+  file PATH [W]   write the file's bytes to stdout in writes of W bytes (default 1 MiB), then exit 0
   respond         answer each JSON line with an event and a response echoing its id, like pi
 """
 
@@ -67,6 +68,12 @@ def main() -> None:
             out.write(line)
             left -= len(line)
         out.flush()
+    elif mode == "file":
+        size = int(sys.argv[3]) if len(sys.argv) > 3 else 1 << 20
+        with open(arg, "rb") as f:
+            while chunk := f.read(size):
+                out.write(chunk)
+                out.flush()
     elif mode == "respond":
         for line in sys.stdin.buffer:
             cmd = json.loads(line)
