@@ -77,7 +77,8 @@ def command(output: str | None, directory: str, no_record: bool, check: bool, di
     config = ProxyConfig(argv=argv, record_path=path, observers=observers, observer_process=True,
                          control=not no_control)
     code = run_proxy(config)
-    sys.stdout.flush()
+    if sys.stdout is not None:  # None when rpcspy was started with stdout closed
+        sys.stdout.flush()
     os._exit(code)  # relay threads may still block in read(stdin); nothing is left to flush
 
 

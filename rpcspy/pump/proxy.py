@@ -15,6 +15,7 @@ from rpcspy.pump.hub import Hub, Observer, Sink
 from rpcspy.pump.relay import Relay, monotonic_clock
 from rpcspy.pump.spawn import SpawnError, enlarge_pipes, exit_status, spawn_agent
 from rpcspy.pump.splice import AgentRelay, ClientRelay
+from rpcspy.pump.stdio import fill_closed_std_fds
 
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -126,6 +127,7 @@ class ProxySession:
     # --- the session -------------------------------------------------------------------
     def run(self) -> int:
         cfg = self.config
+        closed = fill_closed_std_fds((cfg.stdin, cfg.stdout, cfg.stderr))  # before any pipe takes their numbers
         commands = self._start_observers()
         sink = self.sink
         assert sink is not None
@@ -139,7 +141,8 @@ class ProxySession:
         self.proc = proc
         enlarge_pipes(proc)
         sink.publish_event(Start(0, self.clock(), proc.pid, list(cfg.argv)))
-        relays = self._start_relays(proc, commands)
+        self._tell_closed(closed)
+        relays = self._start_relays(proc, commands, client_gone=cfg.stdout in closed)
         previous = self._install_signals()
         try:
             returncode = proc.wait()
@@ -168,10 +171,23 @@ class ProxySession:
         except OSError:
             pass
 
-    def _start_relays(self, proc: Any, commands: int | None) -> list[Relay]:
+    def _tell_closed(self, closed: set[int]) -> None:
+        """Say once (stderr and recording) which standard descriptors were closed at start."""
+        cfg = self.config
+        what = {cfg.stdin: "stdin was closed when rpcspy started: the agent's input ends at once",
+                cfg.stdout: "stdout was closed when rpcspy started: the agent's output is recorded but reaches "
+                            "no client"}
+        for fd in sorted(closed):
+            if fd in what:
+                self.warn(what[fd])
+                assert self.sink is not None
+                self.sink.publish_event(Note(0, self.clock(), "warning", what[fd]))
+
+    def _start_relays(self, proc: Any, commands: int | None, *, client_gone: bool = False) -> list[Relay]:
         cfg, sink = self.config, self.sink
         self.agent_relay = AgentRelay("a2c", proc.stdout.fileno(), cfg.stdout, sink, self.clock,
                                       on_dst_closed=self._dst_closed, warn=self.warn)
+        self.agent_relay.dst_open = not client_gone
         self.client_relay = ClientRelay("c2a", cfg.stdin, proc.stdin.fileno(), sink, self.clock,
                                         close_dst=proc.stdin.close, on_dst_closed=self._dst_closed,
                                         commands=commands, on_divert=self.agent_relay.divert_ids)
