@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -23,7 +22,7 @@ from rpcspy.pump import wire
 from rpcspy.pump.hub import Dispatcher, Observer
 from rpcspy.pump.pipesink import PipeSink
 from rpcspy.pump.spawn import F_SETPIPE_SZ, PIPE_SIZE
-from rpcspy.pump.spool import Spool
+from rpcspy.pump.drain import PipeSpool
 from rpcspy.pump.tape import AVAILABLE as TAPE_AVAILABLE
 from rpcspy.pump.tape import Tape
 
@@ -89,11 +88,15 @@ def fork_observers(
     session: ChildSession,
     *,
     warn: Warn,
+    tmp_dir: str | None = None,
 ) -> ObserverProcess:
-    """Fork the observer process; call before starting threads or the agent."""
+    """Fork the observer process; call before starting threads or the agent.
+
+    The tape and the spool (unlinked files) go in ``tmp_dir`` (None: ``$TMPDIR``, else /tmp).
+    """
     data_r, data_w = os.pipe()
     cmd_r, cmd_w = os.pipe()
-    tape = _open_tape(warn)
+    tape = _open_tape(warn, tmp_dir)
     import fcntl
 
     try:
@@ -107,7 +110,7 @@ def fork_observers(
             os.close(data_w)
             os.close(cmd_r)
             session.command_fd = cmd_w
-            _child_main(data_r, tape, make_observers, session, warn)
+            _child_main(data_r, tape, make_observers, session, warn, tmp_dir)
         except BaseException:  # noqa: BLE001 - report and leave; never return into the proxy's code
             import traceback
 
@@ -119,27 +122,14 @@ def fork_observers(
     return ObserverProcess(pid, PipeSink(data_w, warn=warn, tape=tape), cmd_r)
 
 
-def _open_tape(warn: Warn) -> Tape | None:
+def _open_tape(warn: Warn, tmp_dir: str | None) -> Tape | None:
     if not TAPE_AVAILABLE:
         return None
     try:
-        return Tape()
+        return Tape(tmp_dir)
     except OSError as exc:
         warn(f"no temporary file for the agent's output ({exc}); it goes through the pipe instead")
         return None
-
-
-def _drain(data_fd: int, spool: Spool) -> None:
-    """Empty the proxy's pipe into the spool as fast as it fills: the proxy never waits on observers.
-
-    The bytes are spliced as they are (never parsed or copied here), so this thread
-    hardly needs the GIL; bulk data is not in the pipe at all but on the tape.
-    """
-    try:
-        while spool.fill_from(data_fd) != 0:
-            pass
-    finally:
-        spool.close()
 
 
 class _TapeReader:
@@ -157,6 +147,12 @@ class _TapeReader:
         self.offset += length
         self.tape.release(self.offset)
         return data
+
+    def skip(self, length: int) -> None:
+        """The next ``length`` bytes of the tape will not be read (a gap): pass them by."""
+        if length and self.tape is not None:
+            self.offset += length
+            self.tape.release(self.offset)
 
     def _let_bursts_pass(self) -> None:
         """While the agent's output pours in (over BURST_RATE), leave the CPU to forwarding.
@@ -178,28 +174,34 @@ class _TapeReader:
 
 
 def _child_main(data_fd: int, tape: Tape | None, make_observers: Callable[[ChildSession], list[Observer]],
-                session: ChildSession, warn: Warn) -> None:
+                session: ChildSession, warn: Warn, tmp_dir: str | None) -> None:
     for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGPIPE):
         signal.signal(signum, signal.SIG_IGN)
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(null, 1)  # stdout belongs to the client: the child must not hold it open
     os.close(null)
+    spool = PipeSpool(data_fd, tmp_dir)  # its drain process, forked before any thread, empties the pipe
+    spool.start()
     dispatcher = Dispatcher(make_observers(session), warn=warn)
     session.dispatcher = dispatcher
-    spool = Spool()
-    threading.Thread(target=_drain, args=(data_fd, spool), name="rpcspy-spool", daemon=True).start()
-    sys.setswitchinterval(0.0001)  # the drain thread must get the GIL back quickly to keep the pipe empty
     reader = _TapeReader(tape)
     try:
-        # Linux niceness is per thread: only this (dispatching) thread yields the CPU to forwarding;
-        # the drain thread, started above at normal priority, keeps the proxy's pipe empty.
+        # Linux niceness is per thread: this (dispatching) thread yields the CPU to forwarding; the
+        # drain process, forked above at normal priority, keeps the proxy's pipe empty.
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), OBSERVER_NICENESS)
     except OSError:
         pass
     decoder = wire.WireDecoder()
     last_t, last_at = 0.0, time.monotonic()
+    told_failure = False
     while (chunk := spool.get(timeout=TICK_SECONDS)) != b"":
+        if not told_failure and (failure := spool.failure) is not None:
+            told_failure = True
+            text = (f"the observers' spool could not be written ({failure}); they now read the proxy's pipe "
+                    "directly, and whatever they cannot keep up with is left out of the recording (gaps)")
+            warn(text)
+            dispatcher.event(Note(0, last_t, "warning", text))
         if chunk is None:  # quiet for a while: let observers report what is overdue
             dispatcher.tick(last_t + time.monotonic() - last_at)
             dispatcher.each("flush")
@@ -211,6 +213,10 @@ def _child_main(data_fd: int, tape: Tape | None, make_observers: Callable[[Child
                 dispatcher.data(msg.dir, msg.t, msg.payload, bool(msg.flags & wire.INJECTED))
             elif msg.kind == wire.TAPE_DATA:
                 dispatcher.data(msg.dir, msg.t, reader.take(msg.length), bool(msg.flags & wire.INJECTED))
+            elif msg.kind == wire.GAP:
+                size, on_tape, events, reason = wire.load_gap(msg.payload)
+                reader.skip(on_tape)
+                dispatcher.dropped(msg.dir, msg.t, size, reason, events)
             elif msg.kind == wire.EOF:
                 dispatcher.eof(msg.dir, msg.t)
             elif msg.kind == wire.EVENT:
@@ -223,3 +229,4 @@ def _child_main(data_fd: int, tape: Tape | None, make_observers: Callable[[Child
         dispatcher.event(Note(0, last_t, "warning", f"the proxy stopped mid-message; {decoder.pending} bytes lost"))
     dispatcher.each("flush")
     dispatcher.each("close")
+    spool.dispose()

@@ -43,6 +43,8 @@ class ProxyConfig:
     observer_timeout: float = 60.0
     """At exit, how long to wait for the observer process to finish the recording."""
     mode: str = "proxy"
+    tmp_dir: str | None = None
+    """Where the tape and the spool live (unlinked files); None: ``$TMPDIR``, else /tmp."""
 
 
 class StderrWriter:
@@ -108,7 +110,8 @@ class ProxySession:
             from rpcspy.pump.observer_process import ChildSession, fork_observers
 
             child = ChildSession(-1, list(cfg.argv), cfg.record_path, os.getpid())
-            self._observer_process = fork_observers(self._make_observers, child, warn=self.warn)
+            self._observer_process = fork_observers(self._make_observers, child, warn=self.warn,
+                                                    tmp_dir=cfg.tmp_dir)
             self.sink = self._observer_process.sink
             return self._observer_process.command_fd
         hub = Hub(self._make_observers(self), warn=self.warn)
@@ -118,7 +121,7 @@ class ProxySession:
 
     def _stop_observers(self) -> None:
         if self._observer_process is not None:
-            self._observer_process.sink.close()
+            self._observer_process.sink.close(self.config.observer_timeout)
             self._observer_process.wait(self.config.observer_timeout, self.warn)
             os.close(self._observer_process.command_fd)
         elif isinstance(self.sink, Hub):

@@ -33,6 +33,9 @@ import termios
 _FALLOC_FL_KEEP_SIZE, _FALLOC_FL_PUNCH_HOLE = 0x01, 0x02
 RELEASE_STEP = 8 << 20
 """The reader gives read bytes back to the system in steps of this size."""
+BACKLOG_BOUND = 256 << 20
+"""The most the tape holds for the observers: past it, the agent's output is forwarded without
+being put on the tape, and the recording gets a gap instead (:attr:`Tape.over_bound`)."""
 
 AVAILABLE = hasattr(os, "splice") and hasattr(os, "sendfile")
 
@@ -42,6 +45,20 @@ try:
     _fallocate.restype = ctypes.c_int
 except (OSError, AttributeError):
     _fallocate = None
+
+
+def punch(fd: int, start: int, length: int) -> bool:
+    """Give the bytes ``[start, start+length)`` of file ``fd`` back to the system (a hole); False if refused."""
+    if _fallocate is None:
+        return False
+    return _fallocate(fd, _FALLOC_FL_PUNCH_HOLE | _FALLOC_FL_KEEP_SIZE, start, length) == 0
+
+
+def load_u64(cell: ctypes.c_uint64) -> int:
+    """An aligned 8-byte load from memory another process writes; read until two agree (never torn)."""
+    while (a := cell.value) != cell.value:
+        pass
+    return a
 
 
 def pipe_holds(fd: int) -> int:
@@ -91,26 +108,24 @@ class Tape:
         self._consumed = ctypes.c_uint64.from_buffer(self._marks, 8)
 
     # --- positions shared by the two processes -----------------------------------------
-    @staticmethod
-    def _load(cell: ctypes.c_uint64) -> int:
-        """An aligned 8-byte load; read until two agree so a torn value is never used."""
-        while (a := cell.value) != cell.value:
-            pass
-        return a
-
     @property
     def forwarded(self) -> int:
         """How far the client has been sent the tape (CLIENT_GONE once it went away)."""
-        return self._load(self._forwarded)
+        return load_u64(self._forwarded)
 
     @forwarded.setter
     def forwarded(self, offset: int) -> None:
         self._forwarded.value = offset
 
     @property
+    def over_bound(self) -> bool:
+        """The observers are BACKLOG_BOUND behind the writer: the tape takes no more for now."""
+        return self.written - self.consumed >= BACKLOG_BOUND
+
+    @property
     def consumed(self) -> int:
         """How far the observers have read the tape."""
-        return self._load(self._consumed)
+        return load_u64(self._consumed)
 
     @consumed.setter
     def consumed(self, offset: int) -> None:
@@ -171,9 +186,7 @@ class Tape:
         point = release_point(self.forwarded, upto, self.released)
         if point is None or not self._can_release:
             return
-        assert _fallocate is not None
-        if _fallocate(self.fd, _FALLOC_FL_PUNCH_HOLE | _FALLOC_FL_KEEP_SIZE, self.released,
-                      point - self.released) != 0:
+        if not punch(self.fd, self.released, point - self.released):
             self._can_release = False  # this file system keeps the bytes until the tape is closed
             return
         self.released = point

@@ -25,6 +25,7 @@ class TapeSink:
     def __init__(self, tape: Tape, *, dead: bool = False) -> None:
         self.tape = tape
         self.dead = dead
+        self.stalled = False
         self.order: list[tuple[str, object]] = []
         self.warnings: list[str] = []
 
@@ -33,6 +34,9 @@ class TapeSink:
 
     def publish(self, direction: str, t: float, chunk: bytes, injected: bool = False) -> None:
         self.order.append(("data", chunk))
+
+    def publish_gap(self, direction: str, t: float, length: int, reason: str) -> None:
+        self.order.append(("gap", length))
 
     def publish_eof(self, direction: str, t: float) -> None:
         self.order.append(("eof", None))
