@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import IO
 
-from rpcspy.events import Event, Exit, Finding, Frame
+from rpcspy.events import Event, Exit, Finding, Frame, Note
 from rpcspy.pump.hub import Emit
 
 
@@ -69,6 +69,8 @@ class CheckObserver:
         elif isinstance(event, Exit):
             self._finished = True
             found = self.checker.finish(event.t, exit_code=event.code)
+        elif isinstance(event, Note) and event.dropped_bytes:
+            found = self.checker.gap(event.t, event.seq, event.dir, event.dropped_bytes, event.text)
         else:
             return
         self._publish(found, emit)

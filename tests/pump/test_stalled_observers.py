@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rpcspy.recording import open_recording
-from rpcspy.recording.format import ExitEntry, NoteEntry
+from rpcspy.recording.format import ExitEntry, FindingEntry, NoteEntry
 from tests.pump.proxyrun import fake, spawn
 from tests.pump.smallfs import fill, tiny_tmpfs
 
@@ -83,6 +83,8 @@ def test_stopped_observers_do_not_stop_forwarding(tmp_path: Path) -> None:
     assert {g.dir for g in gaps} <= {"c2a", "a2c"} and sum(g.dropped_bytes for g in gaps) > 0
     frames = [f.raw() for f in open_recording(rec).frames()]
     assert b'{"type":"before"}\n' in frames and resumed in frames
+    findings = [e for e in open_recording(rec).entries() if isinstance(e, FindingEntry) and e.rule == "checker.gap"]
+    assert len(findings) == len(gaps)  # the live check flags each gap
     assert isinstance(list(open_recording(rec).entries())[-1], ExitEntry)
 
 
