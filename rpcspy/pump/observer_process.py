@@ -17,11 +17,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from rpcspy.events import Note, Start
+from rpcspy.events import Exit, Note, Start
 from rpcspy.pump import wire
 from rpcspy.pump.hub import Dispatcher, Observer
 from rpcspy.pump.pipesink import PipeSink
-from rpcspy.pump.spawn import F_SETPIPE_SZ, PIPE_SIZE
+from rpcspy.pump.spawn import F_SETPIPE_SZ, PIPE_SIZE, end_process_group
 from rpcspy.pump.drain import PipeSpool
 from rpcspy.pump.tape import AVAILABLE as TAPE_AVAILABLE
 from rpcspy.pump.tape import Tape
@@ -194,7 +194,7 @@ def _child_main(data_fd: int, tape: Tape | None, make_observers: Callable[[Child
         pass
     decoder = wire.WireDecoder()
     last_t, last_at = 0.0, time.monotonic()
-    told_failure = False
+    told_failure = exited = False
     while (chunk := spool.get(timeout=TICK_SECONDS)) != b"":
         if not told_failure and (failure := spool.failure) is not None:
             told_failure = True
@@ -223,10 +223,15 @@ def _child_main(data_fd: int, tape: Tape | None, make_observers: Callable[[Child
                 event = wire.load_event(msg.payload)
                 if isinstance(event, Start):
                     session.agent_pid = event.pid
+                elif isinstance(event, Exit):
+                    exited = True
                 dispatcher.event(event)
         dispatcher.each("flush")
     if decoder.pending:
         dispatcher.event(Note(0, last_t, "warning", f"the proxy stopped mid-message; {decoder.pending} bytes lost"))
+    if not exited and session.agent_pid is not None and end_process_group(session.agent_pid):
+        dispatcher.event(Note(0, last_t, "warning", "rpcspy ended before the agent did (killed?): the observer "
+                              f"process ended the agent's process group {session.agent_pid}"))
     dispatcher.each("flush")
     dispatcher.each("close")
     spool.dispose()

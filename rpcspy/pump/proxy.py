@@ -13,7 +13,7 @@ from typing import Any
 from rpcspy.events import Direction, Exit, Note, SpawnFailed, Start
 from rpcspy.pump.hub import Hub, Observer, Sink
 from rpcspy.pump.relay import Relay, monotonic_clock
-from rpcspy.pump.spawn import SpawnError, enlarge_pipes, exit_status, spawn_agent
+from rpcspy.pump.spawn import SpawnError, enlarge_pipes, exit_status, signal_group, spawn_agent
 from rpcspy.pump.splice import AgentRelay, ClientRelay
 from rpcspy.pump.stdio import fill_closed_std_fds
 
@@ -240,13 +240,10 @@ class ProxySession:
         self._signals_seen += 1
         target = signal.SIGKILL if self._signals_seen >= 3 else signum
         if self.sink is not None:  # not from the handler itself: the sink's lock may be held right here
-            note = Note(0, self.clock(), "info", f"forwarded {signal.Signals(target).name} to the agent")
+            note = Note(0, self.clock(), "info", f"forwarded {signal.Signals(target).name} to the agent's process group")
             threading.Thread(target=self.sink.publish_event, args=(note,), daemon=True).start()
         if self.proc is not None:
-            try:
-                os.kill(self.proc.pid, target)
-            except ProcessLookupError:
-                pass
+            signal_group(self.proc.pid, target)
 
 
 def run_proxy(config: ProxyConfig) -> int:

@@ -6,6 +6,7 @@ Modes:
   selfkill N      write a partial line, then kill itself with signal N
   trap            print {"ready":true}, then on SIGINT/SIGTERM/SIGHUP print the signal and exit 10+N
   grandchild      start a sleeping child that keeps stdout open, print its pid, exit 0
+  family          start a sleeping child (same process group), print both pids, wait for stdin EOF
   flood N         write N bytes of frames to stdout, then exit 0
   pid             print own pid, then wait for stdin EOF
   deaf            ignore SIGINT/SIGTERM/SIGHUP, print {"ready":true}, then wait forever
@@ -61,6 +62,12 @@ def main() -> None:
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
         out.write(json.dumps({"grandchild": child.pid}).encode() + b"\n")
         out.flush()
+    elif mode == "family":
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"], stdout=subprocess.DEVNULL)
+        out.write(json.dumps({"agent": os.getpid(), "child": child.pid}).encode() + b"\n")
+        out.flush()
+        while os.read(0, 65536):
+            pass
     elif mode == "flood":
         line = b'{"type":"message_update","x":"' + b"y" * 1000 + b'"}\n'
         left = int(arg)

@@ -235,3 +235,23 @@ def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
+
+
+def test_the_tape_holds_no_more_than_its_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Observers that read nothing: the tape stops at BACKLOG_BOUND, the rest is forwarded and counted as a gap."""
+    monkeypatch.setattr(tape_module, "BACKLOG_BOUND", 4 << 20)
+    out_r, out_w = os.pipe()
+    got = bytearray()
+    reader = threading.Thread(target=lambda: got.extend(_read_all(out_r)))
+    reader.start()
+    data = os.urandom(16 << 20)
+    tape = Tape(str(tmp_path))
+    sink = _run(tmp_path, out_w, data, tape=tape)
+    os.close(out_w)
+    reader.join(10)
+    assert bytes(got) == data  # the client got everything
+    on_tape = sum(n for k, n in sink.order if k == "tape")  # type: ignore[misc]
+    gaps = sum(n for k, n in sink.order if k == "gap")  # type: ignore[misc]
+    assert tape.written == on_tape and (4 << 20) <= on_tape < (4 << 20) + (1 << 20)  # the bound, plus one chunk
+    assert on_tape + gaps + sum(len(c) for k, c in sink.order if k == "data") == len(data)  # type: ignore[misc]
+    assert gaps > 0
