@@ -25,14 +25,10 @@ from rpcspy.pump.spawn import F_SETPIPE_SZ, PIPE_SIZE, end_process_group
 from rpcspy.pump.drain import PipeSpool
 from rpcspy.pump.tape import AVAILABLE as TAPE_AVAILABLE
 from rpcspy.pump.tape import Tape
+from rpcspy.pump.tape_reader import TapeReader
 
 Warn = Callable[[str], None]
 OBSERVER_NICENESS = 19
-BURST_RATE = 50e6
-"""Bytes per second of agent output above which observers wait for the burst to pass..."""
-BURST_BACKLOG = 256 << 20
-"""... unless they are this far behind: then they work through it alongside."""
-BURST_PAUSE = 0.01
 TICK_SECONDS = 1.0
 """With no traffic, observers get a ``tick`` this often (live checks for overdue answers)."""
 
@@ -132,47 +128,6 @@ def _open_tape(warn: Warn, tmp_dir: str | None) -> Tape | None:
         return None
 
 
-class _TapeReader:
-    """The observers' read position on the tape, and their manners during bursts."""
-
-    def __init__(self, tape: Tape | None) -> None:
-        self.tape = tape
-        self.offset = 0
-        self._seen_size, self._seen_at, self._hot = 0, time.monotonic(), False
-
-    def take(self, length: int) -> bytes:
-        assert self.tape is not None, "TAPE_DATA without a tape"
-        self._let_bursts_pass()
-        data = self.tape.read(self.offset, length)
-        self.offset += length
-        self.tape.release(self.offset)
-        return data
-
-    def skip(self, length: int) -> None:
-        """The next ``length`` bytes of the tape will not be read (a gap): pass them by."""
-        if length and self.tape is not None:
-            self.offset += length
-            self.tape.release(self.offset)
-
-    def _let_bursts_pass(self) -> None:
-        """While the agent's output pours in (over BURST_RATE), leave the CPU to forwarding.
-
-        On a small machine every cycle the observers spend during a burst is taken
-        from the relay, the agent and the client, whatever their priority. So while
-        the tape grows fast and the backlog is under BURST_BACKLOG, they wait, and
-        catch up when it calms. A real agent's output never comes near that rate.
-        """
-        assert self.tape is not None
-        while True:
-            size, now = self.tape.size(), time.monotonic()
-            if now - self._seen_at >= BURST_PAUSE:  # the rate over the last window
-                self._hot = (size - self._seen_size) / (now - self._seen_at) >= BURST_RATE
-                self._seen_size, self._seen_at = size, now
-            if not (self._hot and BURST_BACKLOG > size - self.offset > BURST_RATE * BURST_PAUSE):
-                return
-            time.sleep(BURST_PAUSE)
-
-
 def _child_main(data_fd: int, tape: Tape | None, make_observers: Callable[[ChildSession], list[Observer]],
                 session: ChildSession, warn: Warn, tmp_dir: str | None) -> None:
     for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGPIPE):
@@ -185,7 +140,7 @@ def _child_main(data_fd: int, tape: Tape | None, make_observers: Callable[[Child
     spool.start()
     dispatcher = Dispatcher(make_observers(session), warn=warn)
     session.dispatcher = dispatcher
-    reader = _TapeReader(tape)
+    reader = TapeReader(tape)
     try:
         # Linux niceness is per thread: this (dispatching) thread yields the CPU to forwarding; the
         # drain process, forked above at normal priority, keeps the proxy's pipe empty.
