@@ -78,8 +78,9 @@ class Dispatcher:
     def dropped(self, direction: Direction, t: float, n: int, reason: str = "observers fell behind",
                 events: int = 0) -> None:
         """``n`` bytes of ``direction`` were forwarded but never reached the observers: record a gap."""
-        if n:
-            self._framers[direction].finish()  # what was pending is cut off by the gap
+        if n:  # the line pending before the gap is cut off by it: its bytes are part of the gap
+            cut = self._framers[direction].finish()
+            n += len(cut) if cut is not None else 0
         after = self.last_frame[direction]
         where = f"after frame {after}" if after else "before its first frame"
         what = f"{n} bytes of {direction} ({where}) were forwarded but not recorded" if n else ""

@@ -6,6 +6,8 @@ Modes:
   selfkill N      write a partial line, then kill itself with signal N
   trap            print {"ready":true}, then on SIGINT/SIGTERM/SIGHUP print the signal and exit 10+N
   grandchild      start a sleeping child that keeps stdout open, print its pid, exit 0
+  soak PATH N     write the file's lines N times over, in ~1 MiB writes that end on a line; answer each
+                  JSON line on stdin with a response (between those writes, never inside a line)
   family          start a sleeping child (same process group), print both pids, wait for stdin EOF
   flood N         write N bytes of frames to stdout, then exit 0
   pid             print own pid, then wait for stdin EOF
@@ -62,6 +64,41 @@ def main() -> None:
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
         out.write(json.dumps({"grandchild": child.pid}).encode() + b"\n")
         out.flush()
+    elif mode == "soak":
+        import queue
+        import threading
+
+        answers: queue.Queue[bytes] = queue.Queue()
+
+        def answer() -> None:
+            for line in sys.stdin.buffer:
+                try:
+                    cmd = json.loads(line)
+                except ValueError:
+                    continue
+                reply = {"id": cmd.get("id"), "type": "response", "command": cmd.get("type"), "success": True}
+                answers.put(json.dumps(reply, separators=(",", ":")).encode() + b"\n")
+
+        threading.Thread(target=answer, daemon=True).start()
+        with open(arg, "rb") as f:
+            body = f.read()
+        cuts, pos = [], 0
+        while pos < len(body):
+            end = body.find(b"\n", pos + (1 << 20))
+            end = len(body) if end < 0 else end + 1
+            cuts.append(body[pos:end])
+            pos = end
+        for _ in range(int(sys.argv[3])):
+            for piece in cuts:
+                while not answers.empty():
+                    out.write(answers.get())
+                out.write(piece)
+                out.flush()
+        time.sleep(0.5)
+        while not answers.empty():
+            out.write(answers.get())
+        out.flush()
+        os._exit(0)  # the answering thread may be inside a read of stdin
     elif mode == "family":
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"], stdout=subprocess.DEVNULL)
         out.write(json.dumps({"agent": os.getpid(), "child": child.pid}).encode() + b"\n")
