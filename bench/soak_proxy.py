@@ -101,19 +101,23 @@ def _fds_threads(pid: int) -> tuple[int, int]:
         return 0, 0
 
 
-def _file_use(pid: int, prefix: str) -> int:
-    """Disk used by an unlinked temporary file ``prefix``* that ``pid`` holds open (allocated blocks)."""
-    total = 0
-    try:
-        for fd in os.listdir(f"/proc/{pid}/fd"):
+def _file_use(pids: list[int], prefix: str) -> int:
+    """Disk used by the unlinked temporary files ``prefix``* that ``pids`` hold open (allocated blocks),
+    each file counted once however many processes hold it."""
+    seen: dict[tuple[int, int], int] = {}
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
             try:
                 if prefix in os.readlink(f"/proc/{pid}/fd/{fd}"):
-                    total += os.stat(f"/proc/{pid}/fd/{fd}").st_blocks * 512
+                    st = os.stat(f"/proc/{pid}/fd/{fd}")
+                    seen[(st.st_dev, st.st_ino)] = st.st_blocks * 512
             except OSError:
                 pass
-    except OSError:
-        pass
-    return total
+    return sum(seen.values())
 
 
 def _sample(run: Run) -> None:
@@ -121,8 +125,8 @@ def _sample(run: Run) -> None:
     for n, pid in enumerate(pids):
         role = ("proxy", "observer", "drain")[min(n, 2)]
         run.peak_rss[role] = max(run.peak_rss.get(role, 0), _status(pid, "VmRSS"))
-    run.peak_tape = max(run.peak_tape, _file_use(run.proc.pid, "rpcspy-tape-"))
-    run.peak_spool = max(run.peak_spool, sum(_file_use(p, "rpcspy-spool-") for p in pids[1:]))
+    run.peak_tape = max(run.peak_tape, _file_use(pids, "rpcspy-tape-"))
+    run.peak_spool = max(run.peak_spool, _file_use(pids, "rpcspy-spool-"))
     now = _fds_threads(run.proc.pid)
     if run.first is None and run.got:
         run.first = now

@@ -68,10 +68,12 @@ class ObserverProcess:
         """Wait for the child to finish the recording (it may be working through a backlog)."""
         start = time.monotonic()
         told = False
-        while time.monotonic() - start < timeout:
+        while True:
             pid, _ = os.waitpid(self.pid, os.WNOHANG)
             if pid:
                 return
+            if time.monotonic() - start >= timeout:
+                break
             if not told and time.monotonic() - start > 2:
                 told = True
                 warn("finishing the recording and checks (the observers are behind the stream) ...")

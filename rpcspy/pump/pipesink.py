@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 Warn = Callable[[str], None]
 HELD_MAX = 4096
 """Events (start, notes, exit, ends of stream) held while the pipe is full; later ones are counted, not kept."""
-HOLD_BYTES = 64 << 20
+HOLD_BYTES = 16 << 20
 """Forwarded chunks held in memory while the pipe is full, before they become a gap."""
 FELL_BEHIND = "the observers fell behind (their pipe was full)"
 
@@ -97,6 +97,18 @@ class PipeSink:
 
     def publish_event(self, event: Event) -> None:
         self._offer(wire.event_message(event), None, event.t, 0, 0)
+
+    def flush(self) -> bool:
+        """Hand over what waits, as far as the pipe takes it now (never blocks); True when nothing waits."""
+        if self.dead:
+            return True
+        with self._lock:
+            try:
+                return self._catch_up()
+            except OSError as exc:
+                self._cut_off(f"observer process gone ({exc.strerror or exc}); recording stopped, "
+                              "forwarding continues")
+                return True
 
     def _offer(self, pieces: list[bytes], direction: Direction | None, t: float, size: int, on_tape: int) -> None:
         """Write one message now if the pipe has room, else hold it (events) or count it (data)."""

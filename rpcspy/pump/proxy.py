@@ -121,8 +121,9 @@ class ProxySession:
 
     def _stop_observers(self) -> None:
         if self._observer_process is not None:
+            deadline = time.monotonic() + self.config.observer_timeout  # one budget for handing over and finishing
             self._observer_process.sink.close(self.config.observer_timeout)
-            self._observer_process.wait(self.config.observer_timeout, self.warn)
+            self._observer_process.wait(max(0.0, deadline - time.monotonic()), self.warn)
             os.close(self._observer_process.command_fd)
         elif isinstance(self.sink, Hub):
             self.sink.close()
@@ -240,7 +241,8 @@ class ProxySession:
         self._signals_seen += 1
         target = signal.SIGKILL if self._signals_seen >= 3 else signum
         if self.sink is not None:  # not from the handler itself: the sink's lock may be held right here
-            note = Note(0, self.clock(), "info", f"forwarded {signal.Signals(target).name} to the agent's process group")
+            name = signal.Signals(target).name
+            note = Note(0, self.clock(), "info", f"forwarded {name} to the agent's process group")
             threading.Thread(target=self.sink.publish_event, args=(note,), daemon=True).start()
         if self.proc is not None:
             signal_group(self.proc.pid, target)

@@ -44,7 +44,8 @@ def event_message(event: Event) -> list[bytes]:
     return [header(EVENT, "c2a", 0.0, len(payload)), payload]
 
 
-def gap_message(direction: Direction, t: float, size: int, tape_bytes: int, reason: str, events: int = 0) -> list[bytes]:
+def gap_message(direction: Direction, t: float, size: int, tape_bytes: int, reason: str,
+                events: int = 0) -> list[bytes]:
     payload = GAP_COUNTS.pack(size, tape_bytes, events) + reason.encode()
     return [header(GAP, direction, t, len(payload)), payload]
 

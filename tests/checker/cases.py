@@ -185,6 +185,7 @@ CASES: dict[str, Case] = {
 
 SPECIAL: dict[str, str] = {
     "checker.internal_error": "tests/checker/test_engine.py::test_internal_error_is_a_finding",
+    "checker.gap": "tests/checker/test_gap.py::test_gap_is_a_warning_with_its_size",
     "schema.invalid": "tests/checker/test_schema.py::test_issue_kinds_map_to_rules",
 }
 """Rules whose firing needs more than a frame list, and the test that covers them."""
