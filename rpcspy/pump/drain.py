@@ -37,14 +37,19 @@ class PipeSpool:
     """Single producer (the drain process), single consumer (:meth:`get`), ordered bytes."""
 
     def __init__(self, pipe: int, directory: str | None = None) -> None:
-        fd, path = tempfile.mkstemp(prefix="rpcspy-spool-", dir=directory)
-        os.unlink(path)
-        self.fd, self.pipe = fd, pipe
+        self.pipe = pipe
         self._marks = mmap.mmap(-1, 32)  # shared with the drain process after fork
         self._written = ctypes.c_uint64.from_buffer(self._marks, 0)
         self._read = ctypes.c_uint64.from_buffer(self._marks, 8)
         self._state = ctypes.c_uint64.from_buffer(self._marks, 16)
         self._errno = ctypes.c_uint64.from_buffer(self._marks, 24)
+        self.fd = -1
+        try:
+            self.fd, path = tempfile.mkstemp(prefix="rpcspy-spool-", dir=directory)
+            os.unlink(path)
+        except OSError as exc:  # no spool at all: the reader takes the pipe itself, and says why
+            self._errno.value = exc.errno or 0
+            self._state.value = FAILED
         self._wake_r, self._wake_w = os.pipe()
         self._released = 0
         self.pid: int | None = None
@@ -57,6 +62,8 @@ class PipeSpool:
         It keeps only the pipe, the spool and its wake-up pipe open (standard descriptors
         on /dev/null), so it holds no one else's pipe open and never writes to a terminal.
         """
+        if self._state.value == FAILED:
+            return
         if not hasattr(os, "splice"):
             self._state.value = DIRECT
             return

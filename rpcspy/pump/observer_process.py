@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 from rpcspy.events import Exit, Note, Start
 from rpcspy.pump import wire
+from rpcspy.pump.drain import PipeSpool
 from rpcspy.pump.hub import Dispatcher, Observer
 from rpcspy.pump.pipesink import PipeSink
 from rpcspy.pump.spawn import F_SETPIPE_SZ, PIPE_SIZE, end_process_group
-from rpcspy.pump.drain import PipeSpool
 from rpcspy.pump.tape import AVAILABLE as TAPE_AVAILABLE
 from rpcspy.pump.tape import Tape
 from rpcspy.pump.tape_reader import TapeReader

@@ -90,3 +90,14 @@ def test_a_full_disk_hands_over_to_the_pipe(tmp_path: Path) -> None:
         assert _read_all(spool) == b"hello"
         assert spool.failure == os.strerror(errno.ENOSPC)
         spool.dispose()
+
+
+def test_no_spool_file_at_all_hands_over_to_the_pipe(tmp_path: Path) -> None:
+    r, w = os.pipe()
+    spool = PipeSpool(r, str(tmp_path / "missing"))  # mkstemp fails: ENOENT
+    spool.start()
+    os.write(w, b"still here")
+    os.close(w)
+    assert _read_all(spool) == b"still here"
+    assert spool.failure == os.strerror(errno.ENOENT)
+    spool.dispose()
