@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -78,26 +79,25 @@ def test_the_spool_stops_taking_at_its_bound(monkeypatch: pytest.MonkeyPatch, _:
     spool.dispose()
 
 
-def test_a_full_disk_hands_over_to_the_pipe(tmp_path: Path) -> None:
-    """The spool on a really full file system (a tiny tmpfs, filled up): the reader takes the pipe."""
-    with tiny_tmpfs(tmp_path / "fs") as fs:
-        r, w = os.pipe()
-        spool = PipeSpool(r, str(fs))
-        fill(fs)
-        spool.start()
-        os.write(w, b"hello")
-        os.close(w)
-        assert _read_all(spool) == b"hello"
-        assert spool.failure == os.strerror(errno.ENOSPC)
-        spool.dispose()
-
-
-def test_no_spool_file_at_all_hands_over_to_the_pipe(tmp_path: Path) -> None:
+def _hands_over_to_the_pipe(directory: Path, before_start: Callable[[], object] = lambda: None,
+                            error: int = errno.ENOSPC) -> None:
+    """Bytes written after the spool failed still reach the reader (from the pipe), which knows why."""
     r, w = os.pipe()
-    spool = PipeSpool(r, str(tmp_path / "missing"))  # mkstemp fails: ENOENT
+    spool = PipeSpool(r, str(directory))
+    before_start()
     spool.start()
     os.write(w, b"still here")
     os.close(w)
     assert _read_all(spool) == b"still here"
-    assert spool.failure == os.strerror(errno.ENOENT)
+    assert spool.failure == os.strerror(error)
     spool.dispose()
+
+
+def test_a_full_disk_hands_over_to_the_pipe(tmp_path: Path) -> None:
+    """The spool on a really full file system (a tiny tmpfs, filled up): the reader takes the pipe."""
+    with tiny_tmpfs(tmp_path / "fs") as fs:
+        _hands_over_to_the_pipe(fs, lambda: fill(fs))
+
+
+def test_no_spool_file_at_all_hands_over_to_the_pipe(tmp_path: Path) -> None:
+    _hands_over_to_the_pipe(tmp_path / "missing", error=errno.ENOENT)  # mkstemp fails
