@@ -64,6 +64,9 @@ def command(output: str | None, directory: str, no_record: bool, check: bool, di
     The recording is JSONL (format: docs/recording-format.md), written as frames
     arrive (`tail -f` works), readable with jq, created owner-only (0600).
     """
+    from rpcspy.pump.stdio import fill_closed_std_fds
+
+    fill_closed_std_fds()  # first: a file opened below must not take the number of a closed stdin/stdout
     from rpcspy.pump.proxy import ProxyConfig, run_proxy
     from rpcspy.recording.naming import default_path
 

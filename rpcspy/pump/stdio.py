@@ -25,14 +25,18 @@ def is_closed(fd: int) -> bool:
     return False
 
 
+_filled: set[int] = set()
+"""Descriptors this process found closed and filled, so a later call still reports them."""
+
+
 def fill_closed_std_fds(fds: tuple[int, ...] = (0, 1, 2)) -> set[int]:
-    """Put ``/dev/null`` on every standard descriptor that is closed; return which were."""
-    closed = set()
+    """Put ``/dev/null`` on every standard descriptor that is closed; return which of ``fds``
+    were closed at start (now or at an earlier call: the CLI calls this before opening anything)."""
     for fd in fds:  # in order: opening /dev/null takes the lowest free number, which is this one
         if is_closed(fd):
             null = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
             if null != fd:
                 os.dup2(null, fd)
                 os.close(null)
-            closed.add(fd)
-    return closed
+            _filled.add(fd)
+    return {fd for fd in fds if fd in _filled}
