@@ -91,6 +91,12 @@ class Checker:
             return sink.take()
         return []
 
+    def gap(self, t: float, seq: int | None, direction: str | None, dropped: int, text: str) -> list[Finding]:
+        """The recording says ``dropped`` bytes were forwarded but not recorded here (a gap note)."""
+        self._sink.emit("checker.gap", t, seq, direction, f"{dropped} bytes not recorded: {text}",
+                        extra={"bytes": dropped})
+        return self._sink.take()
+
     def tick(self, t: float) -> list[Finding]:
         """Time ``t`` passed with no frame (live use, e.g. once a second): report commands
         unanswered for ``unanswered_after`` seconds. ``feed`` does the same on every frame."""

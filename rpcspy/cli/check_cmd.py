@@ -125,6 +125,8 @@ def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, af
                 findings += checker.feed(event)
             elif isinstance(event, Exit):
                 exit_code = event.code
+            elif isinstance(event, Note) and event.dropped_bytes:
+                findings += checker.gap(event.t, event.seq, event.dir, event.dropped_bytes, event.text)
             elif isinstance(event, Note) and event.text.startswith("exit code: "):
                 exit_code = _transcript_exit(event.text)
     except OSError as exc:
@@ -170,7 +172,7 @@ def _events(rec: Any, read_events: Any) -> Any:
         elif isinstance(entry, ExitEntry):
             yield Exit(entry.seq, entry.t, entry.code, entry.signal)
         elif isinstance(entry, NoteEntry):
-            yield Note(entry.seq, entry.t, "info", entry.text)
+            yield Note(entry.seq, entry.t, "info", entry.text, entry.dir, entry.dropped_bytes)  # type: ignore[arg-type]
 
 
 def _transcript_exit(text: str) -> int | None:

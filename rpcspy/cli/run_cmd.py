@@ -20,6 +20,7 @@ Examples:
   rpcspy -- pi --mode rpc
   rpcspy -o session.jsonl -- pi --mode rpc --no-session
   RPCSPY_DIR=/tmp/rec rpcspy -- omp --mode rpc
+  rpcspy --tmp-dir /var/tmp -- pi --mode rpc      # a tmpfs /tmp is RAM
 \b
 Exit status: the agent's (128+N if signal N killed it); 127 if the agent
 command is not found, 126 if it cannot be executed, 2 for a usage error or
@@ -51,11 +52,16 @@ a recording path that is refused (nothing is started then).""",
                    "at the end of the session).")
 @click.option("--ignore", "ignore", multiple=True, metavar="RULE", help="Never report this rule (repeatable).")
 @click.option("--no-control", is_flag=True, help="Do not offer a control socket (rpcspy sessions/inject/watch).")
+@click.option("--tmp-dir", "tmp_dir", metavar="DIR", envvar="RPCSPY_TMPDIR", show_envvar=True,
+              type=click.Path(exists=True, file_okay=False, writable=True),
+              help="Where the tape and spool (unlinked files holding what the observers have not read yet) live; "
+                   "default $TMPDIR, else /tmp. Each holds at most 256 MiB; past that, or if DIR is full, the "
+                   "recording gets a gap note and forwarding goes on.")
 @click.argument("agent", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- AGENT_CMD [ARGS...]")
 def command(output: str | None, overwrite: bool, directory: str, no_record: bool, check: bool, dialect: str,
             report: str | None, report_level: str, strict_fields: bool, strict_unknown: bool,
             unanswered_after: float | None, ignore: tuple[str, ...], no_control: bool,
-            agent: tuple[str, ...]) -> None:
+            tmp_dir: str | None, agent: tuple[str, ...]) -> None:
     """Proxy AGENT_CMD transparently and record both directions and its stderr.
 
     Your client spawns `rpcspy -- pi --mode rpc` instead of `pi --mode rpc` and
@@ -66,6 +72,9 @@ def command(output: str | None, overwrite: bool, directory: str, no_record: bool
     The recording is JSONL (format: docs/recording-format.md), written as frames
     arrive (`tail -f` works), readable with jq, created owner-only (0600).
     """
+    from rpcspy.pump.stdio import fill_closed_std_fds
+
+    fill_closed_std_fds()  # first: a file opened below must not take the number of a closed stdin/stdout
     from rpcspy.pump.proxy import ProxyConfig, run_proxy
     from rpcspy.recording.naming import default_path
 
@@ -84,9 +93,10 @@ def command(output: str | None, overwrite: bool, directory: str, no_record: bool
                                report=report, min_severity=report_level, unanswered_after=unanswered_after)
         observers.append(lambda _session: [CheckObserver(options)])
     config = ProxyConfig(argv=argv, record_path=path, observers=observers, observer_process=True,
-                         control=not no_control, record_fd=_claim(path, overwrite))
+                         control=not no_control, record_fd=_claim(path, overwrite), tmp_dir=tmp_dir)
     code = run_proxy(config)
-    sys.stdout.flush()
+    if sys.stdout is not None:  # None when rpcspy was started with stdout closed
+        sys.stdout.flush()
     os._exit(code)  # relay threads may still block in read(stdin); nothing is left to flush
 
 

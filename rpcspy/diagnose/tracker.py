@@ -372,7 +372,7 @@ class Tracker:
 
     def _ui_request(self, seq: int, t: float, obj: dict) -> None:
         method, rid = obj.get("method"), obj.get("id")
-        if isinstance(method, str) and method in K.DIALOGS:
+        if method in K.DIALOGS:  # a Names set: False for a method that is no string
             timeout = obj.get("timeout")
             deadline = t + timeout / 1000.0 if isinstance(timeout, (int, float)) and timeout > 0 else None
             title = obj.get("title")

@@ -7,21 +7,37 @@ derives each from the dialects' schemas and fails when they drift apart.
 
 from __future__ import annotations
 
-ANSWER_TYPES = frozenset({"extension_ui_response", "host_tool_update", "host_tool_result", "host_uri_result"})
+from collections.abc import Iterable
+
+
+class Names(frozenset):
+    """A set of protocol names. ``x in names`` is False for any ``x`` that is not a string, so
+    membership can be asked of whatever a hostile frame holds (a list ``type`` is unhashable)."""
+
+    __slots__ = ()
+
+    def __contains__(self, item: object) -> bool:
+        return type(item) is str and frozenset.__contains__(self, item)
+
+
+def names(items: Iterable[str]) -> Names:
+    return Names(items)
+
+ANSWER_TYPES = names({"extension_ui_response", "host_tool_update", "host_tool_result", "host_uri_result"})
 """Client frames that answer the agent (a dialog, an omp host tool or URI request): no response comes back.
 Every client frame type of every dialect that is not a command."""
 
-AGENT_REQUEST_TYPES = frozenset({"extension_ui_request", "host_tool_call", "host_uri_request"})
+AGENT_REQUEST_TYPES = names({"extension_ui_request", "host_tool_call", "host_uri_request"})
 """Agent frames that ask the client something under an ``id`` of the agent's own (answered by
 :data:`ANSWER_TYPES`; fire-and-forget ``extension_ui_request`` methods expect no answer)."""
 
-HOST_REQUEST_TYPES = AGENT_REQUEST_TYPES - {"extension_ui_request"}
+HOST_REQUEST_TYPES = names(AGENT_REQUEST_TYPES - {"extension_ui_request"})
 """omp's host requests: every one of them waits for an answer."""
 
-AGENT_CANCEL_TYPES = frozenset({"host_tool_cancel", "host_uri_cancel"})
+AGENT_CANCEL_TYPES = names({"host_tool_cancel", "host_uri_cancel"})
 """Agent frames withdrawing a host request (``targetId`` names it)."""
 
-ECHO_TYPES = frozenset({"response", "bash_execution_update", "prompt_result"})
+ECHO_TYPES = names({"response", "bash_execution_update", "prompt_result"})
 """Agent frames whose ``id`` is a client command's id."""
 
 DIALOG_METHODS = ("select", "confirm", "input", "editor")
@@ -30,8 +46,8 @@ DIALOG_METHODS = ("select", "confirm", "input", "editor")
 FIRE_AND_FORGET_METHODS = ("notify", "setStatus", "setWidget", "setTitle", "set_editor_text", "cancel", "open_url")
 """``extension_ui_request`` methods that expect no answer."""
 
-DIALOGS = frozenset(DIALOG_METHODS)
+DIALOGS = names(DIALOG_METHODS)
 """:data:`DIALOG_METHODS` as a set, for membership tests."""
 
-__all__ = ["ANSWER_TYPES", "AGENT_REQUEST_TYPES", "HOST_REQUEST_TYPES", "AGENT_CANCEL_TYPES", "ECHO_TYPES",
+__all__ = ["Names", "names", "ANSWER_TYPES", "AGENT_REQUEST_TYPES", "HOST_REQUEST_TYPES", "AGENT_CANCEL_TYPES", "ECHO_TYPES",
            "DIALOG_METHODS", "FIRE_AND_FORGET_METHODS", "DIALOGS"]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from rpcspy.checker import report
-from rpcspy.events import Event, Exit, Finding, Frame
+from rpcspy.events import Event, Exit, Finding, Frame, Note
 from rpcspy.pump.hub import Emit
 
 
@@ -65,6 +65,8 @@ class CheckObserver:
         elif isinstance(event, Exit):
             self._finished = True
             found = self.checker.finish(event.t, exit_code=event.code)
+        elif isinstance(event, Note) and event.dropped_bytes:
+            found = self.checker.gap(event.t, event.seq, event.dir, event.dropped_bytes, event.text)
         else:
             return
         self._publish(found, emit)

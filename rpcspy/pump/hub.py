@@ -56,13 +56,16 @@ class Dispatcher:
         self._seq = 0
         self.counts: dict[str, int] = {d: 0 for d in DIRECTIONS}
         self.frames: dict[str, int] = {d: 0 for d in DIRECTIONS}
+        self.last_frame: dict[str, int] = {d: 0 for d in DIRECTIONS}
+        """The seq of the last (complete) frame of each direction: where a gap begins."""
 
     def data(self, direction: Direction, t: float, chunk: bytes, injected: bool = False) -> None:
         self.counts[direction] += len(chunk)
         for line in self._framers[direction].feed(chunk):
             data, cr = split_cr(line)
             self.frames[direction] += 1
-            self.dispatch(Frame(self._next(), t, direction, data, True, cr, injected))
+            self.last_frame[direction] = seq = self._next()
+            self.dispatch(Frame(seq, t, direction, data, True, cr, injected))
 
     def eof(self, direction: Direction, t: float) -> None:
         last = self._framers[direction].finish()
@@ -72,11 +75,19 @@ class Dispatcher:
             self.dispatch(Frame(self._next(), t, direction, data, False, cr))
         self.dispatch(Eof(self._next(), t, direction))
 
-    def dropped(self, direction: Direction, t: float, n: int) -> None:
-        self._framers[direction].finish()  # what was pending is cut off by the gap
-        self.dispatch(Note(self._next(), t, "warning",
-                           f"observers fell behind; {n} bytes of {direction} were forwarded but not recorded",
-                           dir=direction, dropped_bytes=n))
+    def dropped(self, direction: Direction, t: float, n: int, reason: str = "observers fell behind",
+                events: int = 0) -> None:
+        """``n`` bytes of ``direction`` were forwarded but never reached the observers: record a gap."""
+        if n:  # the line pending before the gap is cut off by it: its bytes are part of the gap
+            cut = self._framers[direction].finish()
+            n += len(cut) if cut is not None else 0
+        after = self.last_frame[direction]
+        where = f"after frame {after}" if after else "before its first frame"
+        what = f"{n} bytes of {direction} ({where}) were forwarded but not recorded" if n else ""
+        if events:
+            what += (", and " if what else "") + f"{events} event(s) were not recorded"
+        self.dispatch(Note(self._next(), t, "warning", f"{reason}: {what}", dir=direction if n else None,
+                           dropped_bytes=n))
 
     def event(self, event: Event) -> None:
         event.seq = self._next()

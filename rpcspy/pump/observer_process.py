@@ -12,28 +12,23 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from rpcspy.events import Note, Start
+from rpcspy.events import Exit, Note, Start
 from rpcspy.pump import wire
+from rpcspy.pump.drain import PipeSpool
 from rpcspy.pump.hub import Dispatcher, Observer
 from rpcspy.pump.pipesink import PipeSink
-from rpcspy.pump.spawn import F_SETPIPE_SZ, PIPE_SIZE
-from rpcspy.pump.spool import Spool
+from rpcspy.pump.spawn import F_SETPIPE_SZ, PIPE_SIZE, end_process_group
 from rpcspy.pump.tape import AVAILABLE as TAPE_AVAILABLE
 from rpcspy.pump.tape import Tape
+from rpcspy.pump.tape_reader import TapeReader
 
 Warn = Callable[[str], None]
 OBSERVER_NICENESS = 19
-BURST_RATE = 50e6
-"""Bytes per second of agent output above which observers wait for the burst to pass..."""
-BURST_BACKLOG = 256 << 20
-"""... unless they are this far behind: then they work through it alongside."""
-BURST_PAUSE = 0.01
 TICK_SECONDS = 1.0
 """With no traffic, observers get a ``tick`` this often (live checks for overdue answers)."""
 
@@ -73,10 +68,12 @@ class ObserverProcess:
         """Wait for the child to finish the recording (it may be working through a backlog)."""
         start = time.monotonic()
         told = False
-        while time.monotonic() - start < timeout:
+        while True:
             pid, _ = os.waitpid(self.pid, os.WNOHANG)
             if pid:
                 return
+            if time.monotonic() - start >= timeout:
+                break
             if not told and time.monotonic() - start > 2:
                 told = True
                 warn("finishing the recording and checks (the observers are behind the stream) ...")
@@ -89,11 +86,15 @@ def fork_observers(
     session: ChildSession,
     *,
     warn: Warn,
+    tmp_dir: str | None = None,
 ) -> ObserverProcess:
-    """Fork the observer process; call before starting threads or the agent."""
+    """Fork the observer process; call before starting threads or the agent.
+
+    The tape and the spool (unlinked files) go in ``tmp_dir`` (None: ``$TMPDIR``, else /tmp).
+    """
     data_r, data_w = os.pipe()
     cmd_r, cmd_w = os.pipe()
-    tape = _open_tape(warn)
+    tape = _open_tape(warn, tmp_dir)
     import fcntl
 
     try:
@@ -107,7 +108,7 @@ def fork_observers(
             os.close(data_w)
             os.close(cmd_r)
             session.command_fd = cmd_w
-            _child_main(data_r, tape, make_observers, session, warn)
+            _child_main(data_r, tape, make_observers, session, warn, tmp_dir)
         except BaseException:  # noqa: BLE001 - report and leave; never return into the proxy's code
             import traceback
 
@@ -119,87 +120,45 @@ def fork_observers(
     return ObserverProcess(pid, PipeSink(data_w, warn=warn, tape=tape), cmd_r)
 
 
-def _open_tape(warn: Warn) -> Tape | None:
+def _open_tape(warn: Warn, tmp_dir: str | None) -> Tape | None:
     if not TAPE_AVAILABLE:
         return None
     try:
-        return Tape()
+        return Tape(tmp_dir)
     except OSError as exc:
         warn(f"no temporary file for the agent's output ({exc}); it goes through the pipe instead")
         return None
 
 
-def _drain(data_fd: int, spool: Spool) -> None:
-    """Empty the proxy's pipe into the spool as fast as it fills: the proxy never waits on observers.
-
-    The bytes are spliced as they are (never parsed or copied here), so this thread
-    hardly needs the GIL; bulk data is not in the pipe at all but on the tape.
-    """
-    try:
-        while spool.fill_from(data_fd) != 0:
-            pass
-    finally:
-        spool.close()
-
-
-class _TapeReader:
-    """The observers' read position on the tape, and their manners during bursts."""
-
-    def __init__(self, tape: Tape | None) -> None:
-        self.tape = tape
-        self.offset = 0
-        self._seen_size, self._seen_at, self._hot = 0, time.monotonic(), False
-
-    def take(self, length: int) -> bytes:
-        assert self.tape is not None, "TAPE_DATA without a tape"
-        self._let_bursts_pass()
-        data = self.tape.read(self.offset, length)
-        self.offset += length
-        self.tape.release(self.offset)
-        return data
-
-    def _let_bursts_pass(self) -> None:
-        """While the agent's output pours in (over BURST_RATE), leave the CPU to forwarding.
-
-        On a small machine every cycle the observers spend during a burst is taken
-        from the relay, the agent and the client, whatever their priority. So while
-        the tape grows fast and the backlog is under BURST_BACKLOG, they wait, and
-        catch up when it calms. A real agent's output never comes near that rate.
-        """
-        assert self.tape is not None
-        while True:
-            size, now = self.tape.size(), time.monotonic()
-            if now - self._seen_at >= BURST_PAUSE:  # the rate over the last window
-                self._hot = (size - self._seen_size) / (now - self._seen_at) >= BURST_RATE
-                self._seen_size, self._seen_at = size, now
-            if not (self._hot and BURST_BACKLOG > size - self.offset > BURST_RATE * BURST_PAUSE):
-                return
-            time.sleep(BURST_PAUSE)
-
-
 def _child_main(data_fd: int, tape: Tape | None, make_observers: Callable[[ChildSession], list[Observer]],
-                session: ChildSession, warn: Warn) -> None:
+                session: ChildSession, warn: Warn, tmp_dir: str | None) -> None:
     for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGPIPE):
         signal.signal(signum, signal.SIG_IGN)
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(null, 1)  # stdout belongs to the client: the child must not hold it open
     os.close(null)
+    spool = PipeSpool(data_fd, tmp_dir)  # its drain process, forked before any thread, empties the pipe
+    spool.start()
     dispatcher = Dispatcher(make_observers(session), warn=warn)
     session.dispatcher = dispatcher
-    spool = Spool()
-    threading.Thread(target=_drain, args=(data_fd, spool), name="rpcspy-spool", daemon=True).start()
-    sys.setswitchinterval(0.0001)  # the drain thread must get the GIL back quickly to keep the pipe empty
-    reader = _TapeReader(tape)
+    reader = TapeReader(tape)
     try:
-        # Linux niceness is per thread: only this (dispatching) thread yields the CPU to forwarding;
-        # the drain thread, started above at normal priority, keeps the proxy's pipe empty.
+        # Linux niceness is per thread: this (dispatching) thread yields the CPU to forwarding; the
+        # drain process, forked above at normal priority, keeps the proxy's pipe empty.
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), OBSERVER_NICENESS)
     except OSError:
         pass
     decoder = wire.WireDecoder()
     last_t, last_at = 0.0, time.monotonic()
+    told_failure = exited = False
     while (chunk := spool.get(timeout=TICK_SECONDS)) != b"":
+        if not told_failure and (failure := spool.failure) is not None:
+            told_failure = True
+            text = (f"the observers' spool could not be written ({failure}); they now read the proxy's pipe "
+                    "directly, and whatever they cannot keep up with is left out of the recording (gaps)")
+            warn(text)
+            dispatcher.event(Note(0, last_t, "warning", text))
         if chunk is None:  # quiet for a while: let observers report what is overdue
             dispatcher.tick(last_t + time.monotonic() - last_at)
             dispatcher.each("flush")
@@ -211,15 +170,25 @@ def _child_main(data_fd: int, tape: Tape | None, make_observers: Callable[[Child
                 dispatcher.data(msg.dir, msg.t, msg.payload, bool(msg.flags & wire.INJECTED))
             elif msg.kind == wire.TAPE_DATA:
                 dispatcher.data(msg.dir, msg.t, reader.take(msg.length), bool(msg.flags & wire.INJECTED))
+            elif msg.kind == wire.GAP:
+                size, on_tape, events, reason = wire.load_gap(msg.payload)
+                reader.skip(on_tape)
+                dispatcher.dropped(msg.dir, msg.t, size, reason, events)
             elif msg.kind == wire.EOF:
                 dispatcher.eof(msg.dir, msg.t)
             elif msg.kind == wire.EVENT:
                 event = wire.load_event(msg.payload)
                 if isinstance(event, Start):
                     session.agent_pid = event.pid
+                elif isinstance(event, Exit):
+                    exited = True
                 dispatcher.event(event)
         dispatcher.each("flush")
     if decoder.pending:
         dispatcher.event(Note(0, last_t, "warning", f"the proxy stopped mid-message; {decoder.pending} bytes lost"))
+    if not exited and session.agent_pid is not None and end_process_group(session.agent_pid):
+        dispatcher.event(Note(0, last_t, "warning", "rpcspy ended before the agent did (killed?): the observer "
+                              f"process ended the agent's process group {session.agent_pid}"))
     dispatcher.each("flush")
     dispatcher.each("close")
+    spool.dispose()

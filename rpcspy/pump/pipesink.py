@@ -1,9 +1,14 @@
 """The proxy's end of the observer pipe: what relays forwarded, as wire messages.
 
-Writes are non-blocking with a bound: a child that does not read for
-``stall_timeout`` seconds is cut off (one warning), and forwarding goes on. The
-agent's bulk output travels on the tape (:mod:`rpcspy.pump.tape`): only a header
-goes through the message pipe (:meth:`PipeSink.publish_tape`).
+Forwarding never waits on observers. Every write is non-blocking: when the pipe
+is full (the observer process is stopped, or its disk spool failed and it fell
+behind), what does not fit is not waited for but held, in order: events and ends
+of stream up to :data:`HELD_MAX` of them, data up to :data:`HOLD_BYTES` (the
+chunks themselves, not copies), which rides out a moment's delay. Past that, data
+become a *gap*: a count of bytes forwarded but not recorded, per direction, sent
+as one ``GAP`` message once the pipe has room again (the recording gets a note
+saying what, how many bytes and after which frame). The agent's bulk output travels on the tape
+(:mod:`rpcspy.pump.tape`): only a header goes through the message pipe.
 """
 
 from __future__ import annotations
@@ -12,7 +17,9 @@ import os
 import select
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rpcspy.events import Direction, Event
@@ -22,66 +29,160 @@ if TYPE_CHECKING:
     from rpcspy.pump.tape import Tape
 
 Warn = Callable[[str], None]
+HELD_MAX = 4096
+"""Events (start, notes, exit, ends of stream) held while the pipe is full; later ones are counted, not kept."""
+HOLD_BYTES = 16 << 20
+"""Forwarded chunks held in memory while the pipe is full, before they become a gap."""
+FELL_BEHIND = "the observers fell behind (their pipe was full)"
+
+
+@dataclass
+class _Gap:
+    """Bytes of one direction forwarded but not handed to the observers."""
+
+    dir: Direction
+    t: float
+    reason: str
+    bytes: int = 0
+    tape_bytes: int = 0
+    """Of which on the tape: the observers skip them there."""
+    events: int = 0
+    """Events that could not be held either."""
+
+    def message(self) -> list[bytes]:
+        return wire.gap_message(self.dir, self.t, self.bytes, self.tape_bytes, self.reason, self.events)
 
 
 class PipeSink:
-    """Proxy side: serialise what the relays forwarded into the observer pipe.
+    """Proxy side: serialise what the relays forwarded into the observer pipe, never waiting."""
 
-    Writes are blocking with a bound: a child that does not read for
-    ``stall_timeout`` seconds is cut off (one warning), and forwarding goes on.
-    """
-
-    def __init__(self, fd: int, *, warn: Warn, stall_timeout: float = 10.0, tape: Tape | None = None) -> None:
+    def __init__(self, fd: int, *, warn: Warn, tape: Tape | None = None) -> None:
         self.fd = fd
         self.tape = tape
         """Where the agent relay may put bulk output instead of the pipe, or None."""
         self._warn = warn
-        self._stall_timeout = stall_timeout
         self._lock = threading.Lock()
+        self._rest: list[memoryview] = []
+        """The unwritten end of a message the pipe took only part of: it goes first."""
+        self._held: deque[tuple[list[bytes], int] | _Gap] = deque()
+        """Messages waiting for room (with their size in memory), and gaps, in order."""
+        self._held_bytes = 0
+        self._told = False
         self.dead = False
+        self.gap_bytes = 0
+        """Bytes forwarded but not recorded, over the session."""
         os.set_blocking(fd, False)
 
+    @property
+    def stalled(self) -> bool:
+        """Something is waiting for room in the pipe: new data would only become a gap."""
+        return bool(self._rest or self._held)
+
     def publish(self, direction: Direction, t: float, chunk: bytes, injected: bool = False) -> None:
-        self._send([wire.header(wire.DATA, direction, t, len(chunk), wire.INJECTED if injected else 0), chunk])
+        header = wire.header(wire.DATA, direction, t, len(chunk), wire.INJECTED if injected else 0)
+        self._offer([header, chunk], direction, t, len(chunk), 0)
 
     def publish_tape(self, direction: Direction, t: float, length: int) -> None:
         """``length`` bytes of ``direction`` were just appended to the tape: say so, in order."""
-        self._send([wire.header(wire.TAPE_DATA, direction, t, length)])
+        self._offer([wire.header(wire.TAPE_DATA, direction, t, length)], direction, t, length, length)
+
+    def publish_gap(self, direction: Direction, t: float, length: int, reason: str) -> None:
+        """``length`` bytes of ``direction`` were forwarded and will not be recorded."""
+        with self._lock:
+            self._add_gap(direction, t, length, 0, reason)
+            self._catch_up()
 
     def publish_eof(self, direction: Direction, t: float) -> None:
-        self._send([wire.header(wire.EOF, direction, t, 0)])
+        self._offer([wire.header(wire.EOF, direction, t, 0)], None, t, 0, 0)
 
     def publish_event(self, event: Event) -> None:
-        self._send(wire.event_message(event))
+        self._offer(wire.event_message(event), None, event.t, 0, 0)
 
-    def _send(self, pieces: list[bytes]) -> None:
+    def flush(self) -> bool:
+        """Hand over what waits, as far as the pipe takes it now (never blocks); True when nothing waits."""
+        if self.dead:
+            return True
+        with self._lock:
+            try:
+                return self._catch_up()
+            except OSError as exc:
+                self._cut_off(f"observer process gone ({exc.strerror or exc}); recording stopped, "
+                              "forwarding continues")
+                return True
+
+    def _offer(self, pieces: list[bytes], direction: Direction | None, t: float, size: int, on_tape: int) -> None:
+        """Write one message now if the pipe has room, else hold it (events) or count it (data)."""
         if self.dead:
             return
         with self._lock:
             try:
-                self._writev(pieces)
-            except OSError as exc:
-                self._cut_off(f"observer process gone ({exc.strerror or exc}); recording stopped, forwarding continues")
-
-    def _writev(self, pieces: list[bytes]) -> None:
-        views = [memoryview(p) for p in pieces if p]
-        deadline = None
-        while views:
-            try:
-                n = os.writev(self.fd, views)
-            except BlockingIOError:
-                now = time.monotonic()
-                deadline = deadline or now + self._stall_timeout
-                if now >= deadline or not select.select([], [self.fd], [], deadline - now)[1]:
-                    self._cut_off(f"observers stalled for {self._stall_timeout:.0f}s; recording stopped, "
-                                  "forwarding continues")
+                if self._catch_up() and self._write(pieces):
                     return
-                continue
-            deadline = None
-            while views and n >= len(views[0]):
-                n -= len(views.pop(0))
-            if n:
-                views[0] = views[0][n:]
+            except OSError as exc:
+                self._cut_off(f"observer process gone ({exc.strerror or exc}); recording stopped, "
+                              "forwarding continues")
+                return
+            in_memory = size - on_tape
+            if direction is None:
+                if len(self._held) < HELD_MAX:
+                    self._held.append((pieces, 0))
+                else:
+                    self._add_gap("c2a", t, 0, 0, FELL_BEHIND).events += 1
+            elif self._held_bytes + in_memory <= HOLD_BYTES and len(self._held) < HELD_MAX:
+                self._held.append((pieces, in_memory))
+                self._held_bytes += in_memory
+            else:
+                self._add_gap(direction, t, size, on_tape, FELL_BEHIND)
+
+    def _add_gap(self, direction: Direction, t: float, size: int, on_tape: int, reason: str) -> _Gap:
+        last = self._held[-1] if self._held else None
+        if not (isinstance(last, _Gap) and last.dir == direction and last.reason == reason):
+            last = _Gap(direction, t, reason)
+            self._held.append(last)
+        last.bytes += size
+        last.tape_bytes += on_tape
+        self.gap_bytes += size
+        if not self._told and size:
+            self._told = True
+            self._warn(f"{reason}; what they miss is left out of the recording, which says how much "
+                       "(forwarding goes on)")
+        return last
+
+    def _catch_up(self) -> bool:
+        """Write what is waiting, in order, as far as the pipe takes it; True when nothing is left."""
+        if self._rest and not self._write_views(self._rest):
+            return False
+        while self._held:
+            item = self._held[0]
+            pieces, in_memory = (item.message(), 0) if isinstance(item, _Gap) else item
+            if not self._write(pieces):
+                return False
+            self._held.popleft()
+            self._held_bytes -= in_memory
+            if self._rest:  # the pipe took part of it: the rest goes before anything else
+                return False
+        return True
+
+    def _write(self, pieces: list[bytes]) -> bool:
+        """Start writing one message; False if the pipe took none of it (it may take part: the rest waits)."""
+        views = [memoryview(p) for p in pieces if p]
+        total = sum(len(v) for v in views)
+        try:
+            n = os.writev(self.fd, views)
+        except BlockingIOError:
+            return False
+        if n < total:
+            self._rest = _after(views, n)
+        return True
+
+    def _write_views(self, views: list[memoryview]) -> bool:
+        """Go on with a partly written message; True once it is all in the pipe."""
+        try:
+            n = os.writev(self.fd, views)
+        except BlockingIOError:
+            return False
+        self._rest = _after(views, n)
+        return not self._rest
 
     def _cut_off(self, message: str) -> None:
         if not self.dead:
@@ -92,11 +193,31 @@ class PipeSink:
             except OSError:
                 pass
 
-    def close(self) -> None:
+    def close(self, timeout: float = 60.0) -> None:
+        """End of session: hand over what waits (for up to ``timeout`` seconds), then close."""
         with self._lock:
             if not self.dead:
+                deadline = time.monotonic() + timeout
+                try:
+                    while not self._catch_up() and (left := deadline - time.monotonic()) > 0:
+                        select.select([], [self.fd], [], left)
+                except OSError:
+                    pass
+                if self.stalled:
+                    self._warn(f"observers did not take the end of the session within {timeout:.0f}s; "
+                               "the recording may end early")
                 self.dead = True
                 os.close(self.fd)
         if self.tape is not None:
             self.tape.close()
             self.tape = None
+
+
+def _after(views: list[memoryview], n: int) -> list[memoryview]:
+    """What is left of ``views`` once ``n`` bytes of them are written."""
+    rest = list(views)
+    while rest and n >= len(rest[0]):
+        n -= len(rest.pop(0))
+    if rest and n:
+        rest[0] = rest[0][n:]
+    return rest

@@ -13,8 +13,9 @@ from typing import Any
 from rpcspy.events import Direction, Exit, Note, SpawnFailed, Start
 from rpcspy.pump.hub import Hub, Observer, Sink
 from rpcspy.pump.relay import Relay, monotonic_clock
-from rpcspy.pump.spawn import SpawnError, enlarge_pipes, exit_status, spawn_agent
+from rpcspy.pump.spawn import SpawnError, enlarge_pipes, exit_status, signal_group, spawn_agent
 from rpcspy.pump.splice import AgentRelay, ClientRelay
+from rpcspy.pump.stdio import fill_closed_std_fds
 
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -44,6 +45,8 @@ class ProxyConfig:
     mode: str = "proxy"
     record_fd: int | None = None
     """``record_path`` already opened and locked (rpcspy.recording.writer.open_recording_file)."""
+    tmp_dir: str | None = None
+    """Where the tape and the spool live (unlinked files); None: ``$TMPDIR``, else /tmp."""
 
 
 class StderrWriter:
@@ -109,7 +112,8 @@ class ProxySession:
             from rpcspy.pump.observer_process import ChildSession, fork_observers
 
             child = ChildSession(-1, list(cfg.argv), cfg.record_path, os.getpid())
-            self._observer_process = fork_observers(self._make_observers, child, warn=self.warn)
+            self._observer_process = fork_observers(self._make_observers, child, warn=self.warn,
+                                                    tmp_dir=cfg.tmp_dir)
             self.sink = self._observer_process.sink
             return self._observer_process.command_fd
         hub = Hub(self._make_observers(self), warn=self.warn)
@@ -119,8 +123,9 @@ class ProxySession:
 
     def _stop_observers(self) -> None:
         if self._observer_process is not None:
-            self._observer_process.sink.close()
-            self._observer_process.wait(self.config.observer_timeout, self.warn)
+            deadline = time.monotonic() + self.config.observer_timeout  # one budget for handing over and finishing
+            self._observer_process.sink.close(self.config.observer_timeout)
+            self._observer_process.wait(max(0.0, deadline - time.monotonic()), self.warn)
             os.close(self._observer_process.command_fd)
         elif isinstance(self.sink, Hub):
             self.sink.close()
@@ -128,6 +133,7 @@ class ProxySession:
     # --- the session -------------------------------------------------------------------
     def run(self) -> int:
         cfg = self.config
+        closed = fill_closed_std_fds((cfg.stdin, cfg.stdout, cfg.stderr))  # before any pipe takes their numbers
         commands = self._start_observers()
         sink = self.sink
         assert sink is not None
@@ -141,7 +147,8 @@ class ProxySession:
         self.proc = proc
         enlarge_pipes(proc)
         sink.publish_event(Start(0, self.clock(), proc.pid, list(cfg.argv)))
-        relays = self._start_relays(proc, commands)
+        self._tell_closed(closed)
+        relays = self._start_relays(proc, commands, client_gone=cfg.stdout in closed)
         previous = self._install_signals()
         try:
             returncode = proc.wait()
@@ -170,10 +177,23 @@ class ProxySession:
         except OSError:
             pass
 
-    def _start_relays(self, proc: Any, commands: int | None) -> list[Relay]:
+    def _tell_closed(self, closed: set[int]) -> None:
+        """Say once (stderr and recording) which standard descriptors were closed at start."""
+        cfg = self.config
+        what = {cfg.stdin: "stdin was closed when rpcspy started: the agent's input ends at once",
+                cfg.stdout: "stdout was closed when rpcspy started: the agent's output is recorded but reaches "
+                            "no client"}
+        for fd in sorted(closed):
+            if fd in what:
+                self.warn(what[fd])
+                assert self.sink is not None
+                self.sink.publish_event(Note(0, self.clock(), "warning", what[fd]))
+
+    def _start_relays(self, proc: Any, commands: int | None, *, client_gone: bool = False) -> list[Relay]:
         cfg, sink = self.config, self.sink
         self.agent_relay = AgentRelay("a2c", proc.stdout.fileno(), cfg.stdout, sink, self.clock,
                                       on_dst_closed=self._dst_closed, warn=self.warn)
+        self.agent_relay.dst_open = not client_gone
         self.client_relay = ClientRelay("c2a", cfg.stdin, proc.stdin.fileno(), sink, self.clock,
                                         close_dst=proc.stdin.close, on_dst_closed=self._dst_closed,
                                         commands=commands, on_divert=self.agent_relay.divert_ids)
@@ -223,13 +243,11 @@ class ProxySession:
         self._signals_seen += 1
         target = signal.SIGKILL if self._signals_seen >= 3 else signum
         if self.sink is not None:  # not from the handler itself: the sink's lock may be held right here
-            note = Note(0, self.clock(), "info", f"forwarded {signal.Signals(target).name} to the agent")
+            name = signal.Signals(target).name
+            note = Note(0, self.clock(), "info", f"forwarded {name} to the agent's process group")
             threading.Thread(target=self.sink.publish_event, args=(note,), daemon=True).start()
         if self.proc is not None:
-            try:
-                os.kill(self.proc.pid, target)
-            except ProcessLookupError:
-                pass
+            signal_group(self.proc.pid, target)
 
 
 def run_proxy(config: ProxyConfig) -> int:

@@ -32,8 +32,9 @@ def spawn_agent(argv: Sequence[str], env: dict[str, str] | None = None) -> subpr
     """Start ``argv`` with all three stdio streams piped.
 
     The child gets its own process group, so a terminal's Ctrl-C reaches it once
-    (forwarded by rpcspy) rather than twice, and on Linux it receives SIGTERM if
-    rpcspy itself is killed, so no exit path leaves an orphan agent.
+    (forwarded by rpcspy to the whole group) rather than twice. On Linux it receives
+    SIGTERM if rpcspy itself is killed, and the observer process, which outlives a
+    killed proxy, then ends the rest of the group (the agent's own children).
     """
     if not argv:
         raise SpawnError("no agent command given (usage: rpcspy [OPTIONS] -- AGENT_CMD [ARGS...])", 2)
@@ -56,6 +57,41 @@ def spawn_agent(argv: Sequence[str], env: dict[str, str] | None = None) -> subpr
         reason = exc.strerror or errno.errorcode.get(exc.errno or 0, str(exc))
         code = 127 if exc.errno == errno.ENOENT else 126
         raise SpawnError(f"cannot start agent {argv[0]!r}: {reason}", code) from None
+
+
+def signal_group(pid: int, signum: int) -> None:
+    """Send ``signum`` to the agent's process group (its pid: it leads its own group), its
+    children included; to the agent alone if the group is gone or refused."""
+    try:
+        os.killpg(pid, signum)
+    except (ProcessLookupError, PermissionError):
+        try:
+            os.kill(pid, signum)
+        except ProcessLookupError:
+            pass
+
+
+def end_process_group(pgid: int, grace: float = 2.0) -> bool:
+    """SIGTERM the process group ``pgid``, SIGKILL what is left after ``grace`` seconds;
+    False if there was no such group."""
+    import time
+
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        return False
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return True
+        time.sleep(0.02)
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    return True
 
 
 F_SETPIPE_SZ = 1031

@@ -17,10 +17,12 @@ from collections.abc import Callable
 from rpcspy.events import Note
 from rpcspy.pump import wire
 from rpcspy.pump.relay import CHUNK, Relay
-from rpcspy.pump.tape import SendRefused, Tape, pipe_holds
+from rpcspy.pump.tape import BACKLOG_BOUND, CLIENT_GONE, SendRefused, Tape, pipe_holds
 
 SMALL = 1 << 16
 """Agent output below this many bytes (waiting in the pipe) is copied, not put on the tape."""
+
+TAPE_FULL = f"the observers were {BACKLOG_BOUND >> 20} MiB behind the agent's output (the tape's bound)"
 
 DIVERT_WINDOW = 4096
 """How many bytes of a line are held, at most, to decide whether it answers an injection."""
@@ -190,6 +192,10 @@ class AgentRelay(Relay):
                 continue
             if sink.dead:  # type: ignore[attr-defined]  # nobody reads the tape any more
                 return False
+            if tape.over_bound:
+                if not self._copy_untaped(tape):
+                    return True
+                continue
             start = tape.written
             try:
                 n = tape.append_from(src, CHUNK)
@@ -207,6 +213,20 @@ class AgentRelay(Relay):
             self._send(tape, start, n)
         return False
 
+    def _copy_untaped(self, tape: Tape) -> bool:
+        """The observers are BACKLOG_BOUND behind: forward a chunk without the tape (which would
+        only grow) and record a gap. False at EOF."""
+        chunk = os.read(self.src, CHUNK)
+        if not chunk:
+            return False
+        t = self.clock()
+        self.bytes += len(chunk)
+        self._last_byte_was_nl, self._tape_last = chunk.endswith(b"\n"), False
+        self.hub.publish_gap(self.direction, t, len(chunk), TAPE_FULL)  # type: ignore[attr-defined]
+        if self.dst_open:
+            self._forward(chunk)
+        return True
+
     def _copy_small(self) -> None:
         """A small chunk (a response, a delta) is read and written whole: fewer system calls,
         and the observers get it without touching the tape."""
@@ -217,9 +237,15 @@ class AgentRelay(Relay):
         self._pass(chunk, t)
 
     def _send(self, tape: Tape, start: int, n: int) -> None:
-        """Forward the ``n`` bytes at ``start`` of the tape (or nothing if the client is gone)."""
-        if not self.dst_open:
-            return
+        """Forward the ``n`` bytes at ``start`` of the tape (or nothing if the client is gone),
+        then move the client's mark on the tape past them: only now may they be released."""
+        try:
+            if self.dst_open:
+                self._send_open(tape, start, n)
+        finally:
+            tape.forwarded = start + n if self.dst_open else CLIENT_GONE
+
+    def _send_open(self, tape: Tape, start: int, n: int) -> None:
         try:
             if self._sendfile:
                 tape.send(self.dst, start, n)

@@ -11,6 +11,11 @@ on disk, never in either process's memory).
 
 The proxy appends (one writer: the agent relay); the observer process reads and
 releases. Offsets only grow: released ranges become holes in a sparse file.
+
+A byte may be released only once both readers are past it: the client (the
+relay's ``sendfile`` position, :attr:`Tape.forwarded`) and the observers
+(:attr:`Tape.consumed`). Both positions live in a page of memory shared across
+the fork, so each process sees the other's progress without a message.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import fcntl
+import mmap
 import os
 import select
 import struct
@@ -27,6 +33,9 @@ import termios
 _FALLOC_FL_KEEP_SIZE, _FALLOC_FL_PUNCH_HOLE = 0x01, 0x02
 RELEASE_STEP = 8 << 20
 """The reader gives read bytes back to the system in steps of this size."""
+BACKLOG_BOUND = 256 << 20
+"""The most the tape holds for the observers: past it, the agent's output is forwarded without
+being put on the tape, and the recording gets a gap instead (:attr:`Tape.over_bound`)."""
 
 AVAILABLE = hasattr(os, "splice") and hasattr(os, "sendfile")
 
@@ -38,12 +47,40 @@ except (OSError, AttributeError):
     _fallocate = None
 
 
+def punch(fd: int, start: int, length: int) -> bool:
+    """Give the bytes ``[start, start+length)`` of file ``fd`` back to the system (a hole); False if refused."""
+    if _fallocate is None:
+        return False
+    return _fallocate(fd, _FALLOC_FL_PUNCH_HOLE | _FALLOC_FL_KEEP_SIZE, start, length) == 0
+
+
+def load_u64(cell: ctypes.c_uint64) -> int:
+    """An aligned 8-byte load from memory another process writes; read until two agree (never torn)."""
+    while (a := cell.value) != cell.value:
+        pass
+    return a
+
+
 def pipe_holds(fd: int) -> int:
     """How many bytes pipe ``fd`` holds now (FIONREAD); 0 at EOF or when unknown."""
     try:
         return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
     except OSError:
         return 0
+
+
+CLIENT_GONE = (1 << 63) - 1
+"""The client's position once it has gone away: it holds nothing back any more."""
+
+
+def release_point(forwarded: int, consumed: int, released: int, step: int = RELEASE_STEP) -> int | None:
+    """Where to release the tape up to, or None for not yet.
+
+    Nothing before the slower of the two readers (client, observers) may go, and
+    it goes in whole steps of at least ``step`` bytes so punching stays rare.
+    """
+    upto = min(forwarded, consumed)
+    return upto if upto - released >= step else None
 
 
 class SendRefused(OSError):
@@ -66,6 +103,33 @@ class Tape:
         self.released = 0
         """Reader side: bytes given back (punched out) so far."""
         self._can_release = _fallocate is not None
+        self._marks = mmap.mmap(-1, 16)  # MAP_SHARED | MAP_ANONYMOUS: inherited across fork, shared
+        self._forwarded = ctypes.c_uint64.from_buffer(self._marks, 0)
+        self._consumed = ctypes.c_uint64.from_buffer(self._marks, 8)
+
+    # --- positions shared by the two processes -----------------------------------------
+    @property
+    def forwarded(self) -> int:
+        """How far the client has been sent the tape (CLIENT_GONE once it went away)."""
+        return load_u64(self._forwarded)
+
+    @forwarded.setter
+    def forwarded(self, offset: int) -> None:
+        self._forwarded.value = offset
+
+    @property
+    def over_bound(self) -> bool:
+        """The observers are BACKLOG_BOUND behind the writer: the tape takes no more for now."""
+        return self.written - self.consumed >= BACKLOG_BOUND
+
+    @property
+    def consumed(self) -> int:
+        """How far the observers have read the tape."""
+        return load_u64(self._consumed)
+
+    @consumed.setter
+    def consumed(self, offset: int) -> None:
+        self._consumed.value = offset
 
     # --- the proxy's side -------------------------------------------------------------
     def append_from(self, pipe: int, size: int) -> int:
@@ -117,15 +181,15 @@ class Tape:
 
     # --- the observers' side ----------------------------------------------------------
     def release(self, upto: int) -> None:
-        """Everything before ``upto`` is read: give it back, in steps of RELEASE_STEP."""
-        if not self._can_release or upto - self.released < RELEASE_STEP:
+        """The observers have read everything before ``upto``: give back what the client has too."""
+        self.consumed = upto
+        point = release_point(self.forwarded, upto, self.released)
+        if point is None or not self._can_release:
             return
-        assert _fallocate is not None
-        if _fallocate(self.fd, _FALLOC_FL_PUNCH_HOLE | _FALLOC_FL_KEEP_SIZE, self.released,
-                      upto - self.released) != 0:
+        if not punch(self.fd, self.released, point - self.released):
             self._can_release = False  # this file system keeps the bytes until the tape is closed
             return
-        self.released = upto
+        self.released = point
 
     def close(self) -> None:
         try:

@@ -16,8 +16,11 @@ from typing import NamedTuple
 from rpcspy.events import DIRECTIONS, Direction, Event
 
 HEADER = struct.Struct("<BBBxdQ")
-DATA, EOF, EVENT, INJECT, DIVERT, TAPE_DATA = 1, 2, 3, 4, 5, 6
-"""TAPE_DATA: the data are the next ``length`` bytes of the tape (:mod:`rpcspy.pump.tape`); no payload follows."""
+DATA, EOF, EVENT, INJECT, DIVERT, TAPE_DATA, GAP = 1, 2, 3, 4, 5, 6, 7
+"""TAPE_DATA: the data are the next ``length`` bytes of the tape (:mod:`rpcspy.pump.tape`); no payload follows.
+GAP: bytes forwarded but not handed over (payload: :data:`GAP_COUNTS` then the reason, UTF-8)."""
+GAP_COUNTS = struct.Struct("<QQI")
+"""bytes not recorded, of which on the tape (skip them there), events not recorded."""
 INJECTED = 1
 _DIR_INDEX = {d: i for i, d in enumerate(DIRECTIONS)}
 
@@ -39,6 +42,18 @@ def header(kind: int, direction: Direction, t: float, length: int, flags: int = 
 def event_message(event: Event) -> list[bytes]:
     payload = pickle.dumps(event, protocol=pickle.HIGHEST_PROTOCOL)
     return [header(EVENT, "c2a", 0.0, len(payload)), payload]
+
+
+def gap_message(direction: Direction, t: float, size: int, tape_bytes: int, reason: str,
+                events: int = 0) -> list[bytes]:
+    payload = GAP_COUNTS.pack(size, tape_bytes, events) + reason.encode()
+    return [header(GAP, direction, t, len(payload)), payload]
+
+
+def load_gap(payload: bytes) -> tuple[int, int, int, str]:
+    """(bytes, of which on the tape, events, reason) of a GAP message."""
+    size, tape_bytes, events = GAP_COUNTS.unpack_from(payload)
+    return size, tape_bytes, events, payload[GAP_COUNTS.size:].decode()
 
 
 def command_message(kind: int, payload: bytes) -> bytes:

@@ -6,9 +6,13 @@ Modes:
   selfkill N      write a partial line, then kill itself with signal N
   trap            print {"ready":true}, then on SIGINT/SIGTERM/SIGHUP print the signal and exit 10+N
   grandchild      start a sleeping child that keeps stdout open, print its pid, exit 0
+  soak PATH N     write the file's lines N times over, in ~1 MiB writes that end on a line; answer each
+                  JSON line on stdin with a response (between those writes, never inside a line)
+  family          start a sleeping child (same process group), print both pids, wait for stdin EOF
   flood N         write N bytes of frames to stdout, then exit 0
   pid             print own pid, then wait for stdin EOF
   deaf            ignore SIGINT/SIGTERM/SIGHUP, print {"ready":true}, then wait forever
+  file PATH [W]   write the file's bytes to stdout in writes of W bytes (default 1 MiB), then exit 0
   respond         answer each JSON line with an event and a response echoing its id, like pi
 """
 
@@ -60,6 +64,47 @@ def main() -> None:
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
         out.write(json.dumps({"grandchild": child.pid}).encode() + b"\n")
         out.flush()
+    elif mode == "soak":
+        import queue
+        import threading
+
+        answers: queue.Queue[bytes] = queue.Queue()
+
+        def answer() -> None:
+            for line in sys.stdin.buffer:
+                try:
+                    cmd = json.loads(line)
+                except ValueError:
+                    continue
+                reply = {"id": cmd.get("id"), "type": "response", "command": cmd.get("type"), "success": True}
+                answers.put(json.dumps(reply, separators=(",", ":")).encode() + b"\n")
+
+        threading.Thread(target=answer, daemon=True).start()
+        with open(arg, "rb") as f:
+            body = f.read()
+        cuts, pos = [], 0
+        while pos < len(body):
+            end = body.find(b"\n", pos + (1 << 20))
+            end = len(body) if end < 0 else end + 1
+            cuts.append(body[pos:end])
+            pos = end
+        for _ in range(int(sys.argv[3])):
+            for piece in cuts:
+                while not answers.empty():
+                    out.write(answers.get())
+                out.write(piece)
+                out.flush()
+        time.sleep(0.5)
+        while not answers.empty():
+            out.write(answers.get())
+        out.flush()
+        os._exit(0)  # the answering thread may be inside a read of stdin
+    elif mode == "family":
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"], stdout=subprocess.DEVNULL)
+        out.write(json.dumps({"agent": os.getpid(), "child": child.pid}).encode() + b"\n")
+        out.flush()
+        while os.read(0, 65536):
+            pass
     elif mode == "flood":
         line = b'{"type":"message_update","x":"' + b"y" * 1000 + b'"}\n'
         left = int(arg)
@@ -67,6 +112,12 @@ def main() -> None:
             out.write(line)
             left -= len(line)
         out.flush()
+    elif mode == "file":
+        size = int(sys.argv[3]) if len(sys.argv) > 3 else 1 << 20
+        with open(arg, "rb") as f:
+            while chunk := f.read(size):
+                out.write(chunk)
+                out.flush()
     elif mode == "respond":
         for line in sys.stdin.buffer:
             cmd = json.loads(line)

@@ -105,3 +105,19 @@ def test_stalled_observer_costs_bounded_memory_then_a_gap_note() -> None:
     assert hub.dropped["a2c"] == 601 * len(notes)
     frames = [e for e in blocker.events if isinstance(e, Frame)]
     assert len(frames) + len(notes) == 6
+
+
+def test_a_gap_counts_the_line_it_cuts_and_says_after_which_frame() -> None:
+    from rpcspy.pump.hub import Dispatcher
+
+    seen = Collect()
+    d = Dispatcher([seen], warn=print)
+    d.data("a2c", 0.1, b'{"a":1}\n{"cut')  # a whole frame, then 5 bytes of a line the gap cuts off
+    d.dropped("a2c", 0.2, 1000, "the observers fell behind")
+    d.data("a2c", 0.3, b'tail"}\n{"b":2}\n')
+    (note,) = [e for e in seen.events if isinstance(e, Note)]
+    first = [e for e in seen.events if isinstance(e, Frame)][0]
+    assert note.dropped_bytes == 1005 and note.dir == "a2c"
+    assert f"after frame {first.seq}" in note.text and note.text.startswith("the observers fell behind: ")
+    frames = [e.data for e in seen.events if isinstance(e, Frame)]
+    assert frames == [b'{"a":1}', b'tail"}', b'{"b":2}']  # recorded 23 B + gap 1005 B = forwarded 1028 B

@@ -25,6 +25,7 @@ class TapeSink:
     def __init__(self, tape: Tape, *, dead: bool = False) -> None:
         self.tape = tape
         self.dead = dead
+        self.stalled = False
         self.order: list[tuple[str, object]] = []
         self.warnings: list[str] = []
 
@@ -33,6 +34,9 @@ class TapeSink:
 
     def publish(self, direction: str, t: float, chunk: bytes, injected: bool = False) -> None:
         self.order.append(("data", chunk))
+
+    def publish_gap(self, direction: str, t: float, length: int, reason: str) -> None:
+        self.order.append(("gap", length))
 
     def publish_eof(self, direction: str, t: float) -> None:
         self.order.append(("eof", None))
@@ -170,12 +174,47 @@ def test_release_gives_read_bytes_back(tmp_path: Path) -> None:
         total += tape.append_from(src_r, len(chunk))
     before = os.fstat(tape.fd).st_blocks
     assert tape.read(total - 3, 3) == b"yyy" and tape.size() == total
+    tape.forwarded = total  # the client has it all
     tape.release(RELEASE_STEP - 1)  # under a step: kept
     assert tape.released == 0
     tape.release(2 * RELEASE_STEP)
     assert tape.released == 2 * RELEASE_STEP
     assert os.fstat(tape.fd).st_blocks < before
     assert tape.read(2 * RELEASE_STEP, 4) == b"yyyy" and tape.size() == total  # offsets stay valid
+
+
+def test_release_waits_for_the_client(tmp_path: Path) -> None:
+    """The observers are past two steps, the client only past one: only the client's part goes."""
+    tape = Tape(str(tmp_path))
+    src_r, src_w = os.pipe()
+    chunk = b"z" * 65536
+    while tape.written < 3 * RELEASE_STEP:
+        os.write(src_w, chunk)
+        tape.append_from(src_r, len(chunk))
+    tape.forwarded = RELEASE_STEP + 5
+    tape.release(2 * RELEASE_STEP)
+    assert tape.released == RELEASE_STEP + 5 and tape.consumed == 2 * RELEASE_STEP
+    assert tape.read(RELEASE_STEP + 5, 4) == b"zzzz"  # what the client has yet to get is still there
+    tape.forwarded = tape_module.CLIENT_GONE
+    tape.release(3 * RELEASE_STEP)
+    assert tape.released == 3 * RELEASE_STEP
+
+
+def test_the_client_position_is_seen_across_fork(tmp_path: Path) -> None:
+    tape = Tape(str(tmp_path))
+    pid = os.fork()
+    if pid == 0:
+        tape.forwarded = 123456789012
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert tape.forwarded == 123456789012
+
+
+@pytest.mark.parametrize(("forwarded", "consumed", "released", "expected"), [
+    (10, 20, 0, 10), (20, 10, 0, 10), (5, 20, 0, None), (20, 20, 15, None), (30, 40, 15, 30)])
+def test_release_point_is_the_slower_reader(forwarded: int, consumed: int, released: int,
+                                            expected: int | None) -> None:
+    assert tape_module.release_point(forwarded, consumed, released, step=10) == expected
 
 
 def test_pipe_holds_counts_waiting_bytes() -> None:
@@ -196,3 +235,23 @@ def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
+
+
+def test_the_tape_holds_no_more_than_its_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Observers that read nothing: the tape stops at BACKLOG_BOUND, the rest is forwarded and counted as a gap."""
+    monkeypatch.setattr(tape_module, "BACKLOG_BOUND", 4 << 20)
+    out_r, out_w = os.pipe()
+    got = bytearray()
+    reader = threading.Thread(target=lambda: got.extend(_read_all(out_r)))
+    reader.start()
+    data = os.urandom(16 << 20)
+    tape = Tape(str(tmp_path))
+    sink = _run(tmp_path, out_w, data, tape=tape)
+    os.close(out_w)
+    reader.join(10)
+    assert bytes(got) == data  # the client got everything
+    on_tape = sum(n for k, n in sink.order if k == "tape")  # type: ignore[misc]
+    gaps = sum(n for k, n in sink.order if k == "gap")  # type: ignore[misc]
+    assert tape.written == on_tape and (4 << 20) <= on_tape < (4 << 20) + (1 << 20)  # the bound, plus one chunk
+    assert on_tape + gaps + sum(len(c) for k, c in sink.order if k == "data") == len(data)  # type: ignore[misc]
+    assert gaps > 0

@@ -1,77 +1,105 @@
-"""The observers' side of the tape: they stand back while a burst pours in, then catch up."""
+"""The observers' side of the tape: they stand back while a burst pours in, then catch up.
+
+Decided without wall-clock rates: the gauge is pure, and the reader gets a fake clock
+whose sleeps let the fake agent write.
+"""
 
 from __future__ import annotations
 
-import fcntl
 import os
-import threading
-import time
 from pathlib import Path
 
 import pytest
 
-from rpcspy.pump import observer_process
-from rpcspy.pump.observer_process import _TapeReader
-from rpcspy.pump.spawn import F_SETPIPE_SZ
 from rpcspy.pump.tape import AVAILABLE, RELEASE_STEP, Tape
+from rpcspy.pump.tape_reader import BurstGauge, TapeReader
 
-pytestmark = pytest.mark.skipif(not AVAILABLE, reason="splice/sendfile are Linux-only")
-
-
-def _writer(tape: Tape, chunk: int, pause: float, count: int, done: list[float]) -> threading.Thread:
-    def run() -> None:
-        r, w = os.pipe()
-        fcntl.fcntl(w, F_SETPIPE_SZ, 1 << 20)
-        for _ in range(count):
-            os.write(w, b"b" * chunk)
-            n = 0
-            while n < chunk:
-                n += tape.append_from(r, chunk - n)
-            time.sleep(pause)
-        done.append(time.monotonic())
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    return thread
+MB = 1_000_000
 
 
-def _burst_then_read(tape: Tape) -> tuple[float, list[float]]:
-    done: list[float] = []
-    writer = _writer(tape, 256 << 10, 0.001, 200, done)  # 50 MiB; even 4 ms sleeps keep it over 50 MB/s
-    while tape.size() < 4 << 20:
-        time.sleep(0.001)
-    reader = _TapeReader(tape)
-    time.sleep(observer_process.BURST_PAUSE * 2)  # a first window to measure the rate over
-    data = reader.take(65536)
-    returned = time.monotonic()
-    writer.join()
-    assert data == b"b" * 65536
-    return returned, done
+def test_gauge_hot_at_the_rate_cold_below() -> None:
+    gauge = BurstGauge(rate=50 * MB, backlog=100 * MB, window=0.01)
+    assert not gauge.stand_back(10 * MB, 0.005, 0)  # under a window: nothing measured yet
+    assert gauge.stand_back(10 * MB, 0.01, 0)  # 10 MB in 10 ms: 1 GB/s
+    assert not gauge.stand_back(10 * MB + 1000, 0.02, 0)  # then 100 KB/s: calm
+    assert not gauge.stand_back(10 * MB + 1000, 0.021, 10 * MB)
 
 
-def test_observers_wait_while_a_burst_pours_in(tmp_path: Path) -> None:
-    returned, done = _burst_then_read(Tape(str(tmp_path)))
-    assert returned >= done[0]  # the first read waited for the burst to end
+def test_gauge_far_behind_works_alongside() -> None:
+    gauge = BurstGauge(rate=50 * MB, backlog=8 * MB, window=0.01)
+    assert not gauge.stand_back(10 * MB, 0.01, 0)  # hot, but 10 MB behind, over the backlog bound
+    assert gauge.hot
+    assert gauge.stand_back(20 * MB, 0.02, 13 * MB)  # 7 MB behind: under it, so wait
 
 
-def test_far_behind_they_work_alongside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(observer_process, "BURST_BACKLOG", 2 << 20)
-    returned, done = _burst_then_read(Tape(str(tmp_path)))
-    assert returned < done[0]  # over the backlog bound: no waiting
+def test_gauge_nothing_to_wait_for_when_almost_caught_up() -> None:
+    gauge = BurstGauge(rate=50 * MB, backlog=100 * MB, window=0.01)
+    assert not gauge.stand_back(10 * MB, 0.01, 10 * MB - 1000)  # hot, but less than a window behind
 
 
-def test_a_trickle_is_read_at_once(tmp_path: Path) -> None:
-    tape = Tape(str(tmp_path))
-    done: list[float] = []
-    writer = _writer(tape, 1000, 0.01, 100, done)  # 100 KB/s for a second
-    while tape.size() < 1000:
-        time.sleep(0.001)
-    got = _TapeReader(tape).take(1000)
-    returned = time.monotonic()
-    writer.join()
-    assert got == b"b" * 1000 and returned < done[0]
+class FakeTape:
+    """Grows by ``step`` bytes per fake sleep while ``bursts`` sleeps are left."""
+
+    def __init__(self, size: int, step: int, bursts: int) -> None:
+        self._size, self.step, self.bursts = size, step, bursts
+        self.released = 0
+
+    def size(self) -> int:
+        return self._size
+
+    def read(self, offset: int, count: int) -> bytes:
+        assert offset + count <= self._size
+        return b"b" * count
+
+    def release(self, upto: int) -> None:
+        self.released = upto
 
 
+class FakeTime:
+    def __init__(self, tape: FakeTape) -> None:
+        self.now, self.tape, self.sleeps = 0.0, tape, 0
+
+    def clock(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+        self.sleeps += 1
+        if self.tape.bursts:
+            self.tape.bursts -= 1
+            self.tape._size += self.tape.step
+
+
+def _reader(tape: FakeTape, backlog: int = 100 * MB) -> tuple[TapeReader, FakeTime]:
+    fake = FakeTime(tape)
+    gauge = BurstGauge(rate=50 * MB, backlog=backlog, window=0.01)
+    return TapeReader(tape, clock=fake.clock, sleep=fake.sleep, gauge=gauge), fake  # type: ignore[arg-type]
+
+
+def test_observers_wait_while_a_burst_pours_in() -> None:
+    tape = FakeTape(4 * MB, step=2 * MB, bursts=10)  # 2 MB per 10 ms: 200 MB/s for 100 ms
+    reader, fake = _reader(tape)
+    fake.sleep(0.01)  # a first window: the burst is on
+    assert reader.take(65536) == b"b" * 65536
+    assert tape.bursts == 0 and fake.sleeps >= 11  # the read waited for the burst to end
+
+
+def test_far_behind_they_work_alongside() -> None:
+    tape = FakeTape(4 * MB, step=2 * MB, bursts=10)
+    reader, fake = _reader(tape, backlog=2 * MB)
+    fake.sleep(0.01)
+    assert reader.take(65536) == b"b" * 65536
+    assert fake.sleeps == 1 and tape.bursts == 9  # over the backlog bound: no waiting
+
+
+def test_a_trickle_is_read_at_once() -> None:
+    tape = FakeTape(1000, step=1000, bursts=100)  # 100 KB/s
+    reader, fake = _reader(tape)
+    fake.sleep(0.01)
+    assert reader.take(1000) == b"b" * 1000 and fake.sleeps == 1
+
+
+@pytest.mark.skipif(not AVAILABLE, reason="splice/sendfile are Linux-only")
 def test_what_observers_read_is_given_back(tmp_path: Path) -> None:
     tape = Tape(str(tmp_path))
     r, w = os.pipe()
@@ -79,7 +107,8 @@ def test_what_observers_read_is_given_back(tmp_path: Path) -> None:
     while tape.written < RELEASE_STEP + len(chunk):
         os.write(w, chunk)
         tape.append_from(r, len(chunk))
-    reader = _TapeReader(tape)
+    tape.forwarded = tape.written  # the client has it all
+    reader = TapeReader(tape)
     while reader.offset < RELEASE_STEP:
         assert reader.take(len(chunk)) == chunk
     assert tape.released == RELEASE_STEP  # punched out, in whole steps
