@@ -73,11 +73,11 @@ class Recording:
     def entries(self) -> Iterator[msgspec.Struct]:
         """Every entry after the header, in file order, streamed."""
         with open(self.path, "rb") as f:
-            lines = _iter_lines(f)
             if self.kind == "rpcspy":
-                next(lines, None)
-                yield from self._native(lines)
-            elif self.kind == "structured-transcript":
+                yield from self._native(f)
+                return
+            lines = _iter_lines(f)
+            if self.kind == "structured-transcript":
                 yield from transcript_entries(structured_records(lines))
             else:
                 yield from transcript_entries(raw_records(lines))
@@ -88,23 +88,63 @@ class Recording:
             if isinstance(entry, FrameEntry):
                 yield entry.to_frame()
 
-    def _native(self, lines: Iterator[tuple[bytes, bool]]) -> Iterator[msgspec.Struct]:
-        for lineno, (line, had_lf) in enumerate(lines, start=2):
-            if not line.strip():
+    def _native(self, f: BinaryIO) -> Iterator[msgspec.Struct]:
+        """The entries after the header, decoded a block of whole lines at a time.
+
+        A block (the complete lines of about one read) goes to msgspec's ``decode_lines``
+        in one call; a block it rejects, or where it finds other than one value per line
+        (blank lines, a value over two lines), is decoded again line by line.
+        """
+        lineno = 1  # of the last line handled; the header is line 1
+        skip_header = True
+        pieces: list[bytes] = []
+        while chunk := f.read(CHUNK):
+            cut = chunk.rfind(b"\n") + 1
+            if not cut:
+                pieces.append(chunk)
                 continue
+            block = chunk[:cut]
+            if pieces:
+                pieces.append(block)
+                block = b"".join(pieces)
+                pieces.clear()
+            if cut < len(chunk):
+                pieces.append(chunk[cut:])
+            if skip_header:
+                block = block[block.find(b"\n") + 1:]
+                skip_header = False
+            lines = block.count(b"\n")
             try:
-                yield _entry_decoder.decode(line)
-            except msgspec.DecodeError as exc:
-                try:
-                    k = _kind_decoder.decode(line)
-                except msgspec.DecodeError:
-                    where = "truncated last line" if not had_lf else "unreadable line"
-                    self.problems.append(f"{self.path}:{lineno}: {where}: {exc}")
-                    continue
-                if k.kind and k.kind not in _KNOWN_KINDS:
-                    yield UnknownEntry(seq=k.seq, t=k.t, kind=k.kind, raw=line)
-                else:
-                    self.problems.append(f"{self.path}:{lineno}: bad {k.kind or 'entry'}: {exc}")
+                entries = _entry_decoder.decode_lines(block)
+            except msgspec.DecodeError:
+                entries = None
+            if entries is not None and len(entries) == lines and b"\n\n" not in block \
+                    and not block.startswith(b"\n"):
+                yield from entries
+            else:
+                for n, line in enumerate(block.split(b"\n")[:-1], start=lineno + 1):
+                    yield from self._line(line, n, True)
+            lineno += lines
+        if pieces and not skip_header:
+            yield from self._line(b"".join(pieces), lineno + 1, False)
+
+    def _line(self, line: bytes, lineno: int, had_lf: bool) -> Iterator[msgspec.Struct]:
+        """One line's entry; a bad line is told in :attr:`problems` (or kept as an unknown kind)."""
+        if not line.strip():
+            return
+        try:
+            yield _entry_decoder.decode(line)
+        except msgspec.DecodeError as exc:
+            try:
+                k = _kind_decoder.decode(line)
+            except msgspec.DecodeError:
+                where = "truncated last line" if not had_lf else "unreadable line"
+                self.problems.append(f"{self.path}:{lineno}: {where}: {exc}")
+                return
+            if k.kind and k.kind not in _KNOWN_KINDS:
+                yield UnknownEntry(seq=k.seq, t=k.t, kind=k.kind, raw=line)
+            else:
+                self.problems.append(f"{self.path}:{lineno}: bad {k.kind or 'entry'}: {exc}")
 
 
 _KNOWN_KINDS = frozenset(t.__struct_config__.tag for t in ENTRY_TYPES)
