@@ -33,6 +33,7 @@ from rpcspy.recording.transcripts import raw_records, structured_records, transc
 
 CHUNK = 1 << 20
 _entry_decoder = msgspec.json.Decoder(Union[ENTRY_TYPES])  # type: ignore[valid-type]
+_block_decoder = msgspec.json.Decoder(list[Union[ENTRY_TYPES]])  # type: ignore[valid-type]
 _header_decoder = msgspec.json.Decoder(Header)
 
 
@@ -91,9 +92,10 @@ class Recording:
     def _native(self, f: BinaryIO) -> Iterator[msgspec.Struct]:
         """The entries after the header, decoded a block of whole lines at a time.
 
-        A block (the complete lines of about one read) goes to msgspec's ``decode_lines``
-        in one call; a block it rejects, or where it finds other than one value per line
-        (blank lines, a value over two lines), is decoded again line by line.
+        A block (the complete lines of about one read) is decoded in one call as a JSON
+        array, its LFs turned into commas; a block that is then not an array of one entry
+        per line (a blank or bad line, a value over two lines or two on one) is decoded
+        again line by line.
         """
         lineno = 1  # of the last line handled; the header is line 1
         skip_header = True
@@ -114,12 +116,11 @@ class Recording:
                 block = block[block.find(b"\n") + 1:]
                 skip_header = False
             lines = block.count(b"\n")
-            try:
-                entries = _entry_decoder.decode_lines(block)
+            try:  # the lines as one JSON array: a blank line or a value over two lines is malformed
+                entries = _block_decoder.decode(b"[" + block[:-1].replace(b"\n", b",") + b"]")
             except msgspec.DecodeError:
                 entries = None
-            if entries is not None and len(entries) == lines and b"\n\n" not in block \
-                    and not block.startswith(b"\n"):
+            if entries is not None and len(entries) == lines:  # and not two values on a line
                 yield from entries
             else:
                 for n, line in enumerate(block.split(b"\n")[:-1], start=lineno + 1):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import msgspec
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from rpcspy.framing import iter_lines
@@ -40,6 +40,7 @@ def line_by_line(data: bytes) -> tuple[list, list[str]]:
 
 @given(st.lists(st.sampled_from(LINES), max_size=30), st.booleans(), st.integers(1, 400))
 @settings(max_examples=200, deadline=None)
+@example(picks=[LINES[6], LINES[7], LINES[8], LINES[0]], last_lf=True, chunk=4096)  # counts alike, lines not
 def test_blocks_read_like_lines(tmp_path_factory, picks, last_lf, chunk):
     data = HEADER + b"\n" + b"\n".join(picks) + (b"\n" if last_lf and picks else b"")
     path = tmp_path_factory.mktemp("r") / "r.jsonl"
