@@ -80,6 +80,16 @@ _ID_PREFIX = re.compile(r"^[A-Za-z]+[-_]")
 _encode = msgspec.json.encode
 _decode = msgspec.json.decode
 
+_CACHE_TEXT = 256
+"""Strings up to this length have their normalised form remembered."""
+_CACHE_FRAME = 512
+"""Frames up to this size have their normalised bytes remembered."""
+_CACHE_ENTRIES = 20_000
+"""Each cache is emptied when it holds this many entries (a few MB at most)."""
+_SAME: Any = object()  # a cached frame() result meaning "unchanged"
+_PLAIN, _SPECIAL, _IGNORE, _USAGE = 0, 1, 2, 3
+"""Key kinds: values walked as they are, walked knowing the key, dropped, numbers zeroed."""
+
 
 class NormaliseOptions(msgspec.Struct, frozen=True):
     """What counts as volatile. The same options must be used on both sides of a comparison."""
@@ -103,6 +113,9 @@ class Normaliser:
         self._redact = [re.compile(p) for p in self.options.redact]
         self._ignore = frozenset(self.options.ignore)
         self._seen: dict[str, dict[Any, Any]] = {}
+        self._texts: dict[str, tuple[str, bool]] = {}  # text() results of short strings
+        self._frames: dict[bytes, Any] = {}  # frame() results of small frames (_SAME: unchanged)
+        self._keys: dict[str, int] = {}  # key -> _PLAIN or _SPECIAL
         self.changed = False
 
     # -- public ------------------------------------------------------------------------
@@ -112,6 +125,23 @@ class Normaliser:
 
     def text(self, s: str) -> str:
         """Normalise the volatile substrings of one string."""
+        if len(s) > _CACHE_TEXT:
+            return self._text(s)
+        got = self._texts.get(s)
+        if got is None:
+            before = self.changed
+            self.changed = False
+            out = self._text(s)
+            got = (out, self.changed)
+            self.changed = before
+            if len(self._texts) >= _CACHE_ENTRIES:
+                self._texts.clear()
+            self._texts[s] = got
+        if got[1]:
+            self.changed = True
+        return got[0]
+
+    def _text(self, s: str) -> str:
         for rx in self._redact:
             s2 = rx.sub(REDACTED, s)
             if s2 != s:
@@ -136,8 +166,22 @@ class Normaliser:
         """Normalise one frame's bytes: JSON is walked, anything else treated as text.
 
         Returns ``data`` itself (same object) when nothing changed, so untouched
-        frames keep their exact bytes.
+        frames keep their exact bytes. Small frames' results are remembered: the
+        answer for given bytes never changes (a stable placeholder, once given, is
+        given again), and small frames repeat.
         """
+        small = len(data) <= _CACHE_FRAME
+        if small and (got := self._frames.get(data)) is not None:
+            self.changed = got is not _SAME
+            return data if got is _SAME else got
+        out = self._frame(data)
+        if small:
+            if len(self._frames) >= _CACHE_ENTRIES:
+                self._frames.clear()
+            self._frames[data] = out if self.changed else _SAME
+        return out
+
+    def _frame(self, data: bytes) -> bytes:
         self.changed = False
         try:
             obj = _decode(data)
@@ -173,7 +217,8 @@ class Normaliser:
         return got
 
     def _walk(self, v: Any, key: str | None, parent: dict | None) -> Any:
-        if isinstance(v, str):
+        t = type(v)
+        if t is str:
             if key is not None:
                 k = key.lower()
                 if k in SECRET_KEYS and v:
@@ -185,9 +230,9 @@ class Normaliser:
                         return self.text(v)
                     return self._placeholder("id", v, lambda n: _id_like(v, n))
             return self.text(v)
-        if isinstance(v, dict):
+        if t is dict:
             return self._dict(v)
-        if isinstance(v, list):
+        if t is list:
             return [self._walk(x, None, None) for x in v]
         if isinstance(v, (int, float)) and not isinstance(v, bool) and key is not None:
             return self._number(v, key)
@@ -195,17 +240,38 @@ class Normaliser:
 
     def _dict(self, d: dict) -> dict:
         out: dict = {}
-        ignore = self._ignore
-        usage = self.options.usage
+        keys = self._keys
         for k, x in d.items():
-            if k in ignore:
+            kind = keys.get(k)
+            if kind is None:
+                kind = keys[k] = self._key_kind(k)
+            if kind == _PLAIN:  # the common case, inline: only strings and containers can change
+                t = type(x)
+                if t is str:
+                    out[k] = self.text(x)
+                elif t is dict:
+                    out[k] = self._dict(x)
+                elif t is list:
+                    out[k] = [self._walk(y, None, None) for y in x]
+                else:
+                    out[k] = x
+            elif kind == _IGNORE:
                 self.changed = True
-                continue
-            if usage and k in USAGE_KEYS:
+            elif kind == _USAGE:
                 out[k] = self._zero_numbers(x)
-                continue
-            out[k] = self._walk(x, k, d)
+            else:
+                out[k] = self._walk(x, k, d)
         return out
+
+    def _key_kind(self, k: str) -> int:
+        """How a key's values are treated (see :meth:`_dict`); computed once per distinct key."""
+        if k in self._ignore:
+            return _IGNORE
+        if self.options.usage and k in USAGE_KEYS:
+            return _USAGE
+        if k.lower() in SECRET_KEYS or k in ID_KEYS or k == "id" or k in TIME_KEYS or k in DURATION_KEYS:
+            return _SPECIAL
+        return _PLAIN
 
     def _number(self, v: float, key: str) -> Any:
         if key in TIME_KEYS:
