@@ -77,7 +77,9 @@ class FrameEntry(msgspec.Struct, tag="frame", tag_field="kind", kw_only=True, om
         return b""
 
     def to_frame(self) -> Frame:
-        return Frame(self.seq, self.t, self.dir, self.data(), self.nl, self.cr, self.injected)
+        json = self.json
+        return Frame(self.seq, self.t, self.dir, bytes(json) if json else self.data(), self.nl, self.cr,
+                     self.injected)
 
 
 class EofEntry(msgspec.Struct, tag="eof", tag_field="kind", kw_only=True):

@@ -50,6 +50,17 @@ class RecordingError(Exception):
     """A file that is not a readable recording; the message says why."""
 
 
+def _batched(entries: Iterator[msgspec.Struct], size: int = 1024) -> Iterator[list[msgspec.Struct]]:
+    batch: list[msgspec.Struct] = []
+    for e in entries:
+        batch.append(e)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
 def _iter_lines(f: BinaryIO) -> Iterator[tuple[bytes, bool]]:
     framer = LineFramer()
     while chunk := f.read(CHUNK):
@@ -73,23 +84,29 @@ class Recording:
 
     def entries(self) -> Iterator[msgspec.Struct]:
         """Every entry after the header, in file order, streamed."""
+        for block in self._blocks():
+            yield from block
+
+    def frames(self) -> Iterator[Frame]:
+        """Only the frames, as :class:`Frame` events."""
+        for block in self._blocks():
+            for e in block:
+                if type(e) is FrameEntry:
+                    yield e.to_frame()
+
+    def _blocks(self) -> Iterator[list[msgspec.Struct]]:
+        """The entries after the header, a list at a time."""
         with open(self.path, "rb") as f:
             if self.kind == "rpcspy":
                 yield from self._native(f)
                 return
             lines = _iter_lines(f)
             if self.kind == "structured-transcript":
-                yield from transcript_entries(structured_records(lines))
+                yield from _batched(transcript_entries(structured_records(lines)))
             else:
-                yield from transcript_entries(raw_records(lines))
+                yield from _batched(transcript_entries(raw_records(lines)))
 
-    def frames(self) -> Iterator[Frame]:
-        """Only the frames, as :class:`Frame` events."""
-        for entry in self.entries():
-            if isinstance(entry, FrameEntry):
-                yield entry.to_frame()
-
-    def _native(self, f: BinaryIO) -> Iterator[msgspec.Struct]:
+    def _native(self, f: BinaryIO) -> Iterator[list[msgspec.Struct]]:
         """The entries after the header, decoded a block of whole lines at a time.
 
         A block (the complete lines of about one read) is decoded in one call as a JSON
@@ -120,14 +137,13 @@ class Recording:
                 entries = _block_decoder.decode(b"[" + block[:-1].replace(b"\n", b",") + b"]")
             except msgspec.DecodeError:
                 entries = None
-            if entries is not None and len(entries) == lines:  # and not two values on a line
-                yield from entries
-            else:
-                for n, line in enumerate(block.split(b"\n")[:-1], start=lineno + 1):
-                    yield from self._line(line, n, True)
+            if entries is None or len(entries) != lines:  # two values on one line
+                entries = [e for n, line in enumerate(block.split(b"\n")[:-1], start=lineno + 1)
+                           for e in self._line(line, n, True)]
+            yield entries
             lineno += lines
         if pieces and not skip_header:
-            yield from self._line(b"".join(pieces), lineno + 1, False)
+            yield list(self._line(b"".join(pieces), lineno + 1, False))
 
     def _line(self, line: bytes, lineno: int, had_lf: bool) -> Iterator[msgspec.Struct]:
         """One line's entry; a bad line is told in :attr:`problems` (or kept as an unknown kind)."""
