@@ -18,7 +18,15 @@ from typing import Any
 import click
 
 from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed, Start
-from rpcspy.render.frameinfo import type_keys
+
+
+def type_keys(frame: Frame, obj: Any = None) -> tuple[str, ...]:
+    """:func:`rpcspy.render.frameinfo.type_keys`, imported on first use (``--help`` stays light)."""
+    global type_keys
+    from rpcspy.render.frameinfo import type_keys as real
+
+    type_keys = real  # later calls go straight to it
+    return real(frame, obj)
 
 DIR_ALIASES: dict[str, str] = {
     "c2a": "c2a", "client": "c2a", "in": "c2a", "stdin": "c2a",
