@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from rpcspy.checker.bounded import trim_oldest
 from rpcspy.checker.findings import Sink
 
 _encode = msgspec.json.encode
@@ -22,7 +23,8 @@ PARSE = "parse"
 NONOBJECT = object()
 """Expected id-less answer to a JSON value that is not an object."""
 IDLESS_CAP = 4096
-ANSWERED_CAP = 65536
+ANSWERED_CAP = 16384
+"""Answered ids remembered (to tell a duplicate response from an unknown id); at most a quarter more."""
 # Commands that legitimately take long: never reported by the live ``unanswered_after`` check.
 _SLOW = frozenset({"bash", "compact", "abort", "new_session", "switch_session", "fork", "clone", "branch"})
 
@@ -63,10 +65,13 @@ class Pending:
 
 
 class Answered:
-    __slots__ = ("p", "resp", "success")
+    """An answered command, slim: its :class:`Pending` is kept only for a prompt (omp may answer twice)."""
+
+    __slots__ = ("seq", "resp", "success", "p")
 
     def __init__(self, p: Pending, resp: int, success: Any) -> None:
-        self.p, self.resp, self.success = p, resp, success
+        self.seq, self.resp, self.success = p.seq, resp, success
+        self.p = p if p.type == "prompt" else None
 
 
 class Correlator:
@@ -138,14 +143,14 @@ class Correlator:
                 self.sink.emit("correlation.unknown_id", t, seq, "a2c",
                                f"response {show_type(cmd)} has id {show_id(cid)}, which no command used",
                                path="$.id")
-            elif omp and done.p.type == "prompt" and done.success is True and success is False \
+            elif omp and done.p is not None and done.success is True and success is False \
                     and done.p.answers == 1:
                 done.p.answers += 1  # omp: documented success-then-error for a prompt sent while streaming
                 return done.p
             else:
                 self.sink.emit("correlation.duplicate_response", t, seq, "a2c",
                                f"second response to id {show_id(cid)} (first answered at frame {done.resp})",
-                               path="$.id", related=done.p.seq)
+                               path="$.id", related=done.seq)
             return None
         if cmd != p.type and not (cmd is MISSING and p.type is MISSING):
             self.sink.emit("correlation.command_mismatch", t, seq, "a2c",
@@ -157,8 +162,7 @@ class Correlator:
     def _remember(self, key: Any, p: Pending, resp: int, success: Any) -> None:
         p.answers += 1
         self.answered[key] = Answered(p, resp, success)
-        if len(self.answered) > ANSWERED_CAP:
-            del self.answered[next(iter(self.answered))]
+        trim_oldest(self.answered, ANSWERED_CAP)
 
     def _idless_response(self, seq: int, t: float, cmd: Any, success: Any) -> Pending | None:
         for i, (expect, p) in enumerate(self._idless):
