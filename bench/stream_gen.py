@@ -53,13 +53,24 @@ def run_lines(run: int, deltas: int, delta_len: int) -> Iterator[bytes]:
     yield _line({"type": "agent_end", "messages": [user, msg]})
 
 
-def generate(path: str, size: int, deltas: int = 200, delta_len: int = 40) -> int:
-    """Write at least ``size`` bytes of stream to ``path``; return the size written."""
+def small_lines(run: int, deltas: int) -> Iterator[bytes]:
+    """One run of pi >= 0.84 style: delta-only `message_update` frames of about 100 bytes."""
+    for i in range(deltas):
+        event = {"type": "text_delta", "contentIndex": 0, "delta": f"w{run}.{i} "}
+        yield _line({"type": "message_update", "assistantMessageEvent": event})
+    yield _line({"type": "agent_end", "messages": [], "willRetry": False})
+
+
+def generate(path: str, size: int, deltas: int = 200, delta_len: int = 40, small: bool = False) -> int:
+    """Write at least ``size`` bytes of stream to ``path``; return the size written.
+
+    ``small``: delta-only frames of about 100 bytes (pi >= 0.84), not growing ones.
+    """
     written = 0
     run = 0
     with open(path, "wb") as f:
         while written < size:
-            for line in run_lines(run, deltas, delta_len):
+            for line in (small_lines(run, deltas) if small else run_lines(run, deltas, delta_len)):
                 f.write(line)
                 written += len(line)
             run += 1
