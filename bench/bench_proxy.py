@@ -136,7 +136,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size", type=float, default=300e6, help="stream size in bytes (default 300e6)")
     ap.add_argument("--small", action="store_true",
-                    help="delta-only frames of ~100 bytes (pi >= 0.84) instead of growing pi 0.73 lines")
+                    help="delta-only frames of ~280 bytes (pi >= 0.84) instead of growing pi 0.73 lines")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--pings", type=int, default=5000, help="round trips per variant and round")
     ap.add_argument("--no-long", action="store_true", help="skip the 3x-longer stream memory check")
@@ -196,7 +196,7 @@ def main() -> None:
 
 
 def render(rows: list[tuple[str, str, str]], size: int, frames: int, args: argparse.Namespace) -> str:
-    shape = ("delta-only `message_update` frames of ~100 bytes" if args.small
+    shape = ("delta-only `message_update` frames of ~280 bytes" if args.small
              else "pi 0.73 `message_update` lines (whole partial message twice, raw U+2028)")
     lines = [f"Stream: {size / 1e6:.0f} MB, {frames:,} {shape}; {args.rounds} interleaved rounds, median "
              f"(min-max); {args.pings} round trips per variant and round, p50 and p99 taken per round. Command: "

@@ -54,17 +54,21 @@ def run_lines(run: int, deltas: int, delta_len: int) -> Iterator[bytes]:
 
 
 def small_lines(run: int, deltas: int) -> Iterator[bytes]:
-    """One run of pi >= 0.84 style: delta-only `message_update` frames of about 100 bytes."""
-    for i in range(deltas):
-        event = {"type": "text_delta", "contentIndex": 0, "delta": f"w{run}.{i} "}
-        yield _line({"type": "message_update", "assistantMessageEvent": event})
-    yield _line({"type": "agent_end", "messages": [], "willRetry": False})
+    """One clean pi >= 0.84 run of delta-only `message_update` frames (~280 bytes each), as the agent writes it.
+
+    The agent's side of bench_check.run_frames (the prompt's response left out: no prompt is sent).
+    """
+    from bench_check import run_frames
+
+    for direction, data in run_frames(run, deltas, 4, True):
+        if direction == "a2c" and b'"type":"response"' not in data:
+            yield data + b"\n"
 
 
 def generate(path: str, size: int, deltas: int = 200, delta_len: int = 40, small: bool = False) -> int:
     """Write at least ``size`` bytes of stream to ``path``; return the size written.
 
-    ``small``: delta-only frames of about 100 bytes (pi >= 0.84), not growing ones.
+    ``small``: delta-only frames of about 280 bytes (pi >= 0.84), not growing ones.
     """
     written = 0
     run = 0
