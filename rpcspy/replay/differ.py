@@ -197,22 +197,23 @@ def normalise_frames(frames: Iterable[Frame], norm: Normaliser, *, keep: bool = 
 
 
 class Compact:
-    """One direction's frames in 20 bytes each: digest, seq and label number (big recordings)."""
+    """One direction's frames in 12 bytes each: digest and label number (big recordings).
 
-    __slots__ = ("digests", "seqs", "labels", "names")
+    Seqs are not held: pass 2 reads them with the values of the frames that differ.
+    """
+
+    __slots__ = ("digests", "labels", "names")
 
     def __init__(self, names: dict[str, int]) -> None:
         self.digests = array("q")
-        self.seqs = array("q")
         self.labels = array("I")
         self.names = names  # label -> number, shared by both recordings
 
-    def add(self, seq: int, label: str, digest: int) -> None:
+    def add(self, label: str, digest: int) -> None:
         num = self.names.get(label)
         if num is None:
             num = self.names[label] = len(self.names)
         self.digests.append(digest)
-        self.seqs.append(seq)
         self.labels.append(num)
 
     def __len__(self) -> int:
@@ -236,7 +237,7 @@ def _compact_direction(direction: str, a: Compact, b: Compact, label_names: list
     items: list[Item] = []
 
     def norms(side: Compact, lo: int, hi: int) -> list[Norm]:
-        return [Norm(i, side.seqs[i], label_names[side.labels[i]], None, side.digests[i]) for i in range(lo, hi)]
+        return [Norm(i, -1, label_names[side.labels[i]], None, side.digests[i]) for i in range(lo, hi)]
 
     for _, i1, i2, j1, j2 in _changed(opcodes(a.digests, b.digests)):
         items.extend(_block(norms(a, i1, i2), norms(b, j1, j2)))
@@ -278,9 +279,9 @@ def _entries(path: str):
 
 
 def diff_recordings(a_path: str, b_path: str, norm: Normaliser, *, dirs: Iterable[str] = ("c2a", "a2c")) -> DiffResult:
-    """Diff two recordings (any format :func:`open_recording` reads), 20 bytes held per frame.
+    """Diff two recordings (any format :func:`open_recording` reads), 12 bytes held per frame.
 
-    Pass 1 keeps a digest, seq and label number per frame (:class:`Compact`) and aligns
+    Pass 1 keeps a digest and a label number per frame (:class:`Compact`) and aligns
     (:mod:`rpcspy.replay.align`, near-linear); pass 2 re-reads the recordings up to the
     last frame that differs, to list the values and changed paths of those frames.
     """
@@ -298,7 +299,7 @@ def diff_recordings(a_path: str, b_path: str, norm: Normaliser, *, dirs: Iterabl
             if type(e) is FrameEntry:
                 side = out.get(e.dir)
                 if side is not None:
-                    side.add(e.seq, *digest(e.data()))
+                    side.add(*digest(e.data()))
             else:
                 code = c if (c := exit_code(e)) is not None else code
         return out, code
@@ -321,7 +322,7 @@ def diff_recordings(a_path: str, b_path: str, norm: Normaliser, *, dirs: Iterabl
 
 
 def _fill(path: str, dirs: tuple[str, ...], wanted: dict[tuple[str, int], Norm], norm: Normaliser) -> None:
-    """Give the ``wanted`` frames (by direction and index) their normalised values."""
+    """Give the ``wanted`` frames (by direction and index) their seqs and normalised values."""
     from rpcspy.recording.format import FrameEntry
 
     entries, _ = _entries(path)
@@ -332,6 +333,7 @@ def _fill(path: str, dirs: tuple[str, ...], wanted: dict[tuple[str, int], Norm],
             continue
         target = wanted.get((e.dir, counts[e.dir]))
         if target is not None:
+            target.seq = e.seq
             target.value = _value(e.data(), norm)
             left -= 1
             if not left:
