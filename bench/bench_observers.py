@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -26,7 +27,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, os.environ.get("RPCSPY_BENCH_TREE") or str(ROOT))  # --baseline-tree: another rpcspy
 
 import msgspec  # noqa: E402
 
@@ -131,7 +132,7 @@ def memory_table(commands: int) -> str:
                         f"{(time.perf_counter() - start) / i * 1e6:.1f} |")
     return "\n".join([f"A Checker fed {commands:,} small commands, each answered ({found} findings); RSS of the "
                       f"process ({base:.1f} MiB before the first command). Answered ids are kept up to "
-                      f"ANSWERED_CAP = {ANSWERED_CAP:,} (+ a quarter).", "",
+                      f"ANSWERED_CAP = {ANSWERED_CAP:,}.", "",
                       "| commands | RSS MiB | answered ids held | us per command so far |",
                       "|---:|---:|---:|---:|", *rows])
 
@@ -141,9 +142,24 @@ def main() -> None:
     ap.add_argument("--frames", type=int, default=400_000)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--commands", type=int, default=600_000)
+    ap.add_argument("--memory-only", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--baseline-tree", metavar="DIR",
+                    help="also run the memory table on the rpcspy in DIR (e.g. `git archive OLD rpcspy | tar -x -C DIR`)")
     ap.add_argument("--write-docs", action="store_true")
     args = ap.parse_args()
-    body = cost_table(args.frames, args.rounds) + "\n\n" + memory_table(args.commands) + (
+    if args.memory_only:
+        print(memory_table(args.commands))
+        return
+    # the memory table in a fresh process: its RSS is not the cost table's leftovers
+    def memory_of(tree: str | None) -> str:
+        env = {**os.environ, "RPCSPY_BENCH_TREE": tree or ""}
+        return subprocess.run([sys.executable, __file__, "--memory-only", "--commands", str(args.commands)],
+                              check=True, capture_output=True, text=True, env=env).stdout.strip()
+
+    memory = memory_of(None)
+    if args.baseline_tree:
+        memory += f"\n\nThe same on the baseline tree ({args.baseline_tree}):\n\n" + memory_of(args.baseline_tree)
+    body = cost_table(args.frames, args.rounds) + "\n\n" + memory + (
         f"\n\nCommand: `python bench/bench_observers.py --frames {args.frames} --rounds {args.rounds} "
         f"--commands {args.commands}`.")
     print(body)

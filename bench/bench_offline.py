@@ -88,9 +88,9 @@ def offline_table(style: str, mb: float, n: int, tmp: str) -> str:
     return "\n".join(out)
 
 
-def scaling_table(frames: int, n: int, tmp: str) -> str:
-    """`diff A A'` on delta-only recordings of about ``frames`` and 4x ``frames`` frames."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def scaling_table(frames: int, n: int, tmp: str, baseline: str | None) -> str:
+    """`diff A A'` on delta-only recordings of about ``frames`` and 4x ``frames`` frames (and on a baseline tree)."""
+    trees = {"": str(ROOT)} | ({" (baseline)": baseline} if baseline else {})
     variants = {}
     counts = {}
     for mult in (1, 4):
@@ -98,19 +98,26 @@ def scaling_table(frames: int, n: int, tmp: str) -> str:
         generate(a, frames * mult * 300, True, delta_len=4)  # ~300 bytes a frame
         with open(a, "rb") as f:
             counts[mult] = sum(1 for _ in f)
-        edited_copy(a, b, 20_000)
-        variants[f"{mult}x"] = (lambda a=a, b=b: run([*RPCSPY, "diff", a, b], ok=(1,), env=env))
+        edited_copy(a, b, max(100, counts[mult] // 10))
+        for label, tree in trees.items():
+            env = {**os.environ, "PYTHONPATH": tree}  # run from tmp: `python -m` looks in the cwd first
+            variants[f"{mult}x{label}"] = (lambda a=a, b=b, env=env: run([*RPCSPY, "diff", a, b], ok=(1,), env=env,
+                                                                         cwd=tmp))
     got = rounds(variants, n, "scaling ")
     secs = {k: [s for s, _ in v] for k, v in got.items()}
     rss = {k: [r / 1024 for _, r in v] for k, v in got.items()}
     out = [f"`diff A A'` on delta-only recordings of {counts[1]:,} and {counts[4]:,} frames, {n} interleaved rounds: "
-           "linear work takes about 4x the time for 4x the frames.", "",
-           "| frames | s | s per million frames | peak RSS MiB |", "|---:|---:|---:|---:|"]
-    for mult in (1, 4):
-        k = f"{mult}x"
-        out.append(f"| {counts[mult]:,} | {spread(secs[k])} | "
-                   f"{spread([s / counts[mult] * 1e6 for s in secs[k]])} | {spread(rss[k], '{:.0f}')} |")
-    out.append(f"\nTime ratio 4x/1x: {spread(ratios(secs['4x'], secs['1x']))}.")
+           "linear work takes about 4x the time for 4x the frames"
+           + (f"; baseline: the rpcspy in `{baseline}`." if baseline else "."), "",
+           "| rpcspy | frames | s | s per million frames | peak RSS MiB |", "|---|---:|---:|---:|---:|"]
+    for label in trees:
+        for mult in (1, 4):
+            k = f"{mult}x{label}"
+            out.append(f"| {label.strip(' ()') or 'this tree'} | {counts[mult]:,} | {spread(secs[k])} | "
+                       f"{spread([s / counts[mult] * 1e6 for s in secs[k]])} | {spread(rss[k], '{:.0f}')} |")
+    out.append("")
+    for label in trees:
+        out.append(f"Time ratio 4x/1x{label}: {spread(ratios(secs['4x' + label], secs['1x' + label]))}.")
     return "\n".join(out)
 
 
@@ -120,6 +127,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--dialect", choices=["pi-0.73", "pi-0.84", "both"], default="both")
     ap.add_argument("--scale-frames", type=int, default=100_000, help="frames of the small scaling recording")
+    ap.add_argument("--baseline-tree", metavar="DIR",
+                    help="also time the scaling diffs with the rpcspy in DIR (`git archive OLD rpcspy | tar -x -C DIR`)")
     ap.add_argument("--write-docs", action="store_true")
     args = ap.parse_args()
     styles = ["pi-0.84", "pi-0.73"] if args.dialect == "both" else [args.dialect]
@@ -128,8 +137,11 @@ def main() -> None:
         for name in os.listdir(tmp):
             os.unlink(os.path.join(tmp, name))
         if args.scale_frames:
-            tables.append(scaling_table(args.scale_frames, args.rounds, tmp))
-    body = "\n\n".join(tables) + f"\n\nCommand: `python bench/bench_offline.py --rounds {args.rounds}`."
+            tables.append(scaling_table(args.scale_frames, args.rounds, tmp, args.baseline_tree))
+    command = f"python bench/bench_offline.py --mb {args.mb:g} --rounds {args.rounds} --scale-frames {args.scale_frames}"
+    if args.baseline_tree:
+        command += f" --baseline-tree {args.baseline_tree}"
+    body = "\n\n".join(tables) + f"\n\nCommand: `{command}`."
     print(body)
     if args.write_docs:
         from perfdoc import write_section
