@@ -35,12 +35,16 @@ from stream_gen import generate  # noqa: E402
 PY = sys.executable
 
 
-def variants(tmp: str) -> dict[str, list[str]]:
-    return {
+def variants(tmp: str, baseline: str | None = None) -> dict[str, list[str]]:
+    out = {
         "direct": [],
         "minimal relay": [PY, str(HERE / "minimal_relay.py"), os.path.join(tmp, "minimal.rec")],
         "rpcspy": [PY, "-m", "rpcspy", "-o", os.path.join(tmp, "rpcspy.rec"), "--"],
     }
+    if baseline:  # -P: not the current directory's rpcspy, the one on PYTHONPATH
+        out["baseline"] = ["env", f"PYTHONPATH={baseline}", PY, "-P", "-m", "rpcspy", "-o",
+                           os.path.join(tmp, "baseline.rec"), "--"]
+    return out
 
 
 def _tree_hwm(pid: int) -> dict[int, int]:
@@ -140,6 +144,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--pings", type=int, default=5000, help="round trips per variant and round")
     ap.add_argument("--no-long", action="store_true", help="skip the 3x-longer stream memory check")
+    ap.add_argument("--baseline-tree", metavar="DIR",
+                    help="also stream through the rpcspy in DIR (`git archive OLD rpcspy | tar -x -C DIR`)")
     ap.add_argument("--write-docs", action="store_true")
     args = ap.parse_args()
     rows: list[tuple[str, str, str]] = []
@@ -148,7 +154,7 @@ def main() -> None:
         size = generate(path, int(args.size), small=args.small)
         with open(path, "rb") as f:
             frames = sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
-        var = variants(tmp)
+        var = variants(tmp, args.baseline_tree)
         got: dict[str, list[tuple[float, float, int, float]]] = {k: [] for k in var}
         for r in range(args.rounds):
             for name, prefix in var.items():
@@ -166,8 +172,14 @@ def main() -> None:
         rows.append(("throughput, rpcspy (recording + live check)", f"{spread(mbps['rpcspy'], '{:.0f}')} MB/s",
                      f"{spread(ratios(mbps['rpcspy'], mbps['direct']))}x direct, "
                      f"{spread(ratios(mbps['rpcspy'], mbps['minimal relay']))}x minimal relay (target >= 1.0)"))
+        if "baseline" in var:
+            rows.append(("throughput, baseline rpcspy", f"{spread(mbps['baseline'], '{:.0f}')} MB/s",
+                         f"{spread(ratios(mbps['baseline'], mbps['minimal relay']))}x minimal relay"))
         rows.append(("exit after the client's EOF, rpcspy", f"{spread(lag['rpcspy'])} s",
                      f"minimal relay {spread(lag['minimal relay'])} s (target < 2 s, the recording complete)"))
+        if "baseline" in var:
+            rows.append(("exit after the client's EOF, baseline rpcspy", f"{spread(lag['baseline'])} s",
+                         f"this tree / baseline: {spread(ratios(lag['rpcspy'], lag['baseline']))}x"))
         rows.append(("peak RSS, sum of rpcspy's two processes, 1x stream", f"{spread(rss['rpcspy'], '{:.1f}')} MiB",
                      f"minimal relay {spread(rss['minimal relay'], '{:.1f}')} MiB"))
         if not args.no_long:
@@ -181,6 +193,8 @@ def main() -> None:
         lat: dict[str, dict[float, list[float]]] = {k: {0.5: [], 0.99: []} for k in var}
         for _ in range(args.rounds):
             for name, prefix in var.items():
+                if name == "baseline":
+                    continue
                 rtts = ping_pong(prefix, args.pings)
                 for p in (0.5, 0.99):
                     lat[name][p].append(pct(rtts, p) * 1e6)
@@ -201,7 +215,7 @@ def render(rows: list[tuple[str, str, str]], size: int, frames: int, args: argpa
     lines = [f"Stream: {size / 1e6:.0f} MB, {frames:,} {shape}; {args.rounds} interleaved rounds, median "
              f"(min-max); {args.pings} round trips per variant and round, p50 and p99 taken per round. Command: "
              f"`python bench/bench_proxy.py{' --small' if args.small else ''} --size {args.size:g} "
-             f"--rounds {args.rounds}`. Throughput is bytes over the time from the first byte the client receives "
+             f"--rounds {args.rounds}{' --baseline-tree ' + args.baseline_tree if args.baseline_tree else ''}`. Throughput is bytes over the time from the first byte the client receives "
              "to the last; the client checks every byte.", "",
              "| measure | value | compared |", "|---|---|---|"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
