@@ -33,6 +33,8 @@ from rpcspy.recording.transcripts import raw_records, structured_records, transc
 
 CHUNK = 1 << 20
 _entry_decoder = msgspec.json.Decoder(Union[ENTRY_TYPES])  # type: ignore[valid-type]
+_LONG_LINE = 2048
+"""A block whose first line is this long is decoded line by line rather than as one array."""
 _block_decoder = msgspec.json.Decoder(list[Union[ENTRY_TYPES]])  # type: ignore[valid-type]
 _header_decoder = msgspec.json.Decoder(Header)
 
@@ -109,39 +111,56 @@ class Recording:
     def _native(self, f: BinaryIO) -> Iterator[list[msgspec.Struct]]:
         """The entries after the header, decoded a block of whole lines at a time.
 
-        A block (the complete lines of about one read) is decoded in one call as a JSON
-        array, its LFs turned into commas; a block that is then not an array of one entry
-        per line (a blank or bad line, a value over two lines or two on one) is decoded
-        again line by line.
+        The complete lines of each read are a block. A block of short lines (judged by its
+        first) is decoded in one call as a JSON array, its LFs turned into commas; a block
+        that is then not an array of one entry per line (a blank or bad line, a value over
+        two lines or two on one), or of long lines, is decoded line by line, each sliced
+        from the read.
         """
-        lineno = 1  # of the last line handled; the header is line 1
+        lineno = 0  # of the last line handled; the header is line 1
         skip_header = True
-        pieces: list[bytes] = []
+        pieces: list[bytes] = []  # a line begun in an earlier read
         while chunk := f.read(CHUNK):
-            cut = chunk.rfind(b"\n") + 1
-            if not cut:
-                pieces.append(chunk)
-                continue
-            block = chunk[:cut]
-            if pieces:
-                pieces.append(block)
-                block = b"".join(pieces)
+            start = 0
+            if pieces or skip_header:
+                nl = chunk.find(b"\n")
+                if nl < 0:
+                    pieces.append(chunk)
+                    continue
+                pieces.append(chunk[:nl])
+                line = b"".join(pieces)
                 pieces.clear()
-            if cut < len(chunk):
-                pieces.append(chunk[cut:])
-            if skip_header:
-                block = block[block.find(b"\n") + 1:]
-                skip_header = False
-            lines = block.count(b"\n")
-            try:  # the lines as one JSON array: a blank line or a value over two lines is malformed
-                entries = _block_decoder.decode(b"[" + block[:-1].replace(b"\n", b",") + b"]")
-            except msgspec.DecodeError:
+                lineno += 1
+                start = nl + 1
+                if skip_header:
+                    skip_header = False
+                else:
+                    yield list(self._line(line, lineno, True))
+            cut = chunk.rfind(b"\n") + 1
+            if cut > start:
                 entries = None
-            if entries is None or len(entries) != lines:  # two values on one line
-                entries = [e for n, line in enumerate(block.split(b"\n")[:-1], start=lineno + 1)
-                           for e in self._line(line, n, True)]
-            yield entries
-            lineno += lines
+                if chunk.find(b"\n", start, start + _LONG_LINE) >= 0:  # short lines: one call for all
+                    lines = chunk.count(b"\n", start, cut)
+                    try:  # the lines as one JSON array: a blank line or a value over two lines is malformed
+                        entries = _block_decoder.decode(b"[" + chunk[start:cut - 1].replace(b"\n", b",") + b"]")
+                    except msgspec.DecodeError:
+                        pass
+                    if entries is not None and len(entries) != lines:  # two values on one line
+                        entries = None
+                if entries is None:  # long lines (copying them costs more than a call each), or a bad block
+                    entries = []
+                    pos = start
+                    while pos < cut:
+                        nl = chunk.find(b"\n", pos)
+                        lineno += 1
+                        entries.extend(self._line(chunk[pos:nl], lineno, True))
+                        pos = nl + 1
+                else:
+                    lineno += lines
+                yield entries
+            rest = max(cut, start)
+            if rest < len(chunk):
+                pieces.append(chunk[rest:])
         if pieces and not skip_header:
             yield list(self._line(b"".join(pieces), lineno + 1, False))
 

@@ -38,20 +38,21 @@ def line_by_line(data: bytes) -> tuple[list, list[str]]:
     return out, [p.replace("r.jsonl", "") for p in rec.problems]
 
 
-@given(st.lists(st.sampled_from(LINES), max_size=30), st.booleans(), st.integers(1, 400))
+@given(st.lists(st.sampled_from(LINES), max_size=30), st.booleans(), st.integers(1, 400), st.sampled_from([1, 2048]))
 @settings(max_examples=200, deadline=None)
-@example(picks=[LINES[6], LINES[7], LINES[8], LINES[0]], last_lf=True, chunk=4096)  # counts alike, lines not
-def test_blocks_read_like_lines(tmp_path_factory, picks, last_lf, chunk):
+@example(picks=[LINES[6], LINES[7], LINES[8], LINES[0]], last_lf=True, chunk=4096, long_line=2048)  # counts alike
+def test_blocks_read_like_lines(tmp_path_factory, picks, last_lf, chunk, long_line):
     data = HEADER + b"\n" + b"\n".join(picks) + (b"\n" if last_lf and picks else b"")
     path = tmp_path_factory.mktemp("r") / "r.jsonl"
     path.write_bytes(data)
-    old = reader.CHUNK
+    old = reader.CHUNK, reader._LONG_LINE
     reader.CHUNK = chunk  # block edges everywhere, lines longer than a read included
+    reader._LONG_LINE = long_line  # 1: every block line by line, as long lines are
     try:
         rec = open_recording(path)
         got = list(rec.entries())
     finally:
-        reader.CHUNK = old
+        reader.CHUNK, reader._LONG_LINE = old
     want, problems = line_by_line(data)
     assert got == want
     assert [p.replace(str(path), "") for p in rec.problems] == problems
