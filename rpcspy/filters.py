@@ -2,31 +2,21 @@
 
 A :class:`FrameFilter` selects frames by direction, type, time range, seq range,
 free text, and "has findings"; it also answers for the other entries (process
-start and exit, notes, findings). :func:`filter_options` adds the matching
+start and exit, notes, findings). :func:`rpcspy.cli.filteropts.filter_options` adds the matching
 click options to a command, which then receives one ``frame_filter`` argument.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Collection, Container, Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
-import click
 
 from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed, Start
-
-
-def type_keys(frame: Frame, obj: Any = None) -> tuple[str, ...]:
-    """:func:`rpcspy.render.frameinfo.type_keys`, imported on first use (``--help`` stays light)."""
-    global type_keys
-    from rpcspy.render.frameinfo import type_keys as real
-
-    type_keys = real  # later calls go straight to it
-    return real(frame, obj)
+from rpcspy.render.frameinfo import type_keys
 
 DIR_ALIASES: dict[str, str] = {
     "c2a": "c2a", "client": "c2a", "in": "c2a", "stdin": "c2a",
@@ -182,45 +172,6 @@ def build_filter(*, dirs: Iterable[str] = (), types: Iterable[str] = (), time: s
         return FrameFilter(frozenset(resolved), tuple(_split(types)), t, s, grep, only_findings)
     except re.error as exc:
         raise ValueError(f"bad --grep {grep!r}: {exc}") from None
-
-
-def filter_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    """Decorator for a click command: add the shared filter options.
-
-    The command gets one ``frame_filter: FrameFilter`` keyword argument instead of
-    the six option values.
-    """
-    options = [
-        click.option("--dir", "f_dir", multiple=True, metavar="DIR",
-                     help="Only this direction: c2a (alias client, stdin), a2c (agent, stdout), err (stderr). "
-                          "Repeat or separate with commas."),
-        click.option("--type", "f_type", multiple=True, metavar="GLOB",
-                     help="Only frames of this type: an event or command type (agent_start, prompt), a response's "
-                          "command, a message_update's event (text_delta), a UI method (select), stderr, invalid; "
-                          "other entries: start, exit, eof, note. In check, a finding passes when the frame it "
-                          "is about does, or by its rule id, group or severity (schema.*, error). "
-                          "Globs (tool_*), repeat or use commas."),
-        click.option("--time", "f_time", metavar="FROM..TO",
-                     help="Only entries in this time range, seconds since the start: 1.5..3, ..10, 2.."),
-        click.option("--seq", "f_seq", metavar="FROM..TO", help="Only entries in this seq range (10..40), or one seq."),
-        click.option("--grep", "f_grep", metavar="REGEX",
-                     help="Only frames whose text matches (case-insensitive unless the pattern has capitals)."),
-        click.option("--with-findings", "f_findings", is_flag=True, help="Only frames that have findings."),
-    ]
-
-    @functools.wraps(f)
-    def wrapper(*args: Any, f_dir: tuple[str, ...], f_type: tuple[str, ...], f_time: str | None,
-                f_seq: str | None, f_grep: str | None, f_findings: bool, **kwargs: Any) -> Any:
-        try:
-            kwargs["frame_filter"] = build_filter(dirs=f_dir, types=f_type, time=f_time, seq=f_seq,
-                                                  grep=f_grep, only_findings=f_findings)
-        except ValueError as exc:
-            raise click.UsageError(str(exc)) from None
-        return f(*args, **kwargs)
-
-    for option in reversed(options):
-        wrapper = option(wrapper)
-    return wrapper
 
 
 def frame_keys(frames: Iterable[Frame], seqs: Collection[int]) -> dict[int, tuple[str, ...]]:

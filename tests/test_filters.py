@@ -11,7 +11,8 @@ from click.testing import CliRunner
 
 from rpcspy.cli import main
 from rpcspy.events import Eof, Exit, Finding, Frame, Note
-from rpcspy.filters import FrameFilter, build_filter, filter_options, flagged_seqs, frame_keys, parse_range
+from rpcspy.cli.filteropts import filter_options
+from rpcspy.filters import FrameFilter, build_filter, flagged_seqs, frame_keys, parse_range
 
 MISUSE = Path(__file__).resolve().parents[1] / "recordings" / "pi-0.73.1-misuse.jsonl"
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from rpcspy.filters import filter_options
+from rpcspy.cli.filteropts import filter_options
 
 EXIT_OK, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
 

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from rpcspy.cli.recfile import color_option
-from rpcspy.filters import filter_options
+from rpcspy.cli.filteropts import filter_options
 
 
 @click.command(
