@@ -161,7 +161,7 @@ def main() -> None:
         memory += f"\n\nThe same on the baseline tree ({args.baseline_tree}):\n\n" + memory_of(args.baseline_tree)
     body = cost_table(args.frames, args.rounds) + "\n\n" + memory + (
         f"\n\nCommand: `python bench/bench_observers.py --frames {args.frames} --rounds {args.rounds} "
-        f"--commands {args.commands}`.")
+        f"--commands {args.commands}{' --baseline-tree ' + args.baseline_tree if args.baseline_tree else ''}`.")
     print(body)
     if args.write_docs:
         write_section("observers", body)
