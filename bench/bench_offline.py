@@ -79,7 +79,8 @@ def offline_table(style: str, mb: float, n: int, tmp: str) -> str:
         ("`rpcspy fixture A -o F`", "fixture", spread(ratios(mbs["fixture"], mbs["check"])) + " check",
          ">= 0.5x check", ""),
     ]
-    out = [f"**{style}**: A {size_a / 2**20:.1f} MiB, {lines:,} lines; A' the same with an edit every 20k lines. "
+    out = [f"**{style}**: A {size_a / 2**20:.1f} MiB, {lines:,} lines; A' the same with a delta changed every "
+           f"{every:,} lines and a frame dropped and one doubled every {3 * every:,}. "
            f"{n} interleaved rounds, median (min-max).", "",
            "| command | s | MiB/s | throughput ratio | target | peak RSS MiB |", "|---|---:|---:|---:|---|---:|"]
     for name, key, ratio, target, _ in rows:
