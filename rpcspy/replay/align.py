@@ -162,27 +162,22 @@ def _pairs_within(a, b, alo: int, ahi: int, blo: int, bhi: int, budget: int) -> 
 
 
 def _prefix(a, b, alo: int, ahi: int, blo: int, bhi: int) -> int:
-    n = min(ahi - alo, bhi - blo)
-    k = 0
-    step = _SLICE
-    while k < n:
-        m = min(step, n - k)
-        if a[alo + k:alo + k + m] == b[blo + k:blo + k + m]:
-            k += m
-        elif m == 1:
-            break
-        else:
-            step = max(1, m // 2)
-    return k
+    """Length of the common start of the two ranges."""
+    return _common(lambda k, m: a[alo + k:alo + k + m] == b[blo + k:blo + k + m], min(ahi - alo, bhi - blo))
 
 
 def _suffix(a, b, alo: int, ahi: int, blo: int, bhi: int) -> int:
-    n = min(ahi - alo, bhi - blo)
+    """Length of the common end of the two ranges."""
+    return _common(lambda k, m: a[ahi - k - m:ahi - k] == b[bhi - k - m:bhi - k], min(ahi - alo, bhi - blo))
+
+
+def _common(same, n: int) -> int:
+    """The largest k <= n with ``same(0, k)``, probed in slices: ``same(k, m)`` compares m keys after k."""
     k = 0
     step = _SLICE
     while k < n:
         m = min(step, n - k)
-        if a[ahi - k - m:ahi - k] == b[bhi - k - m:bhi - k]:
+        if same(k, m):
             k += m
         elif m == 1:
             break
