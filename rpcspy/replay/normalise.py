@@ -49,9 +49,9 @@ _HEX4 = re.compile(r"[\da-fA-F]{4}")  # \d: any Unicode digit, as the ISO patter
 _UUID_RX = re.compile(_UUID)
 _ISO_RX = re.compile(_ISO)
 _TMP_RX = re.compile(_TMP)
-_TMP_HINT = re.compile(r"/tmp|/var/|/dev/shm|/private/")
+_TMP_HINTS = ("/tmp", "/var/", "/dev/shm", "/private/")
 _PORT_RX = re.compile(_LOOPBACK)
-_PORT_HINT = re.compile(r"127\.0\.0\.1:|localhost:|\[::1\]:")
+_PORT_HINTS = ("127.0.0.1:", "localhost:", "[::1]:")
 _INNER = re.compile(f"{_UUID}|{_ISO}")
 
 TIME_KEYS = frozenset({
@@ -118,6 +118,7 @@ class Normaliser:
         self._seen: dict[str, dict[Any, Any]] = {}
         self._texts: dict[str, tuple[str, bool]] = {}  # text() results of short strings
         self._last_long: tuple[str, str, bool] | None = None  # the last long string, its result
+        self._clean_long: str | None = None  # the last long string without any hint
         self._frames: dict[bytes, Any] = {}  # frame() results of small frames (_SAME: unchanged)
         self._keys: dict[str, int] = {}  # key -> _PLAIN or _SPECIAL
         self.changed = False
@@ -138,11 +139,24 @@ class Normaliser:
         else:  # a long string often comes twice in a row (pi 0.73: `message` and `partial`)
             got = self._last_long
             if got is None or got[0] != s:
-                got = self._last_long = (s, *self._tracked(s))
+                got = self._last_long = (s, *self._long(s))
             got = got[1:]
         if got[1]:
             self.changed = True
         return got[0]
+
+    def _long(self, s: str) -> tuple[str, bool]:
+        """A long string: one without any hint is unchanged, and one that extends such a string
+        (pi 0.73 repeats the whole reply text, a delta longer each frame) is searched only
+        where the two differ, so a growing reply costs linear, not quadratic, time."""
+        if self._redact:
+            return self._tracked(s)
+        clean = self._clean_long
+        start = len(clean) - _HINT_SPAN if clean is not None and s.startswith(clean) else 0
+        if _hintless(s[start:] if start > 0 else s):
+            self._clean_long = s
+            return s, False
+        return self._tracked(s)
 
     def _tracked(self, s: str) -> tuple[str, bool]:
         """(normalised ``s``, whether that counts as a change), ``changed`` left as it was."""
@@ -162,13 +176,13 @@ class Normaliser:
         out = s
         if any(hint in out for hint in _SECRET_HINTS):
             out = _SECRET_RX.sub(REDACTED, out)
-        if "/" in out and _TMP_HINT.search(out):  # first: a uuid segment must not end the path match
+        if "/" in out and any(hint in out for hint in _TMP_HINTS):  # first: a uuid must not end the path match
             out = _TMP_RX.sub(self._tmp, out)
         if "-" in out and _dash_after_hex4(out):
             out = _UUID_RX.sub(self._uuid, out)
             if "T" in out:
                 out = _ISO_RX.sub(self._iso, out)
-        if "/" in out and _PORT_HINT.search(out):
+        if "/" in out and any(hint in out for hint in _PORT_HINTS):
             out = _PORT_RX.sub(self._port, out)
         if out != s:
             self.changed = True
@@ -358,6 +372,17 @@ class Normaliser:
 
 
 _UUID_FULL = _UUID_RX
+
+
+_HINT_SPAN = 16
+"""Longer than any hint: a hint in a string that extends a hintless one ends within this of the join."""
+
+
+def _hintless(s: str) -> bool:
+    """No secret, temp path, loopback port, UUID or ISO time hint anywhere in ``s``: :meth:`Normaliser._text`
+    (without ``redact`` patterns) returns it unchanged."""
+    return not (any(hint in s for hint in _SECRET_HINTS) or any(hint in s for hint in _TMP_HINTS)
+                or any(hint in s for hint in _PORT_HINTS) or ("-" in s and _dash_after_hex4(s)))
 
 
 def _dash_after_hex4(s: str) -> bool:

@@ -84,3 +84,22 @@ def test_dash_hint_sees_every_uuid_and_time(before, match, after):
     s = before + match + after
     if normalise._UUID_RX.search(s) or normalise._ISO_RX.search(s):
         assert normalise._dash_after_hex4(s)
+
+
+PIECES = st.sampled_from(["lorem ", "ipsum\u2028", "sk", "-ant-abcdefghijklmnop", "/t", "mp/tmpx1/a.py ", "01a20213",
+                          "-d398-77e8-928f-7e42015cc8a7 ", "2026-11", "-23T10:00:00Z ", "http://local", "host:4012 ",
+                          "Bea", "rer abcdefghijklmnopqrstu ", "a-b ", "/", "x"])
+
+
+@given(st.lists(PIECES, min_size=1, max_size=40))
+@settings(max_examples=200, deadline=None)
+def test_a_growing_long_string_normalises_as_if_seen_alone(pieces):
+    """pi 0.73 repeats the reply text, longer each frame: only the new end is searched, same results."""
+    norm = Normaliser(stable=False)
+    text = "w" * 300
+    for piece in pieces:
+        text += piece
+        norm.changed = False
+        got = norm.text(text)
+        alone = Normaliser(stable=False)
+        assert (got, norm.changed) == (alone.text(text), alone.changed)
