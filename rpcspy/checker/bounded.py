@@ -2,8 +2,8 @@
 
 Evicting one entry per insertion with ``del d[next(iter(d))]`` is quadratic in CPython:
 deleted slots stay at the front of the entry array until the next resize, and every
-``next(iter(d))`` walks over them (a long session of small commands slowed from 8 to
-56 us a command once the table was full). Here the oldest entries go a quarter of the
+``next(iter(d))`` walks over them (a long session of small commands got several times
+slower once the table was full). Here the oldest entries go a quarter of the
 cap at a time, so each insertion costs O(1) amortised and a table holds at most
 ``cap + cap // 4`` entries.
 """
