@@ -308,6 +308,8 @@ class Normaliser:
             return _USAGE
         if k.lower() in SECRET_KEYS or k in ID_KEYS or k == "id" or k in TIME_KEYS or k in DURATION_KEYS:
             return _SPECIAL
+        if self.options.secrets and secret_name(k):  # DB_PASSWORD, api_secret...: redacted by _walk
+            return _SPECIAL
         return _PLAIN
 
     def _number(self, v: float, key: str) -> Any:
