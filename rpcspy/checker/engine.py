@@ -15,7 +15,8 @@ from rpcspy.checker.decoding import HANDLED, FrameDecoder
 from rpcspy.checker.findings import Sink
 from rpcspy.checker.framing import Unparsed
 from rpcspy.checker.lifecycle import TEARDOWN, Lifecycle
-from rpcspy.checker.misuse import QUEUE_COMMANDS, MisuseTracker
+from rpcspy.checker.misuse import MisuseTracker
+from rpcspy.protocol.vocabulary import QUEUE_COMMANDS
 from rpcspy.checker.pitfalls import PitfallRules
 from rpcspy.checker.schema import AUTO, SchemaChecker
 from rpcspy.checker.stream import StreamTracker

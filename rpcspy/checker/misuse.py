@@ -8,8 +8,8 @@ from typing import Any
 
 from rpcspy.checker.correlation import Pending
 from rpcspy.checker.findings import Sink
+from rpcspy.protocol.vocabulary import QUEUE_COMMANDS
 
-QUEUE_COMMANDS = frozenset({"steer", "follow_up"})
 _STREAMING = "sent-while-streaming"
 _IN_RUN = "sent-during-a-run"
 """Sent while a run was open (between its agent_start and agent_end), not only while busy."""

@@ -8,12 +8,8 @@ dialect modules (:mod:`rpcspy.protocol`) own the schemas; this module owns only 
 
 from __future__ import annotations
 
-from rpcspy.protocol.vocabulary import DIALOGS
+from rpcspy.protocol.vocabulary import DIALOGS, QUEUE_COMMANDS, RUN_COMMANDS  # noqa: F401  (read as K.*)
 
-RUN_COMMANDS = frozenset({"prompt", "abort_and_prompt"})
-"""Commands whose success starts a run (unless their disposition says otherwise)."""
-QUEUE_COMMANDS = frozenset({"steer", "follow_up"})
-"""Commands that queue a message for the current (or next) run."""
 STOP_COMMANDS = frozenset({"abort", "abort_and_prompt", "compact", "new_session", "switch_session", "fork",
                            "clone", "branch", "open_session", "handoff"})
 """Commands that end (or may tear down) a run in progress; their response can come after its settle."""

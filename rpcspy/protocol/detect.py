@@ -14,6 +14,8 @@ run's events), so a ``pi-0.84`` decision stays *refinable*: a later disposition 
 
 from typing import Any
 
+from rpcspy.protocol.vocabulary import DISPOSED_COMMANDS
+
 DEFAULT = "pi-0.73"
 
 _DECISIVE: dict[str, tuple[str, str]] = {
@@ -35,8 +37,6 @@ _DECISIVE: dict[str, tuple[str, str]] = {
 _PI084_COMMANDS = frozenset({"clear_queue", "get_available_thinking_levels", "get_entries", "get_tree"})
 """Commands pi >= 0.84 answers with success and pi 0.73 does not know (omp is caught by `ready`)."""
 _MESSAGE_EVENTS = frozenset({"message_start", "message_end", "turn_end"})
-_DISPOSED = frozenset({"prompt", "steer", "follow_up"})
-"""Commands whose success response carries ``data.disposition`` from pi 0.99 on."""
 REFINED = {"pi-0.84": "pi-0.99"}
 """A decided dialect -> the newer one later frames may still show it to be."""
 
@@ -137,7 +137,7 @@ def _pi099(obj: dict) -> str | bool | None:
     if type_ == "agent_settled" and "aborted" in obj:
         return "`agent_settled.aborted`: pi >= 1.1"
     command = obj.get("command")
-    if type_ != "response" or obj.get("success") is not True or type(command) is not str or command not in _DISPOSED:
+    if type_ != "response" or obj.get("success") is not True or type(command) is not str or command not in DISPOSED_COMMANDS:
         return None
     data = obj.get("data")
     if isinstance(data, dict) and "disposition" in data:
@@ -151,7 +151,7 @@ def _response(obj: dict) -> tuple[str, str] | None:
         return None
     if obj.get("success") is True:
         data = obj.get("data")
-        if command in _DISPOSED and isinstance(data, dict) and "disposition" in data:
+        if command in DISPOSED_COMMANDS and isinstance(data, dict) and "disposition" in data:
             return "pi-0.99", f"`{command}` response with a `disposition`: pi >= 0.99"
         if command in _PI084_COMMANDS:
             return "pi-0.84", f"success response to `{command}`: pi >= 0.84"

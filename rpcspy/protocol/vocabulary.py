@@ -40,6 +40,15 @@ AGENT_CANCEL_TYPES = names({"host_tool_cancel", "host_uri_cancel"})
 ECHO_TYPES = names({"response", "bash_execution_update", "prompt_result"})
 """Agent frames whose ``id`` is a client command's id."""
 
+RUN_COMMANDS = names({"prompt", "abort_and_prompt"})
+"""Commands whose success starts a run (unless a pi >= 0.99 ``disposition`` says otherwise)."""
+
+QUEUE_COMMANDS = names({"steer", "follow_up"})
+"""Commands that queue a message for the current (or next) run."""
+
+DISPOSED_COMMANDS = names({"prompt", "steer", "follow_up"})
+"""Commands whose success response carries ``data.disposition`` from pi 0.99 on."""
+
 DIALOG_METHODS = ("select", "confirm", "input", "editor")
 """``extension_ui_request`` methods that wait for an ``extension_ui_response``."""
 
@@ -50,4 +59,5 @@ DIALOGS = names(DIALOG_METHODS)
 """:data:`DIALOG_METHODS` as a set, for membership tests."""
 
 __all__ = ["Names", "names", "ANSWER_TYPES", "AGENT_REQUEST_TYPES", "HOST_REQUEST_TYPES", "AGENT_CANCEL_TYPES", "ECHO_TYPES",
-           "DIALOG_METHODS", "FIRE_AND_FORGET_METHODS", "DIALOGS"]
+           "DIALOG_METHODS", "FIRE_AND_FORGET_METHODS", "DIALOGS", "RUN_COMMANDS", "QUEUE_COMMANDS",
+           "DISPOSED_COMMANDS"]

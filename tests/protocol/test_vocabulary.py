@@ -85,3 +85,12 @@ def test_the_diagnosis_knows_which_dialects_settle() -> None:
     from rpcspy.diagnose.knowledge import SETTLED, SETTLING_DIALECTS
 
     assert SETTLING_DIALECTS == {p.dialect for p in PROTOCOLS if SETTLED in p.a2c and not p.spec.omp}
+
+
+def test_run_queue_and_disposed_commands_are_commands_of_every_pi_dialect() -> None:
+    from rpcspy.protocol.vocabulary import DISPOSED_COMMANDS, QUEUE_COMMANDS, RUN_COMMANDS
+
+    for p in PROTOCOLS:
+        if not p.spec.omp:
+            assert set(RUN_COMMANDS | QUEUE_COMMANDS | DISPOSED_COMMANDS) <= set(p.commands), p.dialect
+    assert ["steer"] not in QUEUE_COMMANDS  # a hostile frame's list `type` is simply no name
