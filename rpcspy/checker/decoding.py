@@ -67,7 +67,7 @@ class FrameDecoder:
         self._update_cls = proto.message_update
         members = typing.get_args(proto.assistant_message_event) or (proto.assistant_message_event,)
         self._delta_tags = {cls: tag for cls in members if (tag := _tag_of(cls)) in _DELTAS}
-        from rpcspy.protocol.validate import typed_decoder
+        from rpcspy.protocol.validation import typed_decoder
 
         self._typed = {d: typed_decoder(d, dialect) for d in ("c2a", "a2c")}
         self._dialect = dialect

@@ -30,8 +30,8 @@ _HOMES = {
     "command_fields": "schema", "command_types": "schema", "json_schema": "schema",
     "ANSWER_FIELDS": "ui",
     "DIALOG_METHODS": "vocabulary", "FIRE_AND_FORGET_METHODS": "vocabulary",
-    "frame_type": "validate", "validate": "validate", "validate_bytes": "validate",
-    "validate_response_data": "validate",
+    "frame_type": "validation", "validate": "validation", "validate_bytes": "validation",
+    "validate_response_data": "validation",
 }
 
 __all__ = [

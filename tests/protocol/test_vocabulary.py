@@ -78,7 +78,7 @@ def test_every_schema_class_belongs_to_some_dialect() -> None:
         defined |= {obj for obj in vars(module).values() if isinstance(obj, type)
                     and issubclass(obj, msgspec.Struct) and obj.__module__ == module.__name__}
     stray = {f"{c.__module__}.{c.__name__}" for c in defined - used}
-    assert stray == {"rpcspy.protocol.validate._UIEnvelope"}  # the bytes decoder's stand-in, not a schema
+    assert stray == {"rpcspy.protocol.validation._UIEnvelope"}  # the bytes decoder's stand-in, not a schema
 
 
 def test_the_diagnosis_knows_which_dialects_settle() -> None:
@@ -87,10 +87,22 @@ def test_the_diagnosis_knows_which_dialects_settle() -> None:
     assert SETTLING_DIALECTS == {p.dialect for p in PROTOCOLS if SETTLED in p.a2c and not p.spec.omp}
 
 
-def test_run_queue_and_disposed_commands_are_commands_of_every_pi_dialect() -> None:
+def test_run_queue_and_disposed_commands_are_commands() -> None:
     from rpcspy.protocol.vocabulary import DISPOSED_COMMANDS, QUEUE_COMMANDS, RUN_COMMANDS
 
+    assert set(RUN_COMMANDS) <= {c for p in PROTOCOLS for c in p.commands}
     for p in PROTOCOLS:
         if not p.spec.omp:
-            assert set(RUN_COMMANDS | QUEUE_COMMANDS | DISPOSED_COMMANDS) <= set(p.commands), p.dialect
+            assert "prompt" in p.commands and set(QUEUE_COMMANDS | DISPOSED_COMMANDS) <= set(p.commands), p.dialect
     assert ["steer"] not in QUEUE_COMMANDS  # a hostile frame's list `type` is simply no name
+
+
+def test_no_name_of_the_lazy_package_is_also_a_module_name() -> None:
+    """Importing ``rpcspy.protocol.X`` binds the module as the package's attribute ``X``: a name the
+    package offers lazily must never be a module's name, or ``from rpcspy.protocol import X`` gives
+    the module once anything imported it (``validate`` did, until the module became ``validation``)."""
+    modules = {info.name for info in pkgutil.iter_modules(protocol.__path__)}
+    assert not set(protocol._HOMES) & modules
+    for name in protocol._HOMES:
+        importlib.import_module(f"rpcspy.protocol.{protocol._HOMES[name]}")
+        assert not isinstance(getattr(protocol, name), type(protocol)), name
