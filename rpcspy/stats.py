@@ -21,8 +21,8 @@ from typing import Any
 import msgspec
 
 from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed
-from rpcspy.framing import DECODE_ERRORS
 from rpcspy.frameinfo import NOT_JSON, parse, type_of
+from rpcspy.framing import DECODE_ERRORS
 from rpcspy.protocol.pairing import Pairing
 from rpcspy.protocol.vocabulary import ANSWER_TYPES
 

@@ -8,7 +8,7 @@ dialect modules (:mod:`rpcspy.protocol`) own the schemas; this module owns only 
 
 from __future__ import annotations
 
-from rpcspy.protocol.vocabulary import DIALOGS
+from rpcspy.protocol.vocabulary import DIALOGS as DIALOGS  # re-exported: the trackers read K.DIALOGS
 
 RUN_COMMANDS = frozenset({"prompt", "abort_and_prompt"})
 """Commands whose success starts a run (unless their disposition says otherwise)."""

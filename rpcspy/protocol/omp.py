@@ -11,11 +11,10 @@ from msgspec import UNSET
 
 from rpcspy.protocol.base import Base, Open, Opt, Spec, lit
 from rpcspy.protocol.commands import Command, ExtensionUIResponse, simple
+from rpcspy.protocol.events import Event
 from rpcspy.protocol.messages import MessageTypes, TextContent
 from rpcspy.protocol.omp_session import OmpTodoPhase as TodoPhase
-from rpcspy.protocol.responses import DataSpec, NONE
-from rpcspy.protocol.events import Event
-
+from rpcspy.protocol.responses import NONE, DataSpec
 
 # --- agent -> client frames -----------------------------------------------------------------
 

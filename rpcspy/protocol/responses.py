@@ -9,9 +9,9 @@ from typing import Any, Generic, Literal, TypeVar, Union
 
 from msgspec import UNSET
 
+from rpcspy.protocol import payloads as p
 from rpcspy.protocol.base import Base, Opt, Spec, lit
 from rpcspy.protocol.messages import ForkMessage, MessageTypes
-from rpcspy.protocol import payloads as p
 from rpcspy.protocol.omp_session import OmpBashResult, OmpSessionStats, OmpTodoPhase
 
 E = TypeVar("E")

@@ -17,7 +17,6 @@ from rpcspy.render.items import Block, Item
 from rpcspy.render.summarize import compact, content_text, fields, first_line, quote
 
 
-
 def ref(value: Any) -> str:
     """An id for display: plain when it is a simple string, else as JSON (``""``, ``5``, ``null``)."""
     if isinstance(value, str) and value and value.isprintable() and " " not in value:
