@@ -81,11 +81,12 @@ class FrameDecoder:
         data = frame.data
         if schema.refining and frame.dir == "a2c":
             schema.refine(frame.seq, data)
-            dialect = schema.dialect
+            dialect = schema.dialect or dialect  # refining only ever replaces a known dialect
         if dialect is not self._dialect:
             self._learn(dialect)
         if not frame.nl or frame.cr or len(data) > KIB64:
             check_bytes(frame, self.sink, self.once)
+        value: Any  # a Struct of the dialect's frame classes, or the decoded JSON
         value, issues = self._validate_bytes(data, frame.dir, dialect)
         if value is None:  # not JSON, or JSON null
             return self._not_a_struct(frame)

@@ -22,7 +22,7 @@ class Dialog:
         """Answered, timed out or cancelled by the agent: no longer blocks anything."""
 
 
-def _shape_error(method: str, obj: dict) -> str | None:
+def _shape_error(method: str, obj: dict[str, Any]) -> str | None:
     """Why ``obj`` is not a valid answer to a ``method`` dialog, or None."""
     if obj.get("cancelled") is True:
         return None
@@ -53,7 +53,7 @@ class UiTracker:
         """True while a dialog without answer is open (a command may be waiting on the user)."""
         return bool(self._open)
 
-    def request(self, seq: int, t: float, obj: dict) -> None:
+    def request(self, seq: int, t: float, obj: dict[str, Any]) -> None:
         rid, method = obj.get("id"), obj.get("method")
         if not isinstance(rid, str) or not isinstance(method, str):
             return  # the schema rules report it
@@ -71,7 +71,7 @@ class UiTracker:
             self._fire_and_forget[rid] = method
             self._trim(self._fire_and_forget)
 
-    def response(self, seq: int, t: float, obj: dict) -> None:
+    def response(self, seq: int, t: float, obj: dict[str, Any]) -> None:
         rid = obj.get("id")
         if not isinstance(rid, str):
             return  # missing or mistyped id: the schema rules report it
