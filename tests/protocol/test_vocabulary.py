@@ -91,3 +91,15 @@ def test_the_diagnosis_knows_which_dialects_settle() -> None:
     from rpcspy.diagnose.knowledge import SETTLED, SETTLING_DIALECTS
 
     assert SETTLING_DIALECTS == {p.dialect for p in PROTOCOLS if SETTLED in p.a2c and not p.spec.omp}
+
+
+def test_lazy_names_are_not_shadowed_by_their_submodule() -> None:
+    """`validate` (function) shares its name with its home submodule: importing a sibling name first must not
+    leave the package handing out the module."""
+    import subprocess
+    import sys
+
+    code = ("from rpcspy.protocol import validate_bytes\nfrom rpcspy.protocol import validate\n"
+            "print(callable(validate), validate.__module__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "rpcspy.protocol.validate"]
