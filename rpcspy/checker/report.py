@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, IO
+from typing import IO, Any
 from xml.etree import ElementTree as ET
 
 from rpcspy.checker.rules import SEVERITIES, SEVERITY_RANK
