@@ -174,7 +174,7 @@ def measure(style: str, mb: float, repeat: int) -> str:
              f"{repeat} interleaved rounds, median (min-max).", "",
              "| what | s | MiB/s | vs baseline | findings |", "|---|---:|---:|---:|---:|"]
     for name, key, ref, show in rows:
-        ratio = [b / t for b, t in zip(times[ref], times[key])]
+        ratio = [b / t for b, t in zip(times[ref], times[key], strict=True)]
         table.append(f"| {name} | {spread(times[key])} | {spread([mib / t for t in times[key]], '{:.0f}')} | "
                      f"{spread(ratio)}x | {found[key] if show else ''} |")
     return "\n".join(table)

@@ -30,7 +30,6 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, os.environ.get("RPCSPY_BENCH_TREE") or str(ROOT))  # --baseline-tree: another rpcspy
 
 import msgspec  # noqa: E402
-
 from perfdoc import write_section  # noqa: E402
 from rounds import ratios, spread  # noqa: E402
 from stream_gen import small_lines  # noqa: E402

@@ -12,7 +12,6 @@ import subprocess
 import sys
 import threading
 
-
 F_SETPIPE_SZ = 1031
 
 

@@ -45,4 +45,4 @@ def spread(values: list[float], fmt: str = "{:.2f}") -> str:
 
 
 def ratios(num: list[float], den: list[float]) -> list[float]:
-    return [a / b for a, b in zip(num, den)]
+    return [a / b for a, b in zip(num, den, strict=True)]

@@ -7,7 +7,7 @@ renderers) consume them. Nothing here does I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Union
+from typing import Any, Literal, Union
 
 Direction = Literal["c2a", "a2c", "err"]
 """c2a: client -> agent stdin; a2c: agent stdout -> client; err: agent stderr."""
@@ -102,7 +102,7 @@ class Finding:
     dir: Direction | None = None
     path: str | None = None
     related: int | None = None
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 Event = Union[Frame, Start, SpawnFailed, Eof, Exit, Note, Finding]

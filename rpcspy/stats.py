@@ -21,8 +21,8 @@ from typing import Any
 import msgspec
 
 from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed
-from rpcspy.framing import DECODE_ERRORS
 from rpcspy.frameinfo import NOT_JSON, parse, type_of
+from rpcspy.framing import DECODE_ERRORS
 from rpcspy.protocol.pairing import Pairing
 from rpcspy.protocol.vocabulary import ANSWER_TYPES
 
@@ -148,7 +148,7 @@ class Stats:
     def _cmd(self, name: str) -> dict[str, Any]:
         return self._commands.setdefault(name, {"count": 0, "errors": 0, "latencies": []})
 
-    def _response(self, seq: int, obj: dict, t: float) -> None:
+    def _response(self, seq: int, obj: dict[str, Any], t: float) -> None:
         answer = self._pairing.response(seq, obj)
         p = answer.command
         if p is None or not answer.fresh:
@@ -159,7 +159,7 @@ class Stats:
         if obj.get("success") is not True:
             entry["errors"] += 1
 
-    def _update(self, frame: Frame, obj: dict) -> None:
+    def _update(self, frame: Frame, obj: dict[str, Any]) -> None:
         if frame.data.startswith(_MU_PREFIX):
             try:
                 raw = _update_decoder.decode(frame.data)
@@ -182,7 +182,7 @@ class Stats:
             if run.first_token is None and kind != "toolcall_delta":
                 run.first_token = frame.t
 
-    def _message(self, obj: dict, t: str, when: float) -> None:
+    def _message(self, obj: dict[str, Any], t: str, when: float) -> None:
         msg = obj.get("message")
         run = self._run
         if run is None or not isinstance(msg, dict) or msg.get("role") != "assistant":

@@ -102,7 +102,7 @@ def frame_document(frame: Frame) -> dict[str, Any]:
 
 def event_document(event: Event) -> dict[str, Any]:
     """What the expression sees for another entry: its fields plus ``_kind``, ``_seq``, ``_t``, ``_dir``."""
-    doc = {k: v for k, v in dataclasses.asdict(event).items() if k not in ("seq", "t", "dir")}  # type: ignore[call-overload]
+    doc = {k: v for k, v in dataclasses.asdict(event).items() if k not in ("seq", "t", "dir")}
     doc.update(_kind=_KINDS.get(type(event), "unknown"), _seq=event.seq, _t=event.t,
                _dir=getattr(event, "dir", None))
     return doc

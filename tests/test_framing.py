@@ -1,5 +1,7 @@
 """LF-only framing: any chunking of any byte stream gives back the same lines."""
 
+import itertools
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -11,7 +13,7 @@ stream_st = st.lists(st.one_of(st.binary(max_size=40), st.sampled_from(SPECIAL))
 
 def chunked(data: bytes, cuts: list[int]) -> list[bytes]:
     points = sorted({c % (len(data) + 1) for c in cuts} | {0, len(data)})
-    return [data[a:b] for a, b in zip(points, points[1:])]
+    return [data[a:b] for a, b in itertools.pairwise(points)]
 
 
 @given(stream_st, st.lists(st.integers(min_value=0, max_value=10_000), max_size=20))

@@ -52,3 +52,23 @@ def test_nothing_outside_the_checkout_is_read() -> None:
             if re.search(r"\.\./shared|RPCSPY_SHARED|parent / \"shared\"|parents\[\d\] / \"shared\"", text):
                 offenders.append(str(path.relative_to(ROOT)))
     assert offenders == []
+
+
+def test_scripts_test_lints_before_the_suite() -> None:
+    """`scripts/test` runs `scripts/lint` (ruff over the tree, mypy over rpcspy) before pytest, and fails with it."""
+    import tomllib
+
+    script = (ROOT / "scripts" / "test").read_text()
+    lines = [ln.strip() for ln in script.splitlines()]
+    assert "set -euo pipefail" in lines and "scripts/lint" in lines
+    assert lines.index("scripts/lint") < next(i for i, ln in enumerate(lines) if "-m pytest" in ln)
+    lint = (ROOT / "scripts" / "lint").read_text()
+    assert lint_runs(lint, "ruff check rpcspy tests scripts bench") and lint_runs(lint, "mypy rpcspy")
+    assert (ROOT / "scripts" / "lint").stat().st_mode & 0o111
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+    assert {re.split(r"[<>=]", dep)[0] for dep in extras} >= {"ruff", "mypy"}
+
+
+def lint_runs(script: str, command: str) -> bool:
+    """Whether a non-comment line of `script` ends by running `command`."""
+    return any(ln.rstrip().endswith(command) and not ln.lstrip().startswith("#") for ln in script.splitlines())

@@ -30,7 +30,7 @@ class Correlator:
         """An unparsable line or a non-object: pi answers with an id-less error."""
         self.pairing.expect_idless(seq, t, expect)
 
-    def command(self, seq: int, t: float, obj: dict) -> Pending:
+    def command(self, seq: int, t: float, obj: dict[str, Any]) -> Pending:
         """Register a command frame; returns its :class:`Pending`."""
         p, older = self.pairing.command(seq, t, obj)
         if older is not None:
@@ -40,7 +40,7 @@ class Correlator:
         return p
 
     # ---- stdout ----------------------------------------------------------------------------
-    def response(self, seq: int, t: float, obj: dict, *, omp: bool) -> Pending | None:
+    def response(self, seq: int, t: float, obj: dict[str, Any], *, omp: bool) -> Pending | None:
         """Check a response frame; return the command it answers, if any."""
         answer = self.pairing.response(seq, obj, omp=omp)
         p, cmd, emit = answer.command, obj.get("command", MISSING), self.sink.emit

@@ -85,11 +85,12 @@ class FrameDecoder:
         data = frame.data
         if schema.refining and frame.dir == "a2c":
             schema.refine(frame.seq, data)
-            dialect = schema.dialect
+            dialect = schema.dialect or dialect  # refining only ever replaces a known dialect
         if dialect is not self._dialect:
             self._learn(dialect)
         if not frame.nl or frame.cr or len(data) > KIB64:
             check_bytes(frame, self.sink, self.once)
+        value: Any  # a Struct of the dialect's frame classes, or the decoded JSON
         try:  # a message_update Struct from the typed decode is validate_bytes' clean answer
             value = self._typed[frame.dir](data)
         except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):

@@ -16,13 +16,13 @@ from rpcspy.checker.findings import Sink
 from rpcspy.checker.framing import Unparsed
 from rpcspy.checker.lifecycle import TEARDOWN, Lifecycle
 from rpcspy.checker.misuse import MisuseTracker
-from rpcspy.protocol.vocabulary import QUEUE_COMMANDS
 from rpcspy.checker.pitfalls import PitfallRules
 from rpcspy.checker.schema import AUTO, SchemaChecker
 from rpcspy.checker.stream import StreamTracker
 from rpcspy.checker.ui import UiTracker
 from rpcspy.events import Finding, Frame
 from rpcspy.protocol.vocabulary import ANSWER_TYPES as _NOT_COMMANDS
+from rpcspy.protocol.vocabulary import QUEUE_COMMANDS
 
 _RUN_BOUNDARIES = frozenset({"agent_start", "agent_end", "agent_settled"})
 
@@ -143,7 +143,7 @@ class Checker:
             who = "client" if direction == "c2a" else "agent"
             self._sink.emit("framing.not_object", t, seq, direction, f"{who} frame is a JSON {kind}, not an object")
 
-    def _client(self, t: float, seq: int, obj: dict) -> None:
+    def _client(self, t: float, seq: int, obj: dict[str, Any]) -> None:
         ctype = obj.get("type")
         ctype = ctype if isinstance(ctype, str) else None
         if ctype in _NOT_COMMANDS:
@@ -159,7 +159,7 @@ class Checker:
         elif ctype in TEARDOWN:
             self._life.teardown_sent()
 
-    def _agent(self, t: float, seq: int, obj: dict) -> None:
+    def _agent(self, t: float, seq: int, obj: dict[str, Any]) -> None:
         etype = obj.get("type")
         if etype == "message_update":  # the hot path: most frames of a session
             self._life.message_update(t, seq, obj)
@@ -201,7 +201,7 @@ class Checker:
                   f"the response echoes the client's non-string type {show_id(p.type)} (frame {p.seq}) as its "
                   "`command`; fix the client's frame", path="$.command", related=p.seq)
 
-    def _answered(self, t: float, seq: int, p: Pending, obj: dict) -> None:
+    def _answered(self, t: float, seq: int, p: Pending, obj: dict[str, Any]) -> None:
         again = p.answers > 1
         if p.type == "set_event_filter" and obj.get("success") is True:
             data = obj.get("data")

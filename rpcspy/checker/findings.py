@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rpcspy.checker.rules import RULES
 from rpcspy.events import Finding
 
@@ -30,7 +32,7 @@ class Sink:
         *,
         path: str | None = None,
         related: int | None = None,
-        extra: dict | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> None:
         """Report ``rule`` about frame ``frame`` (its seq) seen in direction ``dir``."""
         if rule in self.ignore:

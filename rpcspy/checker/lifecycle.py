@@ -27,7 +27,7 @@ _OUTSIDE_RUN_OK = frozenset({"custom"})
 """Roles that may be emitted outside a run (extension ``sendMessage`` without ``triggerTurn``)."""
 
 
-def _role(obj: dict) -> Any:
+def _role(obj: dict[str, Any]) -> Any:
     message = obj.get("message")
     role = message.get("role") if isinstance(message, dict) else None
     return role if isinstance(role, str) else None  # a malformed role is the schema rules' business
@@ -81,7 +81,7 @@ class Lifecycle:
         """Missing start events are expected (a session command tore the run down)."""
         return self.lenient or self.teardowns > 0
 
-    def message_update(self, t: float, seq: int, obj: dict) -> None:
+    def message_update(self, t: float, seq: int, obj: dict[str, Any]) -> None:
         """Shortcut of :meth:`event` for ``message_update``, the most frequent frame."""
         if "id" in obj:
             self._emit("lifecycle.event_with_id", t, seq,
@@ -94,7 +94,7 @@ class Lifecycle:
         else:
             self._message_update(t, seq, obj)
 
-    def event(self, t: float, seq: int, etype: Any, obj: dict) -> None:
+    def event(self, t: float, seq: int, etype: Any, obj: dict[str, Any]) -> None:
         if "id" in obj and etype not in ID_ALLOWED and self._known(etype):
             self.sink.emit("lifecycle.event_with_id", t, seq, "a2c",
                            f"event `{etype}` carries an id ({obj['id']!r}); only responses do", path="$.id")
@@ -132,7 +132,7 @@ class Lifecycle:
         self.turn_calls = None
         self.stream.stop()
 
-    def _agent_start(self, t: float, seq: int, obj: dict) -> None:
+    def _agent_start(self, t: float, seq: int, obj: dict[str, Any]) -> None:
         if self.expect_retry is not None:
             self._emit("lifecycle.retry_unbalanced", t, seq, "agent_end had willRetry:true but the next run "
                        "started without auto_retry_start", self.expect_retry)
@@ -146,7 +146,7 @@ class Lifecycle:
         self.busy = True
         self.lenient = False
 
-    def _agent_end(self, t: float, seq: int, obj: dict) -> None:
+    def _agent_end(self, t: float, seq: int, obj: dict[str, Any]) -> None:
         if self.run is None:
             if not self.soft:
                 self._emit("lifecycle.run_unbalanced", t, seq, "agent_end without agent_start")
@@ -165,7 +165,7 @@ class Lifecycle:
         if not self.settles:
             self.busy = False
 
-    def _agent_settled(self, t: float, seq: int, obj: dict) -> None:
+    def _agent_settled(self, t: float, seq: int, obj: dict[str, Any]) -> None:
         self.settles = True
         if self.run is not None:
             self._emit("lifecycle.settled_while_running", t, seq,
@@ -180,7 +180,7 @@ class Lifecycle:
         self.busy = False
 
     # ---- turns -----------------------------------------------------------------------------
-    def _turn_start(self, t: float, seq: int, obj: dict) -> None:
+    def _turn_start(self, t: float, seq: int, obj: dict[str, Any]) -> None:
         if not self.soft:
             if self.run is None:
                 self._emit("lifecycle.turn_unbalanced", t, seq, "turn_start outside a run (no agent_start)")
@@ -191,7 +191,7 @@ class Lifecycle:
         self.turn_calls = None
         self.msg = None
 
-    def _turn_end(self, t: float, seq: int, obj: dict) -> None:
+    def _turn_end(self, t: float, seq: int, obj: dict[str, Any]) -> None:
         if not self.soft:
             if self.turn is None:
                 self._emit("lifecycle.turn_unbalanced", t, seq, "turn_end without turn_start")
@@ -208,7 +208,7 @@ class Lifecycle:
         self.msg = None
 
     # ---- messages --------------------------------------------------------------------------
-    def _message_start(self, t: float, seq: int, obj: dict) -> None:
+    def _message_start(self, t: float, seq: int, obj: dict[str, Any]) -> None:
         role = _role(obj)
         if not self.soft:
             if self.msg is not None:
@@ -223,7 +223,7 @@ class Lifecycle:
         else:
             self.stream.stop()
 
-    def _message_update(self, t: float, seq: int, obj: dict) -> None:
+    def _message_update(self, t: float, seq: int, obj: dict[str, Any]) -> None:
         msg = self.msg
         if msg is None or msg[0] != "assistant":
             if self.soft:
@@ -236,7 +236,7 @@ class Lifecycle:
             return
         self.stream.event(t, seq, obj.get("assistantMessageEvent"))
 
-    def _message_end(self, t: float, seq: int, obj: dict) -> None:
+    def _message_end(self, t: float, seq: int, obj: dict[str, Any]) -> None:
         role = _role(obj)
         msg = self.msg
         if not self.soft:
@@ -255,7 +255,7 @@ class Lifecycle:
         self.msg = None
 
     # ---- tools -----------------------------------------------------------------------------
-    def _tool_start(self, t: float, seq: int, obj: dict) -> None:
+    def _tool_start(self, t: float, seq: int, obj: dict[str, Any]) -> None:
         call_id = obj.get("toolCallId")
         if not isinstance(call_id, str):
             return
@@ -269,13 +269,13 @@ class Lifecycle:
                        "assistant message", path="$.toolCallId")
         self.tools[call_id] = seq
 
-    def _tool_update(self, t: float, seq: int, obj: dict) -> None:
+    def _tool_update(self, t: float, seq: int, obj: dict[str, Any]) -> None:
         call_id = obj.get("toolCallId")
         if isinstance(call_id, str) and call_id not in self.tools and not self.soft:
             self._emit("lifecycle.tool_unbalanced", t, seq,
                        f"tool_execution_update for {call_id!r} without tool_execution_start", path="$.toolCallId")
 
-    def _tool_end(self, t: float, seq: int, obj: dict) -> None:
+    def _tool_end(self, t: float, seq: int, obj: dict[str, Any]) -> None:
         call_id = obj.get("toolCallId")
         if not isinstance(call_id, str):
             return
@@ -284,14 +284,14 @@ class Lifecycle:
                        f"tool_execution_end for {call_id!r} without tool_execution_start", path="$.toolCallId")
 
     # ---- compaction and retry --------------------------------------------------------------
-    def _compaction_start(self, t: float, seq: int, obj: dict) -> None:
+    def _compaction_start(self, t: float, seq: int, obj: dict[str, Any]) -> None:
         if self.compaction is not None:
             self._emit("lifecycle.compaction_unbalanced", t, seq,
                        f"{obj['type']} while the compaction started at frame {self.compaction[1]} is open",
                        self.compaction[1])
         self.compaction = (obj.get("reason"), seq, obj["type"])
 
-    def _compaction_end(self, t: float, seq: int, obj: dict) -> None:
+    def _compaction_end(self, t: float, seq: int, obj: dict[str, Any]) -> None:
         start, self.compaction = self.compaction, None
         reason = obj.get("reason")
         if start is None:
@@ -302,7 +302,7 @@ class Lifecycle:
             self._emit("lifecycle.compaction_unbalanced", t, seq,
                        f"{obj['type']} has reason {reason!r} but the start had {start[0]!r}", start[1], "$.reason")
 
-    def _retry_start(self, t: float, seq: int, obj: dict) -> None:
+    def _retry_start(self, t: float, seq: int, obj: dict[str, Any]) -> None:
         if self.run is not None and self._omp():
             # omp defers the failed run's agent_end across its retries: the retry's agent_start follows
             self.retry_in_run = seq
@@ -317,7 +317,7 @@ class Lifecycle:
         if self.retry is None:
             self.retry = seq
 
-    def _retry_end(self, t: float, seq: int, obj: dict) -> None:
+    def _retry_end(self, t: float, seq: int, obj: dict[str, Any]) -> None:
         if self.retry is None:
             self._emit("lifecycle.retry_unbalanced", t, seq, "auto_retry_end without auto_retry_start")
         self.retry = None

@@ -17,7 +17,7 @@ _EXT_REPORTED = "ext-reported"
 _EXT_MAYBE = "ext-maybe"
 
 
-def starts_no_run(obj: dict) -> bool:
+def starts_no_run(obj: dict[str, Any]) -> bool:
     """A successful prompt response saying no run starts: pi >= 0.99 ``disposition`` ``handled``
     (an extension or input handler consumed it) or ``queued``; omp ``agentInvoked: false``."""
     data = obj.get("data")
@@ -80,7 +80,7 @@ class MisuseTracker:
         if self.starting is not None and self.starting.id == cid:
             self.starting = None
 
-    def answered(self, t: float, seq: int, p: Pending, obj: dict, again: bool) -> None:
+    def answered(self, t: float, seq: int, p: Pending, obj: dict[str, Any], again: bool) -> None:
         """The response ``obj`` (frame ``seq``) answers ``p``; ``again`` for a second response."""
         success = obj.get("success")
         if p.type == "prompt":

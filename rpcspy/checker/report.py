@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, Any
 from xml.etree import ElementTree as ET
 
 from rpcspy.checker.rules import SEVERITIES, SEVERITY_RANK
@@ -28,9 +28,9 @@ class Result:
         return Counter(f.severity for f in self.findings)
 
 
-def finding_dict(path: str, f: Finding) -> dict:
+def finding_dict(path: str, f: Finding) -> dict[str, Any]:
     """One finding as a JSON object: the Finding fields plus ``file``."""
-    out: dict = {"file": path}
+    out: dict[str, Any] = {"file": path}
     for name in FIELDS:
         out[name] = getattr(f, name)
     out["t"] = round(f.t, 6)

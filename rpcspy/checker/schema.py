@@ -77,7 +77,7 @@ class SchemaChecker:
         self.reason = reason or ("chosen with --dialect" if dialect != AUTO else UNDECIDED)
         self.traits = traits_of(self.dialect) if self.dialect else Traits()
         self._issue = SchemaIssue
-        self._deferred: deque[tuple[int, dict, frozenset[tuple[str, str]]]] = deque(maxlen=DEFERRED_CAP)
+        self._deferred: deque[tuple[int, dict[str, Any], frozenset[tuple[str, str]]]] = deque(maxlen=DEFERRED_CAP)
         """(seq, object, (kind, path) already reported) of client frames checked while undecided."""
         self._refine_left = REFINE_CAP
 
@@ -108,6 +108,7 @@ class SchemaChecker:
         ``value`` is a msgspec Struct when the frame is clean, else the decoded JSON
         (or None when the bytes are not JSON).
         """
+        assert self.dialect is not None, "decode() is for a known dialect"
         return self._validate_bytes(data, direction, self.dialect)
 
     def report(self, t: float, seq: int, direction: str, issues: list[Any], note: str = "") -> None:
@@ -119,7 +120,7 @@ class SchemaChecker:
                 continue
             self.sink.emit(f"schema.{kind}", t, seq, direction, issue.message + note, path=issue.path or None)
 
-    def feed(self, t: float, seq: int, direction: str, obj: dict) -> None:
+    def feed(self, t: float, seq: int, direction: str, obj: dict[str, Any]) -> None:
         """Validate a decoded object (feeding the dialect detector while it is undecided)."""
         if self._detector is not None and (self.dialect is None or self.refining):
             found = self._detector.feed(obj, direction)
@@ -146,13 +147,13 @@ class SchemaChecker:
                 self.report(t, old, "c2a", issues, note)
         self._deferred.clear()
 
-    def _common_issues(self, obj: dict, direction: str) -> list[Any]:
+    def _common_issues(self, obj: dict[str, Any], direction: str) -> list[Any]:
         """Issues every dialect reports (by kind and path), worded for any dialect."""
         first: list[Any] | None = None
         common: set[tuple[str, str]] | None = None
         for name in self.dialects:
             issues = self._validate(obj, direction, name)
-            keys = {(i.kind, i.path) for i in issues}
+            keys: set[tuple[str, str]] = {(i.kind, i.path) for i in issues}
             if first is None:
                 first, common = issues, keys
             else:

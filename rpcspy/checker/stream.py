@@ -79,7 +79,7 @@ class StreamTracker:
             return
         self._event(t, seq, ame, etype, ci, block)
 
-    def _event(self, t: float, seq: int, ame: dict, etype: Any, ci: Any, block: Block | None) -> None:
+    def _event(self, t: float, seq: int, ame: dict[str, Any], etype: Any, ci: Any, block: Block | None) -> None:
         kind_step = _KINDS.get(etype) if type(etype) is str else None
         if kind_step is None or type(ci) is not int:
             return  # start/done/error or malformed: the schema rules report those
@@ -150,9 +150,10 @@ class StreamTracker:
             return  # provider does not stream arguments
         try:
             parsed = json.loads(joined)
-        except ValueError as exc:
+        except ValueError as exc:  # a JSONDecodeError, or a plain ValueError for an over-long integer
+            why = f"{exc.msg} at char {exc.pos}" if isinstance(exc, json.JSONDecodeError) else str(exc)
             self.sink.emit("stream.toolcall_mismatch", t, seq, "a2c",
-                           f"toolcall deltas of contentIndex {ci} are not valid JSON ({exc.msg} at char {exc.pos}): "
+                           f"toolcall deltas of contentIndex {ci} are not valid JSON ({why}): "
                            f"{_short(joined, 60)}", path=f"{where}.arguments", related=block.seq)
             return
         if parsed != call.get("arguments"):
@@ -179,7 +180,7 @@ class StreamTracker:
             if block.closed and block.final is not None:
                 self._final(t, seq, ci, block, content)
 
-    def _final(self, t: float, seq: int, ci: int, block: Block, content: list) -> None:
+    def _final(self, t: float, seq: int, ci: int, block: Block, content: list[Any]) -> None:
         path = f"$.message.content[{ci}]"
         item = content[ci] if ci < len(content) else None
         if not isinstance(item, dict):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rpcspy.protocol.bounded import trim_oldest
 from rpcspy.checker.findings import Sink
+from rpcspy.protocol.bounded import trim_oldest
 from rpcspy.protocol.ui import ANSWER_FIELDS
 from rpcspy.protocol.vocabulary import DIALOGS
 
@@ -23,7 +23,7 @@ class Dialog:
         """Answered, timed out or cancelled by the agent: no longer blocks anything."""
 
 
-def _shape_error(method: str, obj: dict) -> str | None:
+def _shape_error(method: str, obj: dict[str, Any]) -> str | None:
     """Why ``obj`` is not a valid answer to a ``method`` dialog, or None."""
     if obj.get("cancelled") is True:
         return None
@@ -54,7 +54,7 @@ class UiTracker:
         """True while a dialog without answer is open (a command may be waiting on the user)."""
         return bool(self._open)
 
-    def request(self, seq: int, t: float, obj: dict) -> None:
+    def request(self, seq: int, t: float, obj: dict[str, Any]) -> None:
         rid, method = obj.get("id"), obj.get("method")
         if not isinstance(rid, str) or not isinstance(method, str):
             return  # the schema rules report it
@@ -72,7 +72,7 @@ class UiTracker:
             self._fire_and_forget[rid] = method
             self._trim(self._fire_and_forget)
 
-    def response(self, seq: int, t: float, obj: dict) -> None:
+    def response(self, seq: int, t: float, obj: dict[str, Any]) -> None:
         rid = obj.get("id")
         if not isinstance(rid, str):
             return  # missing or mistyped id: the schema rules report it

@@ -48,7 +48,7 @@ class DefaultGroup(click.Group):
         if spec is None:
             return None
         module = importlib.import_module(spec[0])
-        return getattr(module, "command")
+        return module.command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, help_) for name, (_, help_) in COMMANDS.items()]

@@ -172,7 +172,7 @@ def _events(rec: Any, read_events: Any) -> Any:
         elif isinstance(entry, ExitEntry):
             yield Exit(entry.seq, entry.t, entry.code, entry.signal)
         elif isinstance(entry, NoteEntry):
-            yield Note(entry.seq, entry.t, "info", entry.text, entry.dir, entry.dropped_bytes)  # type: ignore[arg-type]
+            yield Note(entry.seq, entry.t, "info", entry.text, entry.dir, entry.dropped_bytes)
 
 
 def _transcript_exit(text: str) -> int | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -97,7 +98,7 @@ def command(a: str, b: str, fmt: str, stderr: bool, dirs: tuple[str, ...], ignor
     sys.exit(0 if result.equal else 1)
 
 
-def _compat(result, fmt: str, width: int | None) -> None:  # type: ignore[no-untyped-def]
+def _compat(result: Any, fmt: str, width: int | None) -> None:
     import json
     import shutil
 

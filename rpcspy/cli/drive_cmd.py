@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -66,7 +67,7 @@ def command(steps: str, output: str, timeout: float, no_check: bool, no_control:
         raise click.UsageError(f"{steps}: {exc}") from None
     driver = Driver(script, timeout=timeout)
 
-    def report(result) -> None:  # type: ignore[no-untyped-def]
+    def report(result: Any) -> None:
         if result.ok and quiet:
             return
         took = f" ({result.done_at - result.sent_at:.1f} s)" if result.ok and result.sent_at is not None else ""

@@ -170,7 +170,7 @@ def _fake_agent(recording: str, *, match: str, reuse: bool, speed: float, strict
         from rpcspy.recording.writer import RecordingWriter, make_header
 
         recorder = RecordingWriter(record, make_header(sys.argv, mode="replay", source=recording),
-                                   warn=lambda m: sys.stderr.write(f"rpcspy replay: {m}\n"))
+                                   warn=lambda m: print(f"rpcspy replay: {m}", file=sys.stderr))
     agent = FakeAgent(source, engine, ReplayOptions(speed=speed, strict=strict, report_path=report,
                                                     replay_stderr=not no_stderr, recorder=recorder,
                                                     chaos=planner,

@@ -75,7 +75,7 @@ def command(output: str | None, overwrite: bool, directory: str, no_record: bool
     from rpcspy.pump.stdio import fill_closed_std_fds
 
     fill_closed_std_fds()  # first: a file opened below must not take the number of a closed stdin/stdout
-    from rpcspy.pump.proxy import ProxyConfig, run_proxy
+    from rpcspy.pump.proxy import ObserverFactory, ProxyConfig, run_proxy
     from rpcspy.recording.naming import default_path
 
     argv = list(agent)
@@ -84,7 +84,7 @@ def command(output: str | None, overwrite: bool, directory: str, no_record: bool
     if not argv:
         raise click.UsageError("no agent command given: rpcspy [OPTIONS] -- AGENT_CMD [ARGS...]")
     path = None if no_record else (output or default_path(directory, argv))
-    observers = []
+    observers: list[ObserverFactory] = []
     if check:
         from rpcspy.pump.check_observer import CheckObserver, CheckOptions
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import click
 
-from rpcspy.cli.recfile import color_option
 from rpcspy.cli.filter_opts import filter_options
+from rpcspy.cli.recfile import color_option
 
 
 @click.command(

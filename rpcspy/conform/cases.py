@@ -11,9 +11,31 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rpcspy.conform.judges import (
-    EVERY, Judge, abort, answered_ok, big, blank, compaction, crlf, dialog, dialog_timeout, eof_idle,
-    eof_running, error_for, every, idless_ok, null, parse_error, queued, refused, response_first, retry,
-    run, sigterm, two_prompts, u2028,
+    EVERY,
+    Judge,
+    abort,
+    answered_ok,
+    big,
+    blank,
+    compaction,
+    crlf,
+    dialog,
+    dialog_timeout,
+    eof_idle,
+    eof_running,
+    error_for,
+    every,
+    idless_ok,
+    null,
+    parse_error,
+    queued,
+    refused,
+    response_first,
+    retry,
+    run,
+    sigterm,
+    two_prompts,
+    u2028,
 )
 from rpcspy.conform.script import Answer, Await, Close, Kill, Send, Step, send
 

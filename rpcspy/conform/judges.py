@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from rpcspy.conform.script import DIALOG_METHODS, Transcript, Verdict, deviation, failed, passed, short, skipped
 
@@ -151,7 +152,7 @@ def parse_error(t: Transcript) -> Verdict:
 
 
 # -- ordering and lifecycle ----------------------------------------------------------------
-def _index(t: Transcript, pred: Callable[[dict], bool]) -> int:
+def _index(t: Transcript, pred: Callable[[dict[str, Any]], bool]) -> int:
     return next((i for i, o in enumerate(t.objs()) if pred(o)), -1)
 
 
@@ -257,7 +258,7 @@ def retry(t: Transcript) -> Verdict:
 
 
 # -- dialogs -------------------------------------------------------------------------------
-def _dialogs(t: Transcript) -> list[dict]:
+def _dialogs(t: Transcript) -> list[dict[str, Any]]:
     return [o for o in t.events("extension_ui_request") if o.get("method") in DIALOG_METHODS]
 
 

@@ -95,11 +95,11 @@ def card(results: dict[str, Sequence[Row]]) -> str:
     for c in cases:
         cells = []
         for a in agents:
-            r = verdicts.get((a, c.id))
-            if r is None:
+            found = verdicts.get((a, c.id))
+            if found is None:
                 cells.append("-")
                 continue
-            status = r.verdict.status
+            status = found.verdict.status
             cells.append(f"**{status}** {rule_link(c.rule)}" if status in ("deviation", "failed") and c.rule
                          else f"**{status}**" if status != "passed" else "passed")
         out.append(f"| `{c.id}`: {c.title} | " + " | ".join(cells) + " |")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from rpcspy.diagnose import knowledge as K
 from rpcspy.diagnose.items import Diagnosis, Item
 from rpcspy.diagnose.pitfalls import handled_then_silent, label, seconds
@@ -20,9 +23,9 @@ def explain(tr: Tracker, at: float | None = None) -> Diagnosis:
     out += _commands(tr, now)
     out += _runs(tr, now, ending, d.context)
     for call_id, (seq, t, name, update) in tr.tools.items():
-        last = f" (last update frame {update})" if update is not None else " (no update yet)"
+        latest = f" (last update frame {update})" if update is not None else " (no update yet)"
         out.append(Item("tool", f"tool `{name}` (call {call_id!r}, frame {seq}) has been running for "
-                        f"{seconds(now - t)}{last}: the run goes on when it ends", (seq,), t))
+                        f"{seconds(now - t)}{latest}: the run goes on when it ends", (seq,), t))
     out += _waiting(tr, now, d.context)
     out += _queued(tr)
     if tr.compaction is not None:
@@ -76,7 +79,7 @@ def _commands(tr: Tracker, now: float) -> list[Item]:
     return items
 
 
-def _runs(tr: Tracker, now: float, ending: tuple, context: list[str]) -> list[Item]:
+def _runs(tr: Tracker, now: float, ending: tuple[Any, ...], context: list[str]) -> list[Item]:
     items = []
     cut = f": {ending[0]}" if ending else ""
     for cmd in tr.starting:
@@ -84,7 +87,7 @@ def _runs(tr: Tracker, now: float, ending: tuple, context: list[str]) -> list[It
             continue  # unanswered commands are listed as such
         disp = f" ({cmd.disposition!r})" if cmd.disposition else ""
         text = f"{label(cmd)} was accepted{disp} at frame {cmd.resp}, but its run has not started (no agent_start)"
-        if cmd.slash and cmd.disposition is None:
+        if cmd.slash and cmd.message is not None and cmd.disposition is None:  # slash: message is a str
             context.append(f"{text}; if {cmd.message.split()[0]} is an extension command it ran without a run "
                            "(pi before 0.99 does not say; later versions answer `handled`)")
             continue
@@ -151,7 +154,7 @@ def _last_words(tr: Tracker, now: float) -> list[str]:
     return [text]
 
 
-def diagnose_entries(entries, *, client_timeout: float = K.CLIENT_TIMEOUT, at: float | None = None,
+def diagnose_entries(entries: Iterable[Any], *, client_timeout: float = K.CLIENT_TIMEOUT, at: float | None = None,
                      frame: int | None = None) -> Diagnosis:
     """Diagnose recording entries up to time ``at`` or frame ``frame`` (inclusive), or to the end."""
     tr = Tracker(client_timeout=client_timeout)

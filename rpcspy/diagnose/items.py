@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -39,8 +40,8 @@ class Diagnosis:
     def stuck(self) -> bool:
         return bool(self.outstanding)
 
-    def to_json(self) -> dict:
-        def item(i: Item) -> dict:
+    def to_json(self) -> dict[str, Any]:
+        def item(i: Item) -> dict[str, Any]:
             d = asdict(i)
             d["frames"] = list(i.frames)
             return d
@@ -53,9 +54,9 @@ class Diagnosis:
         }
 
     @classmethod
-    def from_json(cls, obj: dict) -> "Diagnosis":
+    def from_json(cls, obj: dict[str, Any]) -> "Diagnosis":
         """Inverse of :meth:`to_json` (for answers read from a control socket)."""
-        def items(rows: list) -> list[Item]:
+        def items(rows: list[Any]) -> list[Item]:
             return [Item(r["kind"], r["text"], tuple(r.get("frames", ())), r.get("since")) for r in rows]
 
         return cls(at=obj.get("at", 0.0), dialect=obj.get("dialect", "?"),

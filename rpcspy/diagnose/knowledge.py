@@ -8,7 +8,9 @@ dialect modules (:mod:`rpcspy.protocol`) own the schemas; this module owns only 
 
 from __future__ import annotations
 
-from rpcspy.protocol.vocabulary import DIALOGS, QUEUE_COMMANDS, RUN_COMMANDS  # noqa: F401  (read as K.*)
+from rpcspy.protocol.vocabulary import DIALOGS as DIALOGS  # re-exported: the trackers read K.*
+from rpcspy.protocol.vocabulary import QUEUE_COMMANDS as QUEUE_COMMANDS
+from rpcspy.protocol.vocabulary import RUN_COMMANDS as RUN_COMMANDS
 
 STOP_COMMANDS = frozenset({"abort", "abort_and_prompt", "compact", "new_session", "switch_session", "fork",
                            "clone", "branch", "open_session", "handoff"})

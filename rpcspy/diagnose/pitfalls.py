@@ -36,7 +36,7 @@ def settle_passed(cmd: "Cmd", settle: int, event: str) -> Item:
                 (cmd.seq, settle, cmd.resp or cmd.seq), cmd.t)
 
 
-def success_then_error(first: "Cmd", seq: int, obj: dict) -> Item:
+def success_then_error(first: "Cmd", seq: int, obj: dict[str, Any]) -> Item:
     error = obj.get("error")
     why = f": {error}" if isinstance(error, str) else ""
     return Item("pitfall.success_then_error",
@@ -45,7 +45,7 @@ def success_then_error(first: "Cmd", seq: int, obj: dict) -> Item:
                 (first.seq, first.resp or first.seq, seq), first.t)
 
 
-def jsonrpc(seq: int, obj: dict) -> Item:
+def jsonrpc(seq: int, obj: dict[str, Any]) -> Item:
     method = obj.get("method")
     hint = f' (`"type": "{method}"`)' if isinstance(method, str) else ""
     return Item("pitfall.jsonrpc",

@@ -58,8 +58,8 @@ class Tracker:
     """Seq of a prompt_result with sessionSettled:false; session_settled not yet seen."""
     waiting: dict[Any, Waiting] = field(default_factory=dict)
     queued: list[Cmd] = field(default_factory=list)
-    queue_update: tuple[int, list, list] | None = None
-    tools: dict[Any, list] = field(default_factory=dict)
+    queue_update: tuple[int, list[Any], list[Any]] | None = None
+    tools: dict[Any, list[Any]] = field(default_factory=dict)
     """Open tool executions: toolCallId -> [start seq, start t, tool name, last update seq]."""
     compaction: tuple[int, float, str] | None = None
     retry: tuple[int, float] | None = None
@@ -67,7 +67,7 @@ class Tracker:
     """The last run command answered ``handled``."""
     v2: bool = False
     frame_cap: int = K.OMP_FRAME_CAP
-    negotiating: set = field(default_factory=set)
+    negotiating: set[Any] = field(default_factory=set)
     last: dict[str, tuple[int, float]] = field(default_factory=dict)
     """Direction -> (seq, t) of its last frame."""
     eof: dict[str, tuple[int, float]] = field(default_factory=dict)
@@ -162,7 +162,7 @@ class Tracker:
                 self.exited(entry.seq, entry.t, int(entry.text[11:].strip()))
 
     # ---- client frames ---------------------------------------------------------------------
-    def _client(self, frame: Frame, obj: dict) -> None:
+    def _client(self, frame: Frame, obj: dict[str, Any]) -> None:
         seq, t = frame.seq, frame.t
         ctype = obj.get("type")
         self.last_cmd = None
@@ -190,7 +190,7 @@ class Tracker:
             self.negotiating.add(seq)
 
     # ---- agent frames ----------------------------------------------------------------------
-    def _agent(self, frame: Frame, obj: dict) -> None:
+    def _agent(self, frame: Frame, obj: dict[str, Any]) -> None:
         seq, t = frame.seq, frame.t
         etype = obj.get("type")
         if etype == "message_update":
@@ -205,7 +205,7 @@ class Tracker:
         if handler is not None:
             handler(self, seq, t, obj)
 
-    def _response(self, seq: int, t: float, obj: dict) -> None:
+    def _response(self, seq: int, t: float, obj: dict[str, Any]) -> None:
         success = obj.get("success")
         error = obj.get("error")
         if self.omp and not self.v2 and isinstance(error, str) and K.OMP_CAP_MARKS[1].decode() in error:
@@ -285,14 +285,14 @@ class Tracker:
         return K.SETTLED if self.settling else K.RUN_END
 
     # ---- events ----------------------------------------------------------------------------
-    def _agent_start(self, seq: int, t: float, obj: dict) -> None:
+    def _agent_start(self, seq: int, t: float, obj: dict[str, Any]) -> None:
         if self.run is None or not self.omp:  # omp's retry saga opens a new run without agent_end
             self.run_by = self.starting.pop(0) if self.starting else None
         self.run = seq
         self.ended = None
         self.retry = None if self.retry is not None and not self.omp else self.retry
 
-    def _agent_end(self, seq: int, t: float, obj: dict) -> None:
+    def _agent_end(self, seq: int, t: float, obj: dict[str, Any]) -> None:
         self.run = None
         self.tools.clear()
         self.will_retry = obj.get("willRetry") is True
@@ -303,7 +303,7 @@ class Tracker:
         else:
             self._settled(seq)
 
-    def _agent_settled(self, seq: int, t: float, obj: dict) -> None:
+    def _agent_settled(self, seq: int, t: float, obj: dict[str, Any]) -> None:
         self.settles = True
         if self.run is None:  # pi 0.87 may settle inside a run after a dropped prompt: the run goes on
             self._settled(seq)
@@ -319,7 +319,7 @@ class Tracker:
         self.queue_update = None
         self.compaction = None
 
-    def _prompt_result(self, seq: int, t: float, obj: dict) -> None:
+    def _prompt_result(self, seq: int, t: float, obj: dict[str, Any]) -> None:
         self.omp_results = True
         if "id" in obj:
             cmd = self.omp_open.pop(id_key(obj["id"]), None)
@@ -327,12 +327,12 @@ class Tracker:
                 self.starting.remove(cmd)
         self.omp_settle_due = None if obj.get("sessionSettled") is not False else seq
 
-    def _session_settled(self, seq: int, t: float, obj: dict) -> None:
+    def _session_settled(self, seq: int, t: float, obj: dict[str, Any]) -> None:
         self.omp_results = True
         self.omp_settle_due = None
         self.last_settle = seq
 
-    def _message_start(self, seq: int, t: float, obj: dict) -> None:
+    def _message_start(self, seq: int, t: float, obj: dict[str, Any]) -> None:
         message = obj.get("message")
         if "messageId" in obj:
             self.omp_results = True
@@ -340,37 +340,37 @@ class Tracker:
             if self.queued and self.run is not None:
                 self.queued.pop(0)
 
-    def _queue_update(self, seq: int, t: float, obj: dict) -> None:
+    def _queue_update(self, seq: int, t: float, obj: dict[str, Any]) -> None:
         steering, follow_up = obj.get("steering"), obj.get("followUp")
         self.queue_update = (seq, steering if isinstance(steering, list) else [],
                              follow_up if isinstance(follow_up, list) else [])
 
-    def _tool_start(self, seq: int, t: float, obj: dict) -> None:
+    def _tool_start(self, seq: int, t: float, obj: dict[str, Any]) -> None:
         name = obj.get("toolName")
         self.tools[id_key(obj.get("toolCallId"))] = [seq, t, name if isinstance(name, str) else "?", None]
 
-    def _tool_update(self, seq: int, t: float, obj: dict) -> None:
+    def _tool_update(self, seq: int, t: float, obj: dict[str, Any]) -> None:
         tool = self.tools.get(id_key(obj.get("toolCallId")))
         if tool is not None:
             tool[3] = seq
 
-    def _tool_end(self, seq: int, t: float, obj: dict) -> None:
+    def _tool_end(self, seq: int, t: float, obj: dict[str, Any]) -> None:
         self.tools.pop(id_key(obj.get("toolCallId")), None)
 
-    def _compaction_start(self, seq: int, t: float, obj: dict) -> None:
+    def _compaction_start(self, seq: int, t: float, obj: dict[str, Any]) -> None:
         reason = obj.get("reason")
         self.compaction = (seq, t, reason if isinstance(reason, str) else "")
 
-    def _compaction_end(self, seq: int, t: float, obj: dict) -> None:
+    def _compaction_end(self, seq: int, t: float, obj: dict[str, Any]) -> None:
         self.compaction = None
 
-    def _retry_start(self, seq: int, t: float, obj: dict) -> None:
+    def _retry_start(self, seq: int, t: float, obj: dict[str, Any]) -> None:
         self.retry = (seq, t)
 
-    def _retry_end(self, seq: int, t: float, obj: dict) -> None:
+    def _retry_end(self, seq: int, t: float, obj: dict[str, Any]) -> None:
         self.retry = None
 
-    def _ui_request(self, seq: int, t: float, obj: dict) -> None:
+    def _ui_request(self, seq: int, t: float, obj: dict[str, Any]) -> None:
         method, rid = obj.get("method"), obj.get("id")
         if method in K.DIALOGS:  # a Names set: False for a method that is no string
             timeout = obj.get("timeout")
@@ -381,21 +381,21 @@ class Tracker:
         elif method == "cancel":
             self.waiting.pop(id_key(obj.get("targetId")), None)
 
-    def _host_call(self, seq: int, t: float, obj: dict) -> None:
+    def _host_call(self, seq: int, t: float, obj: dict[str, Any]) -> None:
         etype = obj.get("type")
         what = (f"host tool call `{obj.get('toolName')}`" if etype == "host_tool_call"
                 else f"host URI request {obj.get('operation')} {obj.get('url')}")
         self.waiting[id_key(obj.get("id"))] = Waiting(seq, t, "host", obj.get("id"), what)
 
-    def _host_cancel(self, seq: int, t: float, obj: dict) -> None:
+    def _host_cancel(self, seq: int, t: float, obj: dict[str, Any]) -> None:
         self.waiting.pop(id_key(obj.get("targetId")), None)
 
-    def _ready(self, seq: int, t: float, obj: dict) -> None:
+    def _ready(self, seq: int, t: float, obj: dict[str, Any]) -> None:
         cap = obj.get("maxFrameBytes")
         if isinstance(cap, int) and cap > 0:
             self.frame_cap = cap
 
-    def _frame_error(self, seq: int, t: float, obj: dict) -> None:
+    def _frame_error(self, seq: int, t: float, obj: dict[str, Any]) -> None:
         if not self.v2:
             original = obj.get("originalType")
             self.pitfalls.append(P.over_cap(seq, original if isinstance(original, str) else None, self.frame_cap))

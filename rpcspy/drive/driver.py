@@ -16,9 +16,9 @@ from typing import Any
 
 import msgspec
 
+from rpcspy.diagnose import knowledge as K
 from rpcspy.diagnose.explain import explain
 from rpcspy.diagnose.tracker import Tracker
-from rpcspy.diagnose import knowledge as K
 from rpcspy.drive.script import DEFAULT_TIMEOUT, Step, Wait
 from rpcspy.events import Exit, Frame, SpawnFailed
 

@@ -24,8 +24,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from rpcspy.diagnose.knowledge import DIALOGS, RUN_COMMANDS
-from rpcspy.protocol.vocabulary import ANSWER_TYPES
+from rpcspy.diagnose.knowledge import RUN_COMMANDS
+from rpcspy.protocol.vocabulary import ANSWER_TYPES, DIALOGS
 
 OPTIONS_KEY = "rpcspy"
 DEFAULT_TIMEOUT = 60.0

@@ -21,7 +21,16 @@ the proxy needs at start) does not pull in the schemas.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what __getattr__ hands out, for the type checker
+    from rpcspy.protocol.detect import DialectDetector
+    from rpcspy.protocol.dialects import DESCRIPTIONS, DIALECTS, get_protocol
+    from rpcspy.protocol.issues import HARD_KINDS, IssueKind, SchemaIssue
+    from rpcspy.protocol.schema import command_fields, command_types, json_schema
+    from rpcspy.protocol.ui import ANSWER_FIELDS
+    from rpcspy.protocol.validation import frame_type, validate, validate_bytes, validate_response_data
+    from rpcspy.protocol.vocabulary import DIALOG_METHODS, FIRE_AND_FORGET_METHODS
 
 _HOMES = {
     "DialectDetector": "detect",
@@ -46,9 +55,13 @@ def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module 'rpcspy.protocol' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"rpcspy.protocol.{home}"), name)
-    globals()[name] = value
-    return value
+    module = importlib.import_module(f"rpcspy.protocol.{home}")
+    # Bind every name this home gives, at once (tests/protocol/test_vocabulary.py also keeps the
+    # names apart from the submodules' names, which importing a submodule binds on the package).
+    for other, other_home in _HOMES.items():
+        if other_home == home:
+            globals()[other] = getattr(module, other)
+    return globals()[name]
 
 
 def __dir__() -> list[str]:

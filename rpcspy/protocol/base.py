@@ -55,7 +55,12 @@ class Spec:
 
 def lit(values: tuple[Any, ...]) -> Any:
     """``Literal[values...]`` built from a tuple."""
-    return Literal[values]  # type: ignore[valid-type]
+    return Literal[values]
+
+
+def opt(t: Any) -> Any:
+    """``Opt[t]`` as a runtime value, for the field specs given to ``msgspec.defstruct``."""
+    return Opt[t]  # type: ignore[misc]  # mypy takes a subscripted alias for a type application
 
 
 class Base(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):

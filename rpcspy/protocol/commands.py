@@ -48,7 +48,7 @@ class ExtensionUIResponse(Checked, tag_field="type", tag="extension_ui_response"
 
 def build_commands(spec: Spec, m: MessageTypes) -> list[Any]:
     """Every pi command of the dialect, as tagged Struct classes (omp adds its own)."""
-    Images = Opt[list[m.Image]]
+    Images = Opt[list[m.Image]]  # type: ignore[name-defined]  # runtime-built msgspec type
     Level = lit(spec.thinking_levels)
 
     class Prompt(Command, tag="prompt"):
@@ -80,7 +80,7 @@ def build_commands(spec: Spec, m: MessageTypes) -> list[Any]:
         modelId: str
 
     class SetThinkingLevel(Command, tag="set_thinking_level"):
-        level: Level
+        level: Level  # type: ignore[valid-type]  # runtime-built msgspec type
 
     class SetSteeringMode(Command, tag="set_steering_mode"):
         mode: QueueMode

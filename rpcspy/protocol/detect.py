@@ -12,7 +12,7 @@ run's events), so a ``pi-0.84`` decision stays *refinable*: a later disposition 
 ``prompt``/``steer``/``follow_up`` without one confirms it.
 """
 
-from typing import Any
+from typing import Any, Literal
 
 from rpcspy.protocol.vocabulary import DISPOSED_COMMANDS
 
@@ -94,7 +94,7 @@ class DialectDetector:
             return self._refine(obj) or self._dialect
         return self._dialect
 
-    def _refine(self, obj: dict) -> str | None:
+    def _refine(self, obj: dict[str, Any]) -> str | None:
         """A refinable decision: the newer dialect when ``obj`` shows it; None otherwise."""
         found = _pi099(obj)
         if found is True:
@@ -106,7 +106,7 @@ class DialectDetector:
         self._refinable = False
         return self._dialect
 
-    def _classify(self, obj: dict) -> tuple[str, str] | None:
+    def _classify(self, obj: dict[str, Any]) -> tuple[str, str] | None:
         type_ = obj.get("type")
         if type(type_) is not str:
             return None
@@ -131,7 +131,7 @@ class DialectDetector:
         return None
 
 
-def _pi099(obj: dict) -> str | bool | None:
+def _pi099(obj: dict[str, Any]) -> str | Literal[True] | None:
     """Why ``obj`` shows pi >= 0.99; True when it shows an older pi; None when it says nothing."""
     type_ = obj.get("type")
     if type_ == "agent_settled" and "aborted" in obj:
@@ -145,7 +145,7 @@ def _pi099(obj: dict) -> str | bool | None:
     return True
 
 
-def _response(obj: dict) -> tuple[str, str] | None:
+def _response(obj: dict[str, Any]) -> tuple[str, str] | None:
     command = obj.get("command")
     if type(command) is not str:  # pi echoes a client's non-string type here
         return None
@@ -162,7 +162,7 @@ def _response(obj: dict) -> tuple[str, str] | None:
     return None
 
 
-def _message_update(obj: dict) -> tuple[str, str] | None:
+def _message_update(obj: dict[str, Any]) -> tuple[str, str] | None:
     if "message" not in obj:
         return "pi-0.84", "message_update without `message` (delta-only): pi >= 0.84"
     if "messageId" in obj:
@@ -173,7 +173,7 @@ def _message_update(obj: dict) -> tuple[str, str] | None:
     return "pi-0.73", "message_update carries the full `message` and `partial`: pi 0.73"
 
 
-def _message(message: Any, event: dict) -> tuple[str, str] | None:
+def _message(message: Any, event: dict[str, Any]) -> tuple[str, str] | None:
     if "messageId" in event:
         return "omp", f"{event.get('type')} with `messageId`: omp"
     if type(message) is not dict:

@@ -15,7 +15,12 @@ from rpcspy.protocol.messages import MessageTypes, build_messages
 from rpcspy.protocol.omp import omp_client_frames, omp_commands, omp_events, omp_response_data
 from rpcspy.protocol.omp_session import omp_entry_union
 from rpcspy.protocol.responses import (
-    DataSpec, OmpResponse, Response, build_response_data, compaction_result, session_entry_union,
+    DataSpec,
+    OmpResponse,
+    Response,
+    build_response_data,
+    compaction_result,
+    session_entry_union,
 )
 from rpcspy.protocol.streaming import build_streaming
 from rpcspy.protocol.ui import ui_requests

@@ -61,7 +61,7 @@ def build_events(spec: Spec, m: MessageTypes, MessageUpdate: type, CompactionRes
     class AgentEnd(Event, tag="agent_end"):
         """A run ended; ``messages`` holds every message created in it."""
 
-        messages: list[Msg]
+        messages: list[Msg]  # type: ignore[valid-type]  # runtime-built msgspec type
         if spec.v084:
             willRetry: bool
         if spec.omp:
@@ -73,16 +73,16 @@ def build_events(spec: Spec, m: MessageTypes, MessageUpdate: type, CompactionRes
             coverage: Opt[Any] = UNSET
 
     class TurnEnd(Event, tag="turn_end"):
-        message: Msg
-        toolResults: list[m.ToolResult]
+        message: Msg  # type: ignore[valid-type]  # runtime-built msgspec type
+        toolResults: list[m.ToolResult]  # type: ignore[name-defined]  # runtime-built msgspec type
 
     class MessageStart(Event, tag="message_start"):
-        message: Msg
+        message: Msg  # type: ignore[valid-type]  # runtime-built msgspec type
         if spec.omp:
             messageId: MsgId = UNSET
 
     class MessageEnd(Event, tag="message_end"):
-        message: Msg
+        message: Msg  # type: ignore[valid-type]  # runtime-built msgspec type
         if spec.omp:
             messageId: MsgId = UNSET
 
@@ -90,7 +90,7 @@ def build_events(spec: Spec, m: MessageTypes, MessageUpdate: type, CompactionRes
         toolCallId: str
         toolName: str
         args: Any
-        partialResult: m.AgentToolResult
+        partialResult: m.AgentToolResult  # type: ignore[name-defined]  # runtime-built msgspec type
         """Cumulative: replace, don't append."""
         if spec.v099:
             parentToolCallId: Opt[str] = UNSET
@@ -99,7 +99,7 @@ def build_events(spec: Spec, m: MessageTypes, MessageUpdate: type, CompactionRes
     class ToolExecutionEnd(Event, tag="tool_execution_end"):
         toolCallId: str
         toolName: str
-        result: m.AgentToolResult
+        result: m.AgentToolResult  # type: ignore[name-defined]  # runtime-built msgspec type
         isError: bool
         if spec.v099:
             durationMs: Opt[float] = UNSET
@@ -135,7 +135,7 @@ def build_events(spec: Spec, m: MessageTypes, MessageUpdate: type, CompactionRes
             reason: Literal["manual", "threshold", "overflow"]
             aborted: bool
             willRetry: bool
-            result: Opt[CompactionResult] = UNSET
+            result: Opt[CompactionResult] = UNSET  # type: ignore[valid-type]  # runtime-built msgspec type
             """Absent on failure or abort."""
             errorMessage: Opt[str] = UNSET
 
@@ -143,7 +143,7 @@ def build_events(spec: Spec, m: MessageTypes, MessageUpdate: type, CompactionRes
             name: Opt[str] = UNSET
 
         class ThinkingLevelChanged(Event, tag="thinking_level_changed"):
-            level: lit(spec.thinking_levels)
+            level: lit(spec.thinking_levels)  # type: ignore[valid-type]  # runtime-built msgspec type
 
         out += [QueueUpdate, CompactionStart, CompactionEnd, SessionInfoChanged, ThinkingLevelChanged]
 
@@ -155,7 +155,7 @@ def build_events(spec: Spec, m: MessageTypes, MessageUpdate: type, CompactionRes
         class AutoCompactionEnd(Event, tag="auto_compaction_end"):
             aborted: bool
             willRetry: bool
-            result: Opt[CompactionResult | None] = UNSET
+            result: Opt[CompactionResult | None] = UNSET  # type: ignore[valid-type]  # runtime-built msgspec type
             """The doc says ``null`` on failure or abort."""
             errorMessage: Opt[str] = UNSET
 

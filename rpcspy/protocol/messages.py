@@ -152,7 +152,7 @@ def build_messages(spec: Spec) -> MessageTypes:  # noqa: C901 - one class per me
         cacheRead: int
         cacheWrite: int
         totalTokens: int
-        cost: UsageCost099 if spec.v099 else UsageCost
+        cost: UsageCost099 if spec.v099 else UsageCost  # type: ignore[valid-type]  # runtime-built msgspec type
         if spec.v084:
             reasoning: Opt[int] = UNSET
             cacheWrite1h: Opt[int] = UNSET
@@ -173,7 +173,7 @@ def build_messages(spec: Spec) -> MessageTypes:  # noqa: C901 - one class per me
         provider: str
         model: str
         usage: Usage
-        stopReason: lit(spec.stop_reasons)
+        stopReason: lit(spec.stop_reasons)  # type: ignore[valid-type]  # runtime-built msgspec type
         timestamp: int
         responseId: Opt[str] = UNSET
         responseModel: Opt[str] = UNSET
@@ -214,7 +214,7 @@ def build_messages(spec: Spec) -> MessageTypes:  # noqa: C901 - one class per me
         truncated: bool
         timestamp: int
         exitCode: Opt[int] = UNSET
-        fullOutputPath: Opt[Union[str, None]] if spec.feb else Opt[str] = UNSET
+        fullOutputPath: Opt[Union[str, None]] if spec.feb else Opt[str] = UNSET  # type: ignore[valid-type]  # runtime-built msgspec type
         excludeFromContext: Opt[bool] = UNSET
 
     class CustomMessage(Base, tag_field="role", tag="custom"):

@@ -11,11 +11,10 @@ from msgspec import UNSET
 
 from rpcspy.protocol.base import Base, Open, Opt, Spec, lit
 from rpcspy.protocol.commands import Command, ExtensionUIResponse, simple
+from rpcspy.protocol.events import Event
 from rpcspy.protocol.messages import MessageTypes, TextContent
 from rpcspy.protocol.omp_session import OmpTodoPhase as TodoPhase
-from rpcspy.protocol.responses import DataSpec, NONE
-from rpcspy.protocol.events import Event
-
+from rpcspy.protocol.responses import NONE, DataSpec
 
 # --- agent -> client frames -----------------------------------------------------------------
 
@@ -141,14 +140,14 @@ def omp_events(spec: Spec, CompactionResult: type) -> list[Any]:
         aborted: bool
         willRetry: bool
         action: Opt[str] = UNSET
-        result: Opt[CompactionResult] = UNSET
+        result: Opt[CompactionResult] = UNSET  # type: ignore[valid-type]  # runtime-built msgspec type
         errorMessage: Opt[str] = UNSET
         skipped: Opt[bool] = UNSET
 
     class ThinkingLevelChanged(Event, tag="thinking_level_changed"):
         """omp's own shape (pi's has ``level``): ``thinkingLevel`` is absent when undefined."""
 
-        thinkingLevel: Opt[lit(spec.thinking_levels)] = UNSET
+        thinkingLevel: Opt[lit(spec.thinking_levels)] = UNSET  # type: ignore[valid-type]  # runtime-built msgspec type
         configured: Opt[str] = UNSET
         """The configured selector (e.g. ``auto``) when it differs from the effective level."""
         resolved: Opt[str] = UNSET
@@ -182,7 +181,7 @@ class OmpExtensionUIResponse(ExtensionUIResponse, tag="extension_ui_response"):
 
 def omp_client_frames(m: MessageTypes) -> list[Any]:
     """omp's non-command client frames (never answered with a response)."""
-    ToolContent = list[Union[TextContent, m.Image]]
+    ToolContent = list[Union[TextContent, m.Image]]  # type: ignore[name-defined]  # runtime-built msgspec type
 
     class ToolResultPayload(Base):
         content: ToolContent
@@ -228,7 +227,7 @@ class HostUriScheme(Base):
 
 def omp_commands(spec: Spec, m: MessageTypes) -> list[Any]:
     """Commands only omp knows."""
-    Images = Opt[list[m.Image]]
+    Images = Opt[list[m.Image]]  # type: ignore[name-defined]  # runtime-built msgspec type
 
     class NegotiateProtocol(Command, tag="negotiate_protocol"):
         protocolVersion: int
@@ -335,7 +334,7 @@ def omp_response_data(m: MessageTypes) -> dict[str, DataSpec]:
         savedPath: Opt[str] = UNSET
 
     class MessagesPage(Base):
-        messages: list[m.AgentMessage]
+        messages: list[m.AgentMessage]  # type: ignore[name-defined]  # runtime-built msgspec type
         totalMessages: int
         nextCursor: Opt[str] = UNSET
 

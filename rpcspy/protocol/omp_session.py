@@ -12,7 +12,7 @@ from typing import Any, Literal, Union
 import msgspec
 from msgspec import UNSET
 
-from rpcspy.protocol.base import Open, Opt
+from rpcspy.protocol.base import Open, Opt, opt
 from rpcspy.protocol.messages import MessageTypes
 from rpcspy.protocol.payloads import BashResult, ContextUsage, FebSessionStats, TokenTotals
 
@@ -49,8 +49,8 @@ def _entry(tag: str, **fields: Any) -> type:
 
 OMP_OTHER_ENTRIES = (
     _entry("model_usage", purpose=str, api=str, provider=str, model=str, usage=Any, stopReason=str),
-    _entry("thinking_level_change", thinkingLevel=(Opt[Union[str, None]], UNSET),
-           configured=(Opt[Union[str, None]], UNSET)),
+    _entry("thinking_level_change", thinkingLevel=(opt(Union[str, None]), UNSET),
+           configured=(opt(Union[str, None]), UNSET)),
     _entry("model_change", model=str),
     _entry("service_tier_change", serviceTier=Any),
     _entry("compaction", summary=str, firstKeptEntryId=str, tokensBefore=float),

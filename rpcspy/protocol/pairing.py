@@ -49,7 +49,7 @@ class Pending:
 
     __slots__ = ("seq", "t", "type", "id", "unparsed", "message", "behavior", "reported", "note", "answers")
 
-    def __init__(self, seq: int, t: float, type: Any, id: Any, obj: dict, unparsed: bool = False) -> None:
+    def __init__(self, seq: int, t: float, type: Any, id: Any, obj: dict[str, Any], unparsed: bool = False) -> None:
         self.seq, self.t, self.type, self.id = seq, t, type, id
         self.unparsed = unparsed
         """The line was not JSON (``type`` is then :data:`PARSE`)."""
@@ -135,7 +135,7 @@ class Pairing:
         self._push_idless(expect, p)
         return p
 
-    def command(self, seq: int, t: float, obj: dict) -> tuple[Pending, Pending | None]:
+    def command(self, seq: int, t: float, obj: dict[str, Any]) -> tuple[Pending, Pending | None]:
         """Register a command; returns it and the older command still waiting under the same id."""
         ctype = obj.get("type", MISSING)
         if "id" not in obj:
@@ -157,7 +157,7 @@ class Pairing:
             self._idless.popleft()
 
     # ---- responses -------------------------------------------------------------------------
-    def response(self, seq: int, obj: dict, *, omp: bool = False) -> Answer:
+    def response(self, seq: int, obj: dict[str, Any], *, omp: bool = False) -> Answer:
         """Pair a response frame (``omp``: its prompts may be answered twice)."""
         cmd = obj.get("command", MISSING)
         success = obj.get("success")
@@ -226,4 +226,4 @@ def _compatible(expect: Any, cmd: Any) -> bool:
         return cmd is MISSING or cmd == PARSE
     if expect is MISSING:
         return cmd is MISSING
-    return cmd == expect
+    return bool(cmd == expect)

@@ -9,9 +9,9 @@ from typing import Any, Generic, Literal, TypeVar, Union
 
 from msgspec import UNSET
 
+from rpcspy.protocol import payloads as p
 from rpcspy.protocol.base import Base, Opt, Spec, lit
 from rpcspy.protocol.messages import ForkMessage, MessageTypes
-from rpcspy.protocol import payloads as p
 from rpcspy.protocol.omp_session import OmpBashResult, OmpSessionStats, OmpTodoPhase
 
 E = TypeVar("E")
@@ -70,7 +70,7 @@ class QueuedDisposition(Base):
 
 def session_entry_union(m: MessageTypes) -> Any:
     class MessageEntry(p.SessionTreeEntryBase, tag="message"):
-        message: m.AgentMessage
+        message: m.AgentMessage  # type: ignore[name-defined]  # runtime-built msgspec type
 
     return Union[(MessageEntry, *p.OTHER_ENTRIES)]
 
@@ -86,7 +86,7 @@ def compaction_result(spec: Spec, m: MessageTypes) -> type:
         """Default compactor: ``{"readFiles": [], "modifiedFiles": []}``."""
         if spec.v084:
             estimatedTokensAfter: Opt[float] = UNSET
-            usage: Opt[m.Usage] = UNSET
+            usage: Opt[m.Usage] = UNSET  # type: ignore[name-defined]  # runtime-built msgspec type
 
     return CompactionResult
 
@@ -97,7 +97,7 @@ def build_response_data(spec: Spec, m: MessageTypes, entry: Any, CompactionResul
     ModelT: Any = p.OmpModel if spec.omp else p.Model
 
     class MessagesData(Base):
-        messages: list[m.AgentMessage]
+        messages: list[m.AgentMessage]  # type: ignore[name-defined]  # runtime-built msgspec type
 
     class ModelsData(Base):
         models: list[ModelT]
@@ -106,23 +106,23 @@ def build_response_data(spec: Spec, m: MessageTypes, entry: Any, CompactionResul
         model: ModelT
         isScoped: bool
         if spec.omp:
-            thinkingLevel: Opt[Level] = UNSET
+            thinkingLevel: Opt[Level] = UNSET  # type: ignore[valid-type]  # runtime-built msgspec type
         else:
-            thinkingLevel: Level
+            thinkingLevel: Level  # type: ignore[no-redef, valid-type]  # runtime-built msgspec type, per dialect
 
     class LevelData(Base):
-        level: Level
+        level: Level  # type: ignore[valid-type]  # runtime-built msgspec type
 
     class ForkMessagesData(Base):
         messages: list[ForkMessage]
 
     class CommandsData(Base):
-        commands: list[p.FebSlashCommand] if spec.feb else list[p.SlashCommand]
+        commands: list[p.FebSlashCommand] if spec.feb else list[p.SlashCommand]  # type: ignore[valid-type]  # runtime-built msgspec type
 
     class SessionState(Base):
         """``get_state`` data (pi)."""
 
-        thinkingLevel: Level
+        thinkingLevel: Level  # type: ignore[valid-type]  # runtime-built msgspec type
         isStreaming: bool
         isCompacting: bool
         steeringMode: p.QueueMode
@@ -131,7 +131,7 @@ def build_response_data(spec: Spec, m: MessageTypes, entry: Any, CompactionResul
         autoCompactionEnabled: bool
         messageCount: int
         pendingMessageCount: int
-        model: Opt[Union[ModelT, None]] if spec.feb else Opt[ModelT] = UNSET
+        model: Opt[Union[ModelT, None]] if spec.feb else Opt[ModelT] = UNSET  # type: ignore[valid-type]  # runtime-built msgspec type
         sessionFile: Opt[str] = UNSET
         sessionName: Opt[str] = UNSET
 
@@ -163,7 +163,7 @@ def build_response_data(spec: Spec, m: MessageTypes, entry: Any, CompactionResul
     if spec.v084 or spec.omp:
 
         class LevelsData(Base):
-            levels: list[Level]
+            levels: list[Level]  # type: ignore[valid-type]  # runtime-built msgspec type
 
         class EntriesData(Base):
             entries: list[entry]
@@ -200,7 +200,7 @@ def omp_state(Level: Any, ModelT: Any) -> type:
         isCompacting: bool
         steeringMode: p.QueueMode
         followUpMode: p.QueueMode
-        interruptMode: lit(("immediate", "wait"))
+        interruptMode: lit(("immediate", "wait"))  # type: ignore[valid-type]  # runtime-built msgspec type
         sessionId: str
         autoCompactionEnabled: bool
         messageCount: int

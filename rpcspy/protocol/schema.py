@@ -10,7 +10,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 import msgspec
 from msgspec import UNSET
 
-from rpcspy.protocol.base import Base, Opt
+from rpcspy.protocol.base import Base, opt
 from rpcspy.protocol.dialects import DESCRIPTIONS, Protocol, get_protocol
 from rpcspy.protocol.walk import describe
 
@@ -28,16 +28,16 @@ def _responses(proto: Protocol) -> list[type]:
     for command, spec in proto.data.items():
         fields: list[Any] = [("command", Literal[command]), ("success", Literal[True])]
         if spec.type is not None:
-            fields.append(("data", spec.type) if spec.required else ("data", Opt[spec.type], UNSET))
-        fields.append(("id", Opt[Any], UNSET))
+            fields.append(("data", spec.type) if spec.required else ("data", opt(spec.type), UNSET))
+        fields.append(("id", opt(Any), UNSET))
         cls = msgspec.defstruct(f"{_camel(command)}Response", fields, bases=(Base,), tag_field="type",
                                 tag="response")
         cls.__doc__ = f"Success response to `{command}`; `id` echoes the command's id."
         out.append(cls)
-    error: list[Any] = [("success", Literal[False]), ("error", str), ("id", Opt[Any], UNSET),
-                        ("command", Opt[str], UNSET)]
+    error: list[Any] = [("success", Literal[False]), ("error", str), ("id", opt(Any), UNSET),
+                        ("command", opt(str), UNSET)]
     if proto.spec.omp:
-        error.append(("code", Opt[str], UNSET))
+        error.append(("code", opt(str), UNSET))
     cls = msgspec.defstruct("ErrorResponse", error, bases=(Base,), tag_field="type", tag="response")
     cls.__doc__ = ("Failure response. No `id` and no `command` for input that was not an object; "
                    "`command` is \"parse\" for a parse error.")
@@ -66,7 +66,7 @@ def _tidy_names(doc: dict[str, Any]) -> dict[str, Any]:
     text = msgspec.json.encode(doc).decode()
     for old, new in renames.items():
         text = text.replace(f'"#/$defs/{old}"', f'"#/$defs/{new}"')
-    out = msgspec.json.decode(text)
+    out: dict[str, Any] = msgspec.json.decode(text)
     for old, new in renames.items():
         out["$defs"][new] = out["$defs"].pop(old)
         out["$defs"][new]["title"] = new
@@ -74,7 +74,7 @@ def _tidy_names(doc: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def json_schema(dialect: str, direction: str | None = None) -> dict:
+def json_schema(dialect: str, direction: str | None = None) -> dict[str, Any]:
     """JSON Schema (2020-12) of the frames of ``dialect``: one direction, or both when ``None``."""
     if direction not in (None, "c2a", "a2c"):
         raise ValueError(f"direction must be 'c2a', 'a2c' or None, not {direction!r}")

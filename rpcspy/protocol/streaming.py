@@ -30,7 +30,7 @@ def build_streaming(spec: Spec, m: MessageTypes) -> tuple[type, Any]:
 
         class Event(Base, tag_field="type"):
             contentIndex: int
-            partial: Assistant
+            partial: Assistant  # type: ignore[valid-type]  # runtime-built msgspec type
     else:
 
         class Event(Base, tag_field="type"):  # type: ignore[no-redef]
@@ -63,38 +63,38 @@ def build_streaming(spec: Spec, m: MessageTypes) -> tuple[type, Any]:
         delta: str
 
     class ToolcallEnd(Event, tag="toolcall_end"):
-        toolCall: m.ToolCall
+        toolCall: m.ToolCall  # type: ignore[name-defined]  # runtime-built msgspec type
 
     members: list[Any] = [TextStart, TextDelta, TextEnd, ThinkingStart, ThinkingDelta, ThinkingEnd,
                           ToolcallStart, ToolcallDelta, ToolcallEnd]
     if spec.feb:
 
         class Start(Base, tag_field="type", tag="start"):
-            partial: Assistant
+            partial: Assistant  # type: ignore[valid-type]  # runtime-built msgspec type
 
         class Done(Base, tag_field="type", tag="done"):
             reason: Literal["stop", "length", "toolUse"]
-            message: Assistant
+            message: Assistant  # type: ignore[valid-type]  # runtime-built msgspec type
 
         class Error(Base, tag_field="type", tag="error"):
             reason: Literal["aborted", "error"]
-            error: Assistant
+            error: Assistant  # type: ignore[valid-type]  # runtime-built msgspec type
 
         members += [Start, Done, Error]
 
-    AssistantMessageEvent = Union[tuple(members)]
+    AssistantMessageEvent = Union[tuple(members)]  # type: ignore[valid-type]  # runtime-built msgspec type
 
     if full:
 
         class MessageUpdate(Base, tag_field="type", tag="message_update"):
-            assistantMessageEvent: AssistantMessageEvent
-            message: Assistant
+            assistantMessageEvent: AssistantMessageEvent  # type: ignore[valid-type]  # runtime-built msgspec type
+            message: Assistant  # type: ignore[valid-type]  # runtime-built msgspec type
             if spec.omp:
                 messageId: Opt[str] = UNSET
     else:
 
         class MessageUpdate(Base, tag_field="type", tag="message_update"):  # type: ignore[no-redef]
-            assistantMessageEvent: AssistantMessageEvent
-            usage: m.Usage
+            assistantMessageEvent: AssistantMessageEvent  # type: ignore[valid-type]  # runtime-built msgspec type
+            usage: m.Usage  # type: ignore[name-defined]  # runtime-built msgspec type
 
     return MessageUpdate, AssistantMessageEvent

@@ -10,7 +10,6 @@ from typing import Any, Literal
 from msgspec import UNSET
 
 from rpcspy.protocol.base import Base, Opt, Spec
-from rpcspy.protocol.vocabulary import DIALOG_METHODS, FIRE_AND_FORGET_METHODS
 
 ANSWER_FIELDS: dict[str, tuple[str, ...]] = {
     "select": ("value", "cancelled"),

@@ -143,7 +143,7 @@ def _type_issue(type_: Any, direction: str, dialect: str) -> SchemaIssue:
                        f"unknown {what} {type_!r} in {dialect}{_elsewhere(type_, direction, dialect)}")
 
 
-def _response_data(obj: dict, proto: Protocol) -> list[SchemaIssue]:
+def _response_data(obj: dict[str, Any], proto: Protocol) -> list[SchemaIssue]:
     command = obj.get("command", UNSET)
     if type(command) is not str:
         return []  # the envelope check already reported a missing or mistyped command
@@ -181,10 +181,10 @@ class _UIEnvelope(msgspec.Struct, tag_field="type", tag="extension_ui_request"):
     """Stands in for ``extension_ui_request`` (a union on ``method``) in the bytes decoder."""
 
 
-_decoders: dict[tuple[str, str], tuple[msgspec.json.Decoder, msgspec.json.Decoder | None]] = {}
+_decoders: dict[tuple[str, str], tuple[msgspec.json.Decoder[Any], msgspec.json.Decoder[Any] | None]] = {}
 
 
-def _decoder(direction: str, dialect: str) -> tuple[msgspec.json.Decoder, msgspec.json.Decoder | None]:
+def _decoder(direction: str, dialect: str) -> tuple[msgspec.json.Decoder[Any], msgspec.json.Decoder[Any] | None]:
     frames = get_protocol(dialect).frames(direction)
     members = [tp for t, tp in frames.items() if t != "extension_ui_request"]
     ui = frames.get("extension_ui_request")

@@ -8,9 +8,10 @@ derives each from the dialects' schemas and fails when they drift apart.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 
-class Names(frozenset):
+class Names(frozenset[Any]):
     """A set of protocol names. ``x in names`` is False for any ``x`` that is not a string, so
     membership can be asked of whatever a hostile frame holds (a list ``type`` is unhashable)."""
 

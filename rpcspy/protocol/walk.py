@@ -63,7 +63,7 @@ def _members(tp: Any) -> tuple[Any, ...]:
 
 def _strip_unset(tp: Any) -> Any:
     members = _members(tp)
-    return members[0] if len(members) == 1 else Union[members]  # type: ignore[return-value]
+    return members[0] if len(members) == 1 else Union[members]
 
 
 def describe(tp: Any) -> str:

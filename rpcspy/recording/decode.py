@@ -16,7 +16,7 @@ import msgspec
 
 from rpcspy.recording.format import ENTRY_TYPES, FrameEntry, UnknownEntry
 
-_entry_decoder: Any = msgspec.json.Decoder(Union[ENTRY_TYPES])  # type: ignore[valid-type]  # noqa: UP007
+_entry_decoder: Any = msgspec.json.Decoder(Union[ENTRY_TYPES])  # noqa: UP007
 _UNREADABLE = (ValueError, RecursionError)
 """What decoding a damaged line raises (msgspec's errors and UnicodeDecodeError are ValueErrors)."""
 
@@ -51,7 +51,8 @@ def unreadable_reason(exc: Exception) -> str:
 def decode_entry(line: bytes) -> msgspec.Struct:
     """One entry line as its entry Struct; raises :class:`BadEntry`."""
     try:
-        return _entry_decoder.decode(line)
+        entry: msgspec.Struct = _entry_decoder.decode(line)
+        return entry
     except _UNREADABLE as exc:
         error = unreadable_reason(exc)
     try:

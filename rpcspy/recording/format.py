@@ -9,6 +9,7 @@ bytes are valid UTF-8 JSON without surrounding whitespace; otherwise they carry
 from __future__ import annotations
 
 import base64
+from typing import Any
 
 import msgspec
 
@@ -116,7 +117,7 @@ class FindingEntry(msgspec.Struct, tag="finding", tag_field="kind", kw_only=True
     dir: Direction | None = None
     path: str | None = None
     related: int | None = None
-    extra: dict = {}
+    extra: dict[str, Any] = {}
 
 
 class UnknownEntry(msgspec.Struct, kw_only=True):
@@ -129,7 +130,7 @@ class UnknownEntry(msgspec.Struct, kw_only=True):
 
 
 Entry = StartEntry | SpawnFailedEntry | FrameEntry | EofEntry | ExitEntry | NoteEntry | FindingEntry
-ENTRY_TYPES: tuple[type, ...] = (StartEntry, SpawnFailedEntry, FrameEntry, EofEntry, ExitEntry, NoteEntry, FindingEntry)
+ENTRY_TYPES: tuple[type[msgspec.Struct], ...] = (StartEntry, SpawnFailedEntry, FrameEntry, EofEntry, ExitEntry, NoteEntry, FindingEntry)
 
 
 def frame_pieces(frame: Frame) -> list[bytes]:

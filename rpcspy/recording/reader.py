@@ -24,9 +24,9 @@ from rpcspy.events import Frame
 from rpcspy.framing import LineFramer, read_lines
 from rpcspy.recording.decode import BadEntry, decode_entry, unreadable_reason
 from rpcspy.recording.format import (
+    ENTRY_TYPES,
     FORMAT_NAME,
     FORMAT_VERSION,
-    ENTRY_TYPES,
     FrameEntry,
     Header,
 )

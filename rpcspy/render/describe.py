@@ -17,7 +17,6 @@ from rpcspy.render.items import Block, Item
 from rpcspy.render.summarize import compact, content_text, fields, first_line, quote
 
 
-
 def ref(value: Any) -> str:
     """An id for display: plain when it is a simple string, else as JSON (``""``, ``5``, ``null``)."""
     if isinstance(value, str) and value and value.isprintable() and " " not in value:
@@ -25,7 +24,7 @@ def ref(value: Any) -> str:
     return compact(value, 40)
 
 
-def command(item: Item, obj: dict) -> Item:
+def command(item: Item, obj: dict[str, Any]) -> Item:
     """A client command: ``prompt  message="hi"``."""
     item.kind = "command"
     item.label = obj["type"]
@@ -34,7 +33,7 @@ def command(item: Item, obj: dict) -> Item:
     return item
 
 
-def client_answer(item: Item, obj: dict) -> Item:
+def client_answer(item: Item, obj: dict[str, Any]) -> Item:
     """A client frame that answers the agent (dialog answer, host tool result)."""
     item.kind = "input"
     item.label = "answer" if obj["type"] == "extension_ui_response" else obj["type"]
@@ -43,7 +42,7 @@ def client_answer(item: Item, obj: dict) -> Item:
     return item
 
 
-def response(item: Item, obj: dict) -> Item:
+def response(item: Item, obj: dict[str, Any]) -> Item:
     """``✓ get_state`` with its data, or ``✗ prompt`` with the error."""
     item.kind = "response"
     cmd = obj.get("command")
@@ -101,7 +100,7 @@ def message(item: Item, msg: Any) -> Item:
     return item
 
 
-def tool_start(item: Item, obj: dict) -> Item:
+def tool_start(item: Item, obj: dict[str, Any]) -> Item:
     item.kind = "tool_start"
     item.label = f"tool {obj.get('toolName', '?')}"
     item.ref = ref(obj["toolCallId"]) if "toolCallId" in obj else None
@@ -116,7 +115,7 @@ def result_text(result: Any) -> str:
     return compact(result)
 
 
-def tool_end(item: Item, obj: dict) -> Item:
+def tool_end(item: Item, obj: dict[str, Any]) -> Item:
     item.kind = "tool_end"
     failed = obj.get("isError") is True
     item.label = f"tool {obj.get('toolName', '?')} {'failed' if failed else 'done'}"
@@ -131,7 +130,7 @@ def tool_end(item: Item, obj: dict) -> Item:
     return item
 
 
-def ui_request(item: Item, obj: dict) -> Item:
+def ui_request(item: Item, obj: dict[str, Any]) -> Item:
     """An extension UI request: a dialog that waits, or a fire-and-forget update."""
     method = obj.get("method")
     item.kind = "dialog" if isinstance(method, str) and method in DIALOG_METHODS else "ui"
@@ -147,7 +146,7 @@ def ui_request(item: Item, obj: dict) -> Item:
     return item
 
 
-def _count(items: list, noun: str) -> str:
+def _count(items: list[Any], noun: str) -> str:
     return f"{len(items)} {noun}{'' if len(items) == 1 else 's'}"
 
 
@@ -169,7 +168,7 @@ _EVENT_SUMMARY = {
 _EVENT_STATUS = {"extension_error": "error", "auto_retry_start": "warning", "rpc_frame_error": "error"}
 
 
-def event(item: Item, obj: dict) -> Item:
+def event(item: Item, obj: dict[str, Any]) -> Item:
     """Any other agent event: its type and its fields on one line."""
     item.kind = "event"
     t = obj["type"]
@@ -186,7 +185,7 @@ def event(item: Item, obj: dict) -> Item:
     return item
 
 
-def delta(item: Item, obj: dict) -> Item:
+def delta(item: Item, obj: dict[str, Any]) -> Item:
     """One message_update, when deltas are not coalesced."""
     item.kind = "delta"
     ame = obj.get("assistantMessageEvent")

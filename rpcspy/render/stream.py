@@ -82,8 +82,9 @@ class AssistantStream:
         if not self.kinds and isinstance(message, dict) and isinstance(message.get("content"), list):
             for i, c in enumerate(message["content"]):
                 if isinstance(c, dict):
-                    t = c.get("type")
-                    kind = {"text": "text", "thinking": "thinking", "toolCall": "toolcall"}.get(t if isinstance(t, str) else "")
+                    ctype = c.get("type")
+                    kind = {"text": "text", "thinking": "thinking", "toolCall": "toolcall"}.get(
+                        ctype if isinstance(ctype, str) else "")
                     if kind:
                         key = "toolCall" if kind == "toolcall" else kind
                         self._blocks[i] = _Block(kind, end=c if kind == "toolcall" else c.get(key))

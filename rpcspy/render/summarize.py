@@ -47,7 +47,7 @@ def compact(value: Any, limit: int = 200) -> str:
     return cut(clean(s), limit)
 
 
-def fields(obj: dict, skip: tuple[str, ...] = ("id", "type"), limit: int = 120) -> str:
+def fields(obj: dict[str, Any], skip: tuple[str, ...] = ("id", "type"), limit: int = 120) -> str:
     """``key=value`` pairs of an object, minus ``skip``; each value cut to ``limit``."""
     return " ".join(f"{k}={compact(v, limit)}" for k, v in obj.items() if k not in skip)
 

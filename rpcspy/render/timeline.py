@@ -51,7 +51,7 @@ class _Group:
 
     __slots__ = ("item", "key", "stream")
 
-    def __init__(self, item: Item, key: tuple, stream: AssistantStream | None = None) -> None:
+    def __init__(self, item: Item, key: tuple[Any, ...], stream: AssistantStream | None = None) -> None:
         self.item = item
         self.key = key
         self.stream = stream
@@ -170,7 +170,7 @@ class Timeline:
         if shown is None:
             shown = self.select is None or self.select.match_finding(f)
         item = Item(kind="finding", seq=f.seq, t=f.t, dir=f.dir, label=f.rule, summary=f.message,
-                    status="info" if f.severity == "info" else f.severity, finding=f, selected=shown)  # type: ignore[arg-type]
+                    status="info" if f.severity == "info" else f.severity, finding=f, selected=shown)
         out.append(item)
 
     # -- frames ---------------------------------------------------------------------------
@@ -195,7 +195,7 @@ class Timeline:
         else:
             self._agent(item, frame, obj, out)
 
-    def _open(self, item: Item, key: tuple, frame: Frame | None, obj: Any, out: list[Item],
+    def _open(self, item: Item, key: tuple[Any, ...], frame: Frame | None, obj: Any, out: list[Item],
               stream: AssistantStream | None = None) -> None:
         """Start a group with ``frame`` in it; without coalescing it is a one-frame item."""
         self._release_tail(out)
@@ -218,9 +218,9 @@ class Timeline:
         if kind == "message":
             return t == "message_end" and _role(obj) == g.key[1]
         if kind == "tool_execution_update":
-            return t == kind and _hashable(obj.get("toolCallId")) == g.key[1]
+            return t == kind and bool(_hashable(obj.get("toolCallId")) == g.key[1])
         if kind == "bash_execution_update":
-            return t == kind and _hashable(obj.get("id")) == g.key[1]
+            return t == kind and bool(_hashable(obj.get("id")) == g.key[1])
         return False
 
     def _grow(self, g: _Group, frame: Frame, obj: Any) -> bool:
@@ -272,7 +272,7 @@ class Timeline:
             return describe.invalid(item, frame.data, obj, "warning")
         return describe.command(item, obj)
 
-    def _dialog_answer(self, item: Item, obj: dict, t: float) -> None:
+    def _dialog_answer(self, item: Item, obj: dict[str, Any], t: float) -> None:
         key = _hashable(obj.get("id"))
         opened = self._dialogs.pop(key, None)
         if opened is not None:
@@ -323,7 +323,7 @@ class Timeline:
         else:
             self._hold(describe.event(item, obj), out)
 
-    def _response(self, item: Item, seq: int, obj: dict, t: float) -> Item:
+    def _response(self, item: Item, seq: int, obj: dict[str, Any], t: float) -> Item:
         describe.response(item, obj)
         answer = self._pairing.response(seq, obj)
         p = answer.command
@@ -338,7 +338,7 @@ class Timeline:
                 item.summary = f"(for #{p.seq}, id not echoed)  " + item.summary
         return item
 
-    def _message(self, item: Item, frame: Frame, obj: dict, t: str, out: list[Item]) -> None:
+    def _message(self, item: Item, frame: Frame, obj: dict[str, Any], t: str, out: list[Item]) -> None:
         role = _role(obj)
         if not self.coalesce:
             if t == "message_update":
@@ -372,7 +372,7 @@ class Timeline:
         return item
 
 
-def _role(obj: dict) -> Any:
+def _role(obj: dict[str, Any]) -> Any:
     msg = obj.get("message")
     return msg.get("role") if isinstance(msg, dict) else None
 

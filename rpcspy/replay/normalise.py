@@ -138,6 +138,7 @@ class Normaliser:
 
     def text(self, s: str) -> str:
         """Normalise the volatile substrings of one string."""
+        got: tuple[str, bool] | None
         if len(s) <= _CACHE_TEXT:
             got = self._texts.get(s)
             if got is None:
@@ -145,10 +146,10 @@ class Normaliser:
                 if len(self._texts) > _CACHE_ENTRIES:
                     self._texts.clear()
         else:  # a long string often comes twice in a row (pi 0.73: `message` and `partial`)
-            got = self._last_long
-            if got is None or got[0] != s:
-                got = self._last_long = (s, *self._long(s))
-            got = got[1:]
+            last = self._last_long
+            if last is None or last[0] != s:
+                last = self._last_long = (s, *self._long(s))
+            got = (last[1], last[2])
         if got[1]:
             self.changed = True
         return got[0]

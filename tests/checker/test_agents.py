@@ -15,8 +15,8 @@ from rpcspy.checker import Checker
 from rpcspy.events import Finding
 from rpcspy.recording import open_recording
 from rpcspy.recording.format import ExitEntry
-from tests.support.agents import REPO_ROOT
 from tests.support import rich_session
+from tests.support.agents import REPO_ROOT
 from tests.support.driver import AgentProcess, is_response
 from tests.support.scenarios import is_idle
 

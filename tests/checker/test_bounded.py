@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from rpcspy.checker import Checker
+from rpcspy.events import Frame
 from rpcspy.protocol import pairing
 from rpcspy.protocol.bounded import trim_oldest
-from rpcspy.events import Frame
 
 
 def test_trim_oldest_keeps_the_newest_within_a_quarter_over_the_cap():

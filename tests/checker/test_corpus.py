@@ -19,6 +19,7 @@ from rpcspy.recording import open_recording
 from rpcspy.recording.entries import events
 from tests.paths import DATA
 
+
 def session_findings(path: str, dialect: str = "auto") -> tuple[list[Finding], dict[int, Frame]]:
     frames: list[Frame] = []
     exit_code = None

@@ -15,7 +15,6 @@ from tests.checker.helpers import A, C, F, check, cmd, ev, hits, ok, to_frames, 
 from tests.paths import DATA
 
 
-
 def test_internal_error_is_a_finding(monkeypatch: pytest.MonkeyPatch) -> None:
     c = Checker()
 

@@ -84,6 +84,14 @@ def test_unparsable_toolcall_deltas() -> None:
         == [("stream.toolcall_mismatch", 8)]
 
 
+def test_toolcall_deltas_with_an_over_long_integer_are_a_finding_not_a_crash() -> None:
+    """json.loads raises a plain ValueError (no .msg/.pos) past Python's integer-digit limit."""
+    call = tool_call("c", {"a": 1})
+    assert stream(upd("toolcall_start", 0), upd("toolcall_delta", 0, delta='{"a":' + "9" * 5000 + "}"),
+                  upd("toolcall_end", 0, toolCall=call), final=assistant(call, stop="toolUse")) \
+        == [("stream.toolcall_mismatch", 8)]
+
+
 def test_providers_without_argument_deltas_are_fine() -> None:
     call = tool_call("c", {"a": 1})
     assert stream(upd("toolcall_start", 0), upd("toolcall_end", 0, toolCall=call),

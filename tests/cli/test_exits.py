@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from rpcspy.cli import COMMANDS, main
-from rpcspy.cli import exits
+from rpcspy.cli import COMMANDS, exits, main
 from tests.render.sample import write_sample
 
 REPO = Path(__file__).resolve().parents[2]

@@ -12,8 +12,7 @@ from click.testing import CliRunner
 
 from rpcspy.cli.replay_cmd import command
 from rpcspy.recording.reader import open_recording
-from tests.paths import REPO
-from tests.paths import DATA
+from tests.paths import DATA, REPO
 from tests.replay.helpers import Rec
 
 T = str(DATA / "transcripts/structured")

@@ -141,9 +141,10 @@ def test_omp_prompt_open_until_prompt_result() -> None:
 def test_at_limits_the_moment() -> None:
     frames = [C({"id": "s", "type": "get_state"}, t=1.0), A({"id": "s", "type": "response", "command": "get_state",
                                                              "success": True}, t=2.0)]
+    import msgspec
+
     from rpcspy.diagnose.explain import diagnose_entries
     from rpcspy.recording.format import FrameEntry
-    import msgspec
 
     entries = [FrameEntry(seq=i + 1, t=f.t, dir=f.dir, json=msgspec.Raw(f.data)) for i, f in enumerate(frames)]
     assert kinds(diagnose_entries(entries, at=1.5).outstanding) == ["command"]

@@ -7,7 +7,12 @@ import pytest
 from msgspec import UNSET
 
 from rpcspy.protocol import (
-    DIALECTS, SchemaIssue, frame_type, validate, validate_bytes, validate_response_data,
+    DIALECTS,
+    SchemaIssue,
+    frame_type,
+    validate,
+    validate_bytes,
+    validate_response_data,
 )
 
 USAGE = {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 3,

@@ -12,8 +12,14 @@ from rpcspy import protocol
 from rpcspy.protocol import DIALECTS, get_protocol
 from rpcspy.protocol.ui import ANSWER_FIELDS
 from rpcspy.protocol.vocabulary import (
-    AGENT_CANCEL_TYPES, AGENT_REQUEST_TYPES, ANSWER_TYPES, DIALOG_METHODS, DIALOGS, ECHO_TYPES,
-    FIRE_AND_FORGET_METHODS, HOST_REQUEST_TYPES,
+    AGENT_CANCEL_TYPES,
+    AGENT_REQUEST_TYPES,
+    ANSWER_TYPES,
+    DIALOG_METHODS,
+    DIALOGS,
+    ECHO_TYPES,
+    FIRE_AND_FORGET_METHODS,
+    HOST_REQUEST_TYPES,
 )
 
 PROTOCOLS = [get_protocol(d) for d in DIALECTS]

@@ -20,9 +20,9 @@ from rpcspy.control_client import (
     list_sessions,
 )
 from rpcspy.events import Eof, Exit, Frame, Note, Start
-from rpcspy.recording.decode import entry_or_none
 from rpcspy.pump import control_conn
 from rpcspy.pump.control import ControlError, runtime_dir, start_control
+from rpcspy.recording.decode import entry_or_none
 from rpcspy.recording.writer import event_line
 
 

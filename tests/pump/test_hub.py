@@ -96,7 +96,7 @@ def test_stalled_observer_costs_bounded_memory_then_a_gap_note() -> None:
     hub = Hub([blocker], warn=print, max_pending=1000, stall_timeout=0.2)
     hub.start()
     hub.publish("a2c", 0.0, b"first\n")  # the hub thread takes it and blocks in the observer
-    for i in range(5):
+    for _ in range(5):
         hub.publish("a2c", 0.1, b"x" * 600 + b"\n")  # the queue fills; later chunks wait, then are dropped
     blocker.release.set()
     hub.close()

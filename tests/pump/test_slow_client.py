@@ -40,6 +40,6 @@ def test_slow_client_gets_every_byte_past_the_release_step(tmp_path: Path, mode:
     got = _slow_read(proc, len(data), 256 << 10, 0.004)
     assert proc.wait(60) == 0, proc.stderr.read()  # type: ignore[union-attr]
     assert len(got) == len(data)
-    first_bad = next((i for i, (a, b) in enumerate(zip(got, data)) if a != b), None)
+    first_bad = next((i for i, (a, b) in enumerate(zip(got, data, strict=True)) if a != b), None)
     assert first_bad is None, f"first altered byte at {first_bad}"
     assert hashlib.sha256(got).digest() == hashlib.sha256(data).digest()

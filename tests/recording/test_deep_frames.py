@@ -9,7 +9,7 @@ import pytest
 
 from rpcspy.events import Frame
 from rpcspy.recording import open_recording
-from rpcspy.recording.format import encode_frame, encode_entry
+from rpcspy.recording.format import encode_entry, encode_frame
 from rpcspy.recording.writer import make_header
 from tests.pump.proxyrun import RPCSPY
 

@@ -47,7 +47,7 @@ def test_every_frame_is_held_once_verbatim(sample: Path, sample_page: str) -> No
     entries = frame_entries(sample)
     lines = frame_lines(sample_page)
     assert [int(line.split(" ", 1)[0]) for line in lines] == [e.seq for e in entries]
-    for entry, line in zip(entries, lines):
+    for entry, line in zip(entries, lines, strict=True):
         data = line.split("\t", 1)[1]
         if len(entry.json):
             assert data == bytes(entry.json).decode().replace("<", "\\u003c")  # the recorded JSON, not re-encoded

@@ -12,8 +12,10 @@ from rpcspy.render.text import INDENT, ItemView, TextOptions, print_items, print
 from rpcspy.render.timeline import Timeline
 from tests.render.sample import sample_events
 
+DEFAULT_OPTS = TextOptions()
 
-def render(item: Item, width: int = 100, opts: TextOptions = TextOptions(), color: bool = False) -> str:
+
+def render(item: Item, width: int = 100, opts: TextOptions = DEFAULT_OPTS, color: bool = False) -> str:
     out = io.StringIO()
     console = Console(file=out, width=width, color_system="truecolor" if color else None, force_terminal=color)
     console.print(ItemView(item, opts))

@@ -9,9 +9,9 @@ import pytest
 
 from rpcspy.recording.reader import open_recording
 from rpcspy.recording.writer import RecordingWriter, make_header
+from tests.paths import DATA
 from tests.replay.driver import LiveReplay
 from tests.replay.helpers import Rec, basic_session
-from tests.paths import DATA
 
 T = str(DATA / "transcripts")
 

@@ -13,7 +13,13 @@ from hypothesis import strategies as st
 
 from rpcspy.recording import open_recording
 from rpcspy.replay.chaos import (
-    FAULTS, IDLESS_ERROR, STRAY_SETTLED, Chaos, ChaosSpecError, parse_spec, split_points,
+    FAULTS,
+    IDLESS_ERROR,
+    STRAY_SETTLED,
+    Chaos,
+    ChaosSpecError,
+    parse_spec,
+    split_points,
 )
 
 ROOT = Path(__file__).parents[2]
@@ -87,7 +93,7 @@ def test_same_seed_same_faults_and_every_frame_stays_json(frames: list[bytes], s
     spec = f"seed={seed},drop=0.2,dup=0.2,idless-error=0.2,split=0.2,u2028=0.2,settled=0.2,reorder=0.2,oversize=0.1:64"
     first, second = plan_all(spec, frames), plan_all(spec, frames)
     assert first == second
-    for original, out in zip(frames, first[0]):
+    for original, out in zip(frames, first[0], strict=True):
         for f in out:
             assert f == original or json.loads(f)
 

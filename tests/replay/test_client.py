@@ -12,8 +12,8 @@ import pytest
 from rpcspy.recording.reader import open_recording
 from rpcspy.recording.writer import RecordingWriter, make_header
 from rpcspy.replay.client import ClientRun, Said, plan
-from tests.replay.helpers import Rec
 from tests.paths import DATA
+from tests.replay.helpers import Rec
 
 T = str(DATA / "transcripts/structured")
 REPLAY = [sys.executable, "-m", "rpcspy", "replay"]

@@ -18,8 +18,8 @@ from rpcspy.replay.differ import (
     normalise_frames,
 )
 from rpcspy.replay.normalise import NormaliseOptions, Normaliser
-from tests.replay.helpers import Rec
 from tests.paths import DATA
+from tests.replay.helpers import Rec
 
 GOLDEN = Path(__file__).parent / "golden"
 N87 = str(DATA / "transcripts087/structured")

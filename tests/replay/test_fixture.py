@@ -13,9 +13,9 @@ from rpcspy.replay.fixture import (
     settings_note,
 )
 from rpcspy.replay.normalise import NormaliseOptions
+from tests.paths import DATA
 from tests.replay.driver import LiveReplay
 from tests.replay.helpers import Rec
-from tests.paths import DATA
 
 T = str(DATA / "transcripts/structured")
 SID = "01a20213-d398-77e8-928f-7e42015cc8a7"

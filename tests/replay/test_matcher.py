@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rpcspy.replay.matcher import NEED_MORE, Match, Matcher, NoMatch
 from rpcspy.replay.model import RecordedCommand, classify
@@ -10,7 +12,7 @@ from rpcspy.replay.normalise import NormaliseOptions, Normaliser
 
 
 def rec(*lines: bytes) -> list[RecordedCommand]:
-    return [RecordedCommand(index=i, seq=10 + i, t=float(i), frame=classify(l)) for i, l in enumerate(lines)]
+    return [RecordedCommand(index=i, seq=10 + i, t=float(i), frame=classify(line)) for i, line in enumerate(lines)]
 
 
 def matcher(mode: str, lines: list[bytes], reuse: bool = False, **opts) -> Matcher:
@@ -155,9 +157,6 @@ def test_unknown_mode_rejected():
     with pytest.raises(ValueError):
         Matcher("fuzzy", normaliser=Normaliser(stable=False))  # type: ignore[arg-type]
 
-
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 @settings(max_examples=80, deadline=None)

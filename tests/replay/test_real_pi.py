@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from rpcspy.recording import open_recording
-
 from tests.support.agents import REPO_ROOT
 from tests.support.driver import AgentProcess, is_response
 from tests.support.scenarios import prompt

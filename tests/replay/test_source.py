@@ -18,8 +18,8 @@ from rpcspy.replay.source import (
     open_source,
     parse_line,
 )
-from tests.replay.helpers import basic_session
 from tests.paths import DATA
+from tests.replay.helpers import basic_session
 
 TRANSCRIPTS = str(DATA / "transcripts")
 

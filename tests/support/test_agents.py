@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import agents
-from tests.support.agents import AGENT_DEFS, AgentInstallError, ensure_agent, ensure_agents
+from tests.support.agents import AgentInstallError, ensure_agent, ensure_agents
 
 FAKE_NPM = r'''#!/usr/bin/env python3
 import json, os, sys, time
