@@ -1,9 +1,10 @@
-"""The fake agent's I/O loop: stdin lines in, recorded frames out at recorded pace.
+"""The fake agent (``rpcspy replay REC``), its I/O half: stdin lines in, recorded frames out at
+recorded pace.
 
-A reader thread frames stdin (LF only) into a queue; the main thread plays
-exchanges in order, each frame due at ``match time + recorded offset / speed``
-(``speed`` 0: as fast as the pipe takes them), and answers each line through the
-pure :class:`~rpcspy.replay.engine.ReplayEngine`.
+What to answer is decided by the pure :mod:`rpcspy.replay` (engine, matcher, chaos planner).
+A reader thread frames stdin (LF only) into a queue; the main thread plays exchanges in order,
+each frame due at ``match time + recorded offset / speed`` (``speed`` 0: as fast as the pipe
+takes them), and answers each line through the pure :class:`~rpcspy.replay.engine.ReplayEngine`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import msgspec
 
 from rpcspy.events import Eof, Exit, Frame, Note
 from rpcspy.framing import LineFramer, split_cr
+from rpcspy.pump.spawn import grow_pipe
 from rpcspy.replay.engine import Outcome, ReplayEngine
 from rpcspy.replay.ids import Served
 from rpcspy.replay.model import PlayItem, Report
@@ -65,16 +67,6 @@ class _Stop(Exception):
         self.code = code
 
 
-def _grow_pipe(fd: int, size: int = 1 << 20) -> None:
-    """Best effort: a 1 MiB pipe buffer to the client means fewer wake-ups at --speed 0."""
-    try:
-        import fcntl
-
-        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), size)
-    except (OSError, ImportError, ValueError):
-        pass
-
-
 def _read_stdin(fd: int, q: queue.SimpleQueue, clock: Callable[[], float]) -> None:
     framer = LineFramer()
     try:
@@ -118,7 +110,7 @@ class FakeAgent:
     # -- main loop -------------------------------------------------------------------------
     def run(self) -> int:
         self.start = self.clock()
-        _grow_pipe(self.opt.stdout_fd)
+        grow_pipe(self.opt.stdout_fd)  # fewer wake-ups at --speed 0
         self._write_report(final=False)
         threading.Thread(target=_read_stdin, args=(self.opt.stdin_fd, self.inq, self.clock), daemon=True).start()
         self.playbacks.append(_Playback(self.source.prelude(), None, self.start))
