@@ -84,7 +84,7 @@ def _recorded(path: str, at: float | None, frame: int | None, client_timeout: fl
 
 
 def _live(pid: int, client_timeout: float):
-    from rpcspy.control_client import ControlClient, ControlError, find_session
+    from rpcspy.pump.control_client import ControlClient, ControlError, find_session
     from rpcspy.diagnose import Diagnosis
 
     try:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from rpcspy.control_client import (
+from rpcspy.pump.control_client import (
     ControlClient,
     find_session,
     list_sessions,
