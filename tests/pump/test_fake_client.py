@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 
 from rpcspy.events import Exit, Frame, Start
 from rpcspy.pump.fake_client import ClientRun
 from rpcspy.replay.client import Said, Step
+from tests.pump.test_orphans import _gone
+
+FAMILY = ("import json, subprocess, sys, time; "
+          "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)']); "
+          "print(json.dumps({'child': child.pid}), flush=True); time.sleep(120)")
+"""An agent that ignores EOF, with a child of its own; prints the child's pid."""
 
 
 class Events:
@@ -45,15 +50,12 @@ def test_an_agent_killed_by_a_signal_exits_like_a_shell_says() -> None:
     assert isinstance(exit_event, Exit) and (exit_event.code, exit_event.signal) == (143, 15)
 
 
-def test_an_agent_that_ignores_eof_is_ended_with_its_children(tmp_path) -> None:
-    """After the timeout the whole group goes: a child holding the agent's stdout too."""
-    marker = tmp_path / "child-alive"
-    child = tmp_path / "child.py"
-    child.write_text(f"import time\ntime.sleep(1.5)\nopen({str(marker)!r}, 'w').close()\n")
-    code = f"import subprocess, sys, time; subprocess.Popen([sys.executable, {str(child)!r}]); time.sleep(60)"
+def test_an_agent_that_ignores_eof_is_ended_with_its_children() -> None:
+    """After the timeout the whole group goes, the agent's own child too."""
+    rec = Events()
     warnings: list[str] = []
-    run = ClientRun([Step(0.0, None, Said())], _agent(code), recorder=None, timeout=0.5, warn=warnings.append)
+    run = ClientRun([Step(0.0, None, Said())], _agent(FAMILY), recorder=rec, timeout=0.5, warn=warnings.append)
     assert run.run() == 143
     assert any("terminating it" in w for w in warnings)
-    time.sleep(2.0)  # past the moment the child would have written the marker
-    assert not marker.exists()
+    child = json.loads(next(e.data for e in rec.events if isinstance(e, Frame) and e.dir == "a2c"))["child"]
+    assert _gone([child])
