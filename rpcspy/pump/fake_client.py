@@ -22,14 +22,18 @@ from rpcspy.pump.spawn import SpawnError, end_process_group, exit_status, spawn_
 from rpcspy.replay.client import Said, Step, map_answer
 
 
+def _warn(message: str) -> None:
+    sys.stderr.write(f"rpcspy replay --client: {message}\n")
+
+
 class ClientRun:
     """Spawn the agent, play the plan, record everything; ``run()`` returns the exit status."""
 
     def __init__(self, steps: list[Step], argv: list[str], *, recorder, speed: float = 1.0, timeout: float = 30.0,
-                 warn: Callable[[str], None] = lambda m: sys.stderr.write(f"rpcspy replay --client: {m}\n"),
+                 warn: Callable[[str], None] | None = None,
                  env: dict[str, str] | None = None) -> None:
         self.steps, self.argv, self.rec = steps, argv, recorder
-        self.speed, self.timeout, self.warn = speed, timeout, warn
+        self.speed, self.timeout, self.warn = speed, timeout, warn or _warn
         self.env = env
         self.live = Said()
         self.cond = threading.Condition()
