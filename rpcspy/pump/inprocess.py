@@ -1,8 +1,7 @@
 """A proxied session run in a thread of this process, with pipes for the client's side.
 
-``rpcspy repl`` (through :class:`rpcspy.interactive.backends.LocalBackend`) and ``rpcspy drive``
-are that client: they write commands with :meth:`InProcessProxy.send` and get the numbered
-events from the proxy's observers.
+``rpcspy repl`` (its local backend) and ``rpcspy drive`` are that client: they write commands
+with :meth:`InProcessProxy.send` and get the numbered events from the proxy's observers.
 """
 
 from __future__ import annotations
