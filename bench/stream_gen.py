@@ -53,13 +53,28 @@ def run_lines(run: int, deltas: int, delta_len: int) -> Iterator[bytes]:
     yield _line({"type": "agent_end", "messages": [user, msg]})
 
 
-def generate(path: str, size: int, deltas: int = 200, delta_len: int = 40) -> int:
-    """Write at least ``size`` bytes of stream to ``path``; return the size written."""
+def small_lines(run: int, deltas: int) -> Iterator[bytes]:
+    """One clean pi >= 0.84 run of delta-only `message_update` frames (~280 bytes each), as the agent writes it.
+
+    The agent's side of bench_check.run_frames (the prompt's response left out: no prompt is sent).
+    """
+    from bench_check import run_frames
+
+    for direction, data in run_frames(run, deltas, 4, True):
+        if direction == "a2c" and b'"type":"response"' not in data:
+            yield data + b"\n"
+
+
+def generate(path: str, size: int, deltas: int = 200, delta_len: int = 40, small: bool = False) -> int:
+    """Write at least ``size`` bytes of stream to ``path``; return the size written.
+
+    ``small``: delta-only frames of about 280 bytes (pi >= 0.84), not growing ones.
+    """
     written = 0
     run = 0
     with open(path, "wb") as f:
         while written < size:
-            for line in run_lines(run, deltas, delta_len):
+            for line in (small_lines(run, deltas) if small else run_lines(run, deltas, delta_len)):
                 f.write(line)
                 written += len(line)
             run += 1

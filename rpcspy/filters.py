@@ -15,7 +15,6 @@ from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
 from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed, Start
-from rpcspy.frameinfo import type_keys
 
 DIR_ALIASES: dict[str, str] = {
     "c2a": "c2a", "client": "c2a", "in": "c2a", "stdin": "c2a",
@@ -80,7 +79,7 @@ class FrameFilter:
             return False
         if not self._in_ranges(frame.seq, frame.t):
             return False
-        if self.types and not self._types_match(type_keys(frame, None if obj is _UNSET else obj)):
+        if self.types and not self._types_match(_type_keys()(frame, None if obj is _UNSET else obj)):
             return False
         if self._re is not None and not self._re.search(frame.data.decode("utf-8", "replace")):
             return False
@@ -202,7 +201,7 @@ def frame_keys(frames: Iterable[Frame], seqs: Collection[int],
         if frame.seq in seqs:
             seen += 1
             if where is None or where.match_frame(frame):
-                keys[frame.seq] = type_keys(frame)
+                keys[frame.seq] = _type_keys()(frame)
             if seen == len(seqs):
                 break
     return keys
@@ -211,3 +210,10 @@ def frame_keys(frames: Iterable[Frame], seqs: Collection[int],
 def flagged_seqs(events: Iterable[Event]) -> set[int]:
     """The seqs of the frames that findings are about (a first pass for ``--with-findings``)."""
     return {e.frame for e in events if isinstance(e, Finding) and e.frame is not None}
+
+
+def _type_keys() -> Callable[..., tuple[str, ...]]:
+    """:func:`rpcspy.frameinfo.type_keys`, imported on first use (it loads msgspec; --help must not)."""
+    from rpcspy.frameinfo import type_keys
+
+    return type_keys

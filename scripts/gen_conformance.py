@@ -27,10 +27,9 @@ a fresh agent process with a temporary HOME pointed at `rpcspy model-server`) an
 as **passed** (as documented), **deviation** (works, but not as documented) or **failed** (no
 answer, a hang, a crash). Each deviation and failure links the rule in [rules.md](rules.md) that
 explains it; `rpcspy check` reports the same rule on a recording of that behaviour.
-`rpcspy conform --list` lists the cases and what each checks. A **skipped** case says why:
-pi 1.5.2 as the test suite installs it (its `dist/bundle/cli.js` without the package's
-dependencies) cannot load extensions (`Cannot find module 'jiti'`), so its dialog cases are
-skipped. omp, with its default settings, did not retry an HTTP 429 during the case (a deviation with no checker rule).
+`rpcspy conform --list` lists the cases and what each checks. A **skipped** case says why.
+pi 1.5.2 runs as the test suite installs it: its self-contained `dist/bundle/cli.js`, with `jiti`
+(which it loads extensions with) installed beside it. omp, with its default settings, did not retry an HTTP 429 during the case (a deviation with no checker rule).
 
 Generated {date} on {agents}.
 

@@ -57,6 +57,7 @@ class FrameDecoder:
         from rpcspy.protocol import validate_bytes
 
         self._validate_bytes = validate_bytes
+        self._typed: dict[str, Any] = {}  # direction -> the dialect's typed decode
 
     def _learn(self, dialect: str) -> None:
         """The dialect's message_update class and its delta event classes."""
@@ -66,6 +67,9 @@ class FrameDecoder:
         self._update_cls = proto.message_update
         members = typing.get_args(proto.assistant_message_event) or (proto.assistant_message_event,)
         self._delta_tags = {cls: tag for cls in members if (tag := _tag_of(cls)) in _DELTAS}
+        from rpcspy.protocol.validate import typed_decoder
+
+        self._typed = {d: typed_decoder(d, dialect) for d in ("c2a", "a2c")}
         self._dialect = dialect
 
     def __call__(self, frame: Frame) -> Any:
@@ -86,9 +90,15 @@ class FrameDecoder:
             self._learn(dialect)
         if not frame.nl or frame.cr or len(data) > KIB64:
             check_bytes(frame, self.sink, self.once)
-        value, issues = self._validate_bytes(data, frame.dir, dialect)
-        if value is None:  # not JSON, or JSON null
-            return self._not_a_struct(frame)
+        try:  # a message_update Struct from the typed decode is validate_bytes' clean answer
+            value = self._typed[frame.dir](data)
+        except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+            value = None
+        issues: Any = ()
+        if type(value) is not self._update_cls:
+            value, issues = self._validate_bytes(data, frame.dir, dialect)
+            if value is None:  # not JSON, or JSON null
+                return self._not_a_struct(frame)
         if type(value) is self._update_cls:
             # the hot path: a schema-clean message_update
             ame = value.assistantMessageEvent

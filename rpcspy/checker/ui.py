@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rpcspy.protocol.bounded import trim_oldest
 from rpcspy.checker.findings import Sink
 from rpcspy.protocol.ui import ANSWER_FIELDS
 from rpcspy.protocol.vocabulary import DIALOGS
@@ -118,5 +119,4 @@ class UiTracker:
 
     @staticmethod
     def _trim(table: dict[str, Any]) -> None:
-        if len(table) > _CAP:
-            del table[next(iter(table))]
+        trim_oldest(table, _CAP)

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from rpcspy.drive.driver import DEFAULT_TIMEOUT
+from rpcspy.drive.script import DEFAULT_TIMEOUT
 
 
 @click.command(

@@ -71,7 +71,7 @@ def command(target: str, at: float | None, frame: int | None, client_timeout: fl
 
 def _recorded(path: str, at: float | None, frame: int | None, client_timeout: float):
     from rpcspy.cli.recfile import open_or_fail, report_problems
-    from rpcspy.diagnose import diagnose_entries
+    from rpcspy.diagnose.explain import diagnose_entries
 
     try:
         rec = open_or_fail(path)
@@ -84,8 +84,8 @@ def _recorded(path: str, at: float | None, frame: int | None, client_timeout: fl
 
 
 def _live(pid: int, client_timeout: float):
+    from rpcspy.diagnose.items import Diagnosis
     from rpcspy.pump.control_client import ControlClient, ControlError, find_session
-    from rpcspy.diagnose import Diagnosis
 
     try:
         target = find_session(str(pid))

@@ -16,12 +16,12 @@ from typing import Any
 
 import msgspec
 
-from rpcspy.diagnose import Tracker, explain
+from rpcspy.diagnose.explain import explain
+from rpcspy.diagnose.tracker import Tracker
 from rpcspy.diagnose import knowledge as K
-from rpcspy.drive.script import Step, Wait
+from rpcspy.drive.script import DEFAULT_TIMEOUT, Step, Wait
 from rpcspy.events import Exit, Frame, SpawnFailed
 
-DEFAULT_TIMEOUT = 60.0
 _TEXT_DELTA = b'"type":"text_delta"'
 _decode = msgspec.json.decode
 

@@ -28,6 +28,8 @@ from rpcspy.diagnose.knowledge import DIALOGS, RUN_COMMANDS
 from rpcspy.protocol.vocabulary import ANSWER_TYPES
 
 OPTIONS_KEY = "rpcspy"
+DEFAULT_TIMEOUT = 60.0
+"""Seconds a step may wait, unless its options say otherwise."""
 WAIT_WORDS = ("settle", "response", "none")
 
 

@@ -6,7 +6,9 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from rpcspy.diagnose import Diagnosis, Tracker, explain
+from rpcspy.diagnose.explain import explain
+from rpcspy.diagnose.items import Diagnosis
+from rpcspy.diagnose.tracker import Tracker
 
 QUIET_SECONDS = 3.0
 """How long a session must be quiet before watch shows what it waits on."""

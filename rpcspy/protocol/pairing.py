@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from rpcspy.protocol.bounded import trim_oldest
 from rpcspy.protocol.vocabulary import ANSWER_TYPES
 
 _encode = msgspec.json.encode
@@ -27,7 +28,7 @@ PARSE = "parse"
 NONOBJECT: Any = object()
 """Expected id-less answer to a JSON value that is not an object."""
 IDLESS_CAP = 4096
-ANSWERED_CAP = 65536
+ANSWERED_CAP = 16384
 
 
 def id_key(value: Any) -> Any:
@@ -202,8 +203,7 @@ class Pairing:
     def _remember(self, key: Any, p: Pending, resp: int, success: Any) -> None:
         p.answers += 1
         self._answered[key] = _Answered(p, resp, success)
-        if len(self._answered) > ANSWERED_CAP:
-            del self._answered[next(iter(self._answered))]
+        trim_oldest(self._answered, ANSWERED_CAP)
 
     # ---- what waits ------------------------------------------------------------------------
     def waiting_with_id(self) -> list[Pending]:

@@ -195,6 +195,16 @@ def _decoder(direction: str, dialect: str) -> tuple[msgspec.json.Decoder, msgspe
     return pair
 
 
+def typed_decoder(direction: str, dialect: str) -> Callable[[bytes], object]:
+    """:func:`validate_bytes`' first step: the frame decoded into the direction's Structs.
+
+    A result that is neither a ``Response`` nor an ``extension_ui_request`` (such as a
+    ``message_update``) is already what :func:`validate_bytes` returns clean; for those
+    two, or on an error, call :func:`validate_bytes`. For hot loops (the checker).
+    """
+    return (_decoders.get((direction, dialect)) or _decoder(direction, dialect))[0].decode
+
+
 def validate_bytes(data: bytes, direction: str, dialect: str) -> tuple[object | None, list[SchemaIssue]]:
     """Decode one raw frame (without its LF) straight into Structs and validate it.
 

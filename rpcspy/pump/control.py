@@ -134,7 +134,7 @@ class ControlServer:
         self._n = 0
         self._diverting = False
         self._closed = False
-        from rpcspy.diagnose import Tracker
+        from rpcspy.diagnose.tracker import Tracker
 
         self._why = Tracker()
         self._why_lock = threading.Lock()
@@ -289,7 +289,7 @@ class ControlServer:
 
     def why(self, client_timeout: Any = None) -> dict[str, Any]:
         """The diagnosis of the session now (recording time), as JSON."""
-        from rpcspy.diagnose import explain
+        from rpcspy.diagnose.explain import explain
 
         with self._why_lock:
             if isinstance(client_timeout, (int, float)) and client_timeout > 0:

@@ -78,7 +78,9 @@ class FrameEntry(msgspec.Struct, tag="frame", tag_field="kind", kw_only=True, om
         return b""
 
     def to_frame(self) -> Frame:
-        return Frame(self.seq, self.t, self.dir, self.data(), self.nl, self.cr, self.injected)
+        json = self.json
+        return Frame(self.seq, self.t, self.dir, bytes(json) if json else self.data(), self.nl, self.cr,
+                     self.injected)
 
 
 class EofEntry(msgspec.Struct, tag="eof", tag_field="kind", kw_only=True):
@@ -130,10 +132,6 @@ Entry = StartEntry | SpawnFailedEntry | FrameEntry | EofEntry | ExitEntry | Note
 ENTRY_TYPES: tuple[type, ...] = (StartEntry, SpawnFailedEntry, FrameEntry, EofEntry, ExitEntry, NoteEntry, FindingEntry)
 
 
-def _t(t: float) -> bytes:
-    return b"%.6f" % t
-
-
 def frame_pieces(frame: Frame) -> list[bytes]:
     """A frame entry line (with LF) as pieces, the frame's own bytes passed through.
 
@@ -142,18 +140,24 @@ def frame_pieces(frame: Frame) -> list[bytes]:
     reads it. Returning pieces lets the writer use ``writev`` without a copy.
     """
     data = frame.data
-    head = b'{"kind":"frame","seq":%d,"t":%s,"dir":"%s"' % (frame.seq, _t(frame.t), frame.dir.encode())
-    tail = b""
-    if frame.cr:
-        tail += b',"cr":true'
-    if not frame.nl:
-        tail += b',"nl":false'
-    if frame.injected:
-        tail += b',"injected":true'
-    tail += b"}\n"
+    head = b'{"kind":"frame","seq":%d,"t":%.6f,"dir":"%s"' % (frame.seq, frame.t, _DIR_BYTES[frame.dir])
+    if frame.nl and not frame.cr and not frame.injected:
+        tail = b"}\n"
+    else:
+        tail = b""
+        if frame.cr:
+            tail += b',"cr":true'
+        if not frame.nl:
+            tail += b',"nl":false'
+        if frame.injected:
+            tail += b',"injected":true'
+        tail += b"}\n"
     if _embeddable(data):
         return [head + b',"json":', data, tail]
     return [head, _escaped(data), tail]
+
+
+_DIR_BYTES = {"c2a": b"c2a", "a2c": b"a2c", "err": b"err"}
 
 
 def encode_frame(frame: Frame) -> bytes:

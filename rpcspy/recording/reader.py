@@ -16,7 +16,7 @@ import os
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from typing import BinaryIO, Union
 
 import msgspec
 
@@ -26,12 +26,16 @@ from rpcspy.recording.decode import BadEntry, decode_entry, unreadable_reason
 from rpcspy.recording.format import (
     FORMAT_NAME,
     FORMAT_VERSION,
+    ENTRY_TYPES,
     FrameEntry,
     Header,
 )
 from rpcspy.recording.transcripts import raw_records, structured_records, transcript_entries
 
 CHUNK = 1 << 20
+_LONG_LINE = 2048
+"""A block whose first line is this long is decoded line by line rather than as one array."""
+_block_decoder = msgspec.json.Decoder(list[Union[ENTRY_TYPES]])  # type: ignore[valid-type]
 _header_decoder = msgspec.json.Decoder(Header)
 
 
@@ -53,6 +57,17 @@ class Problem:
         return f"{self.path}: line {self.line}: {self.reason}"
 
 
+def _batched(entries: Iterator[msgspec.Struct], size: int = 1024) -> Iterator[list[msgspec.Struct]]:
+    batch: list[msgspec.Struct] = []
+    for e in entries:
+        batch.append(e)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
 def _iter_lines(f: BinaryIO) -> Iterator[tuple[bytes, bool]]:
     return read_lines(f.read, CHUNK)
 
@@ -70,34 +85,96 @@ class Recording:
 
     def entries(self) -> Iterator[msgspec.Struct]:
         """Every entry after the header, in file order, streamed."""
-        with open(self.path, "rb") as f:
-            lines = _iter_lines(f)
-            if self.kind == "rpcspy":
-                next(lines, None)
-                yield from self._native(lines)
-            elif self.kind == "structured-transcript":
-                yield from transcript_entries(structured_records(lines, self._skip))
-            else:
-                yield from transcript_entries(raw_records(lines))
+        for block in self._blocks():
+            yield from block
 
     def frames(self) -> Iterator[Frame]:
         """Only the frames, as :class:`Frame` events."""
-        for entry in self.entries():
-            if isinstance(entry, FrameEntry):
-                yield entry.to_frame()
+        for block in self._blocks():
+            for e in block:
+                if type(e) is FrameEntry:
+                    yield e.to_frame()
+
+    def _blocks(self) -> Iterator[list[msgspec.Struct]]:
+        """The entries after the header, a list at a time."""
+        with open(self.path, "rb") as f:
+            if self.kind == "rpcspy":
+                yield from self._native(f)
+                return
+            lines = _iter_lines(f)
+            if self.kind == "structured-transcript":
+                yield from _batched(transcript_entries(structured_records(lines, self._skip)))
+            else:
+                yield from _batched(transcript_entries(raw_records(lines)))
+
+    def _native(self, f: BinaryIO) -> Iterator[list[msgspec.Struct]]:
+        """The entries after the header, decoded a block of whole lines at a time.
+
+        The complete lines of each read are a block. A block of short lines (judged by its
+        first) is decoded in one call as a JSON array, its LFs turned into commas; a block
+        that is then not an array of one entry per line (a blank or bad line, a value over
+        two lines or two on one), or of long lines, is decoded line by line, each sliced
+        from the read.
+        """
+        lineno = 0  # of the last line handled; the header is line 1
+        skip_header = True
+        pieces: list[bytes] = []  # a line begun in an earlier read
+        while chunk := f.read(CHUNK):
+            start = 0
+            if pieces or skip_header:
+                nl = chunk.find(b"\n")
+                if nl < 0:
+                    pieces.append(chunk)
+                    continue
+                pieces.append(chunk[:nl])
+                line = b"".join(pieces)
+                pieces.clear()
+                lineno += 1
+                start = nl + 1
+                if skip_header:
+                    skip_header = False
+                else:
+                    yield list(self._line(line, lineno, True))
+            cut = chunk.rfind(b"\n") + 1
+            if cut > start:
+                entries = None
+                if chunk.find(b"\n", start, start + _LONG_LINE) >= 0:  # short lines: one call for all
+                    lines = chunk.count(b"\n", start, cut)
+                    try:  # the lines as one JSON array: a blank line or a value over two lines is malformed
+                        entries = _block_decoder.decode(b"[" + chunk[start:cut - 1].replace(b"\n", b",") + b"]")
+                    except _UNREADABLE:  # then line by line, which says which line is bad
+                        pass
+                    if entries is not None and len(entries) != lines:  # two values on one line
+                        entries = None
+                if entries is None:  # long lines (copying them costs more than a call each), or a bad block
+                    entries = []
+                    pos = start
+                    while pos < cut:
+                        nl = chunk.find(b"\n", pos)
+                        lineno += 1
+                        entries.extend(self._line(chunk[pos:nl], lineno, True))
+                        pos = nl + 1
+                else:
+                    lineno += lines
+                yield entries
+            rest = max(cut, start)
+            if rest < len(chunk):
+                pieces.append(chunk[rest:])
+        if pieces and not skip_header:
+            yield list(self._line(b"".join(pieces), lineno + 1, False))
 
     def _skip(self, lineno: int, reason: str, had_lf: bool) -> None:
         where = "truncated last line" if not had_lf else "unreadable line"
         self.problems.append(Problem(self.path, lineno, f"{where}: {reason}", truncated=not had_lf))
 
-    def _native(self, lines: Iterator[tuple[bytes, bool]]) -> Iterator[msgspec.Struct]:
-        for lineno, (line, had_lf) in enumerate(lines, start=2):
-            if not line.strip():
-                continue
-            try:
-                yield decode_entry(line)
-            except BadEntry as exc:
-                self._skip(lineno, str(exc) if exc.kind is None else f"bad {exc.kind or 'entry'}: {exc}", had_lf)
+    def _line(self, line: bytes, lineno: int, had_lf: bool) -> Iterator[msgspec.Struct]:
+        """One line's entry; a bad line is told in :attr:`problems` (or kept as an unknown kind)."""
+        if not line.strip():
+            return
+        try:
+            yield decode_entry(line)
+        except BadEntry as exc:
+            self._skip(lineno, str(exc) if exc.kind is None else f"bad {exc.kind or 'entry'}: {exc}", had_lf)
 
 
 _UNREADABLE = (ValueError, RecursionError)

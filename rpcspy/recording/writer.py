@@ -117,8 +117,12 @@ class RecordingWriter:
     def write_event(self, event: Event) -> None:
         if self._fd is None:
             return
-        if isinstance(event, Frame):
-            self._add(frame_pieces(event))  # the frame's bytes are not copied
+        if type(event) is Frame:
+            pieces = frame_pieces(event)  # the frame's bytes are not copied
+            self._buf += pieces
+            self._buffered += len(pieces[0]) + len(pieces[1]) + len(pieces[2])
+            if self._buffered >= FLUSH_AT:
+                self.flush()
         else:
             self._add([event_line(event)])
 

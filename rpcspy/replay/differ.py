@@ -2,15 +2,14 @@
 
 Frames are normalised (class tokens, :mod:`rpcspy.replay.normalise`) and compared as
 JSON values, so key order, number spelling and volatile values do not count. The
-two frame sequences of a direction are aligned (``difflib``) on digests of the
+two frame sequences of a direction are aligned (:mod:`rpcspy.replay.align`) on digests of the
 normalised frames, then frames of the same kind inside a changed block are paired
 and their differing JSON paths listed. Pure: frames come in as iterables.
 """
 
 from __future__ import annotations
 
-import difflib
-import hashlib
+from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +18,7 @@ import msgspec
 
 from rpcspy.events import Frame
 from rpcspy.framing import DECODE_ERRORS
+from rpcspy.replay.align import Opcode, opcodes
 from rpcspy.replay.jsondiff import Change, all_changes
 from rpcspy.replay.normalise import Normaliser
 
@@ -33,7 +33,7 @@ class Norm:
     seq: int
     label: str
     value: Any
-    digest: bytes
+    digest: int
 
 
 @dataclass(slots=True)
@@ -129,52 +129,129 @@ def label_of(value: Any) -> str:
     return f"{name}/{sub}" if isinstance(sub, str) else name
 
 
-def _canon(v: Any) -> Any:
+def _int_floats(raw: str) -> Any:
     """Integral floats as ints, so 1 and 1.0 digest alike (JSON does not tell them apart)."""
-    if isinstance(v, float) and v.is_integer():
-        return int(v)
-    if isinstance(v, dict):
-        return {k: _canon(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_canon(x) for x in v]
-    return v
+    f = float(raw)
+    return int(f) if f.is_integer() else f
+
+
+_digest_dec = msgspec.json.Decoder(float_hook=_int_floats).decode
+_CACHE_FRAME = 512
+"""Frames up to this size have their (label, digest) remembered: small frames repeat a lot."""
+_CACHE_ENTRIES = 20_000
+"""The cache is emptied when it holds this many (so at most ~12 MB)."""
+
+
+class Digester:
+    """Frame bytes to (label, digest): normalised, keys sorted, integral floats as ints, hashed.
+
+    The digest is Python's 64-bit ``hash`` of the canonical encoding: equal within one
+    process, which is all an alignment needs. With a token normaliser (``stable=False``,
+    a pure function of the frame) results for small frames are cached.
+    """
+
+    def __init__(self, norm: Normaliser) -> None:
+        self.norm = norm
+        self._cache: dict[bytes, tuple[str, int]] | None = None if norm.stable else {}
+
+    def __call__(self, data: bytes) -> tuple[str, int]:
+        cache = self._cache
+        if cache is not None and len(data) <= _CACHE_FRAME:
+            got = cache.get(data)
+            if got is None:
+                if len(cache) >= _CACHE_ENTRIES:
+                    cache.clear()
+                got = cache[data] = self._digest(data)
+            return got
+        return self._digest(data)
+
+    def _digest(self, data: bytes) -> tuple[str, int]:
+        try:
+            value = self.norm.value(_digest_dec(data))
+        except DECODE_ERRORS:
+            value = self.norm.text(data.decode("utf-8", "replace"))
+        try:
+            return label_of(value), hash(msgspec.json.encode(value, order="sorted"))
+        except RecursionError:  # nested too deeply to encode: digested as it came
+            return label_of(value), hash(data)
 
 
 def normalise_frame(index: int, frame: Frame, norm: Normaliser, *, keep: bool = True) -> Norm:
     """One frame decoded and normalised (JSON frames as values, other lines as text)."""
+    label, digest = Digester(norm)(frame.data)
+    value = _value(frame.data, norm) if keep else None
+    return Norm(index, frame.seq, label, value, digest)
+
+
+def _value(data: bytes, norm: Normaliser) -> Any:
     try:
-        value = norm.value(_dec(frame.data))
+        return norm.value(_dec(data))
     except DECODE_ERRORS:
-        value = norm.text(frame.data.decode("utf-8", "replace"))
-    try:
-        key = msgspec.json.encode(_canon(value), order="sorted")
-    except RecursionError:  # nested too deeply to walk: digested as it is
-        key = msgspec.json.encode(value, order="sorted")
-    return Norm(index, frame.seq, label_of(value), value if keep else None,
-                hashlib.blake2b(key, digest_size=16).digest())
+        return norm.text(data.decode("utf-8", "replace"))
 
 
 def normalise_frames(frames: Iterable[Frame], norm: Normaliser, *, keep: bool = True) -> list[Norm]:
-    """Normalise a frame sequence; without ``keep`` only digests and labels are held (big recordings)."""
-    return [normalise_frame(i, f, norm, keep=keep) for i, f in enumerate(frames)]
+    """Normalise a frame sequence; without ``keep`` only digests and labels are held."""
+    digest = Digester(norm)
+    out = []
+    for i, f in enumerate(frames):
+        label, h = digest(f.data)
+        out.append(Norm(i, f.seq, label, _value(f.data, norm) if keep else None, h))
+    return out
+
+
+class Compact:
+    """One direction's frames in 12 bytes each: digest and label number (big recordings).
+
+    Seqs are not held: pass 2 reads them with the values of the frames that differ.
+    """
+
+    __slots__ = ("digests", "labels", "names")
+
+    def __init__(self, names: dict[str, int]) -> None:
+        self.digests = array("q")
+        self.labels = array("I")
+        self.names = names  # label -> number, shared by both recordings
+
+    def add(self, label: str, digest: int) -> None:
+        num = self.names.get(label)
+        if num is None:
+            num = self.names[label] = len(self.names)
+        self.digests.append(digest)
+        self.labels.append(num)
+
+    def __len__(self) -> int:
+        return len(self.digests)
 
 
 def diff_direction(direction: str, a: list[Norm], b: list[Norm]) -> DirectionDiff:
     """Align and compare; ``changed`` items get their paths now if values are held, else in :func:`fill`."""
     items: list[Item] = []
-    sm = difflib.SequenceMatcher(None, [x.digest for x in a], [x.digest for x in b], autojunk=False)
-    for op, i1, i2, j1, j2 in sm.get_opcodes():
-        if op == "equal":
-            continue
+    for _, i1, i2, j1, j2 in _changed(opcodes([x.digest for x in a], [x.digest for x in b])):
         items.extend(_block(a[i1:i2], b[j1:j2]))
+    return DirectionDiff(direction, len(a), len(b), items)
+
+
+def _changed(ops: list[Opcode]) -> list[Opcode]:
+    return [op for op in ops if op[0] != "equal"]
+
+
+def _compact_direction(direction: str, a: Compact, b: Compact, label_names: list[str]) -> DirectionDiff:
+    """:func:`diff_direction` on compact sequences: Norms are made only for the frames that differ."""
+    items: list[Item] = []
+
+    def norms(side: Compact, lo: int, hi: int) -> list[Norm]:
+        return [Norm(i, -1, label_names[side.labels[i]], None, side.digests[i]) for i in range(lo, hi)]
+
+    for _, i1, i2, j1, j2 in _changed(opcodes(a.digests, b.digests)):
+        items.extend(_block(norms(a, i1, i2), norms(b, j1, j2)))
     return DirectionDiff(direction, len(a), len(b), items)
 
 
 def _block(a: list[Norm], b: list[Norm]) -> list[Item]:
     """Pair frames of the same kind inside a changed block; the rest were added or removed."""
     out: list[Item] = []
-    sm = difflib.SequenceMatcher(None, [x.label for x in a], [x.label for x in b], autojunk=False)
-    for op, i1, i2, j1, j2 in sm.get_opcodes():
+    for op, i1, i2, j1, j2 in opcodes([x.label for x in a], [x.label for x in b]):
         if op == "equal":
             for x, y in zip(a[i1:i2], b[j1:j2]):
                 it = Item("changed", x.label, x, y)
@@ -187,58 +264,82 @@ def _block(a: list[Norm], b: list[Norm]) -> list[Item]:
     return out
 
 
-def _scan(path: str, dirs: tuple[str, ...]):
-    """(frames by direction as an iterator of (dir, Frame), exit code holder) of one recording, streamed."""
-    from rpcspy.recording.format import ExitEntry, FrameEntry, NoteEntry, SpawnFailedEntry
+def _entries(path: str):
+    """(entries of one recording, streamed; a function giving an entry's exit code or None)."""
+    from rpcspy.recording.format import ExitEntry, NoteEntry, SpawnFailedEntry
     from rpcspy.recording.reader import open_recording
 
     rec = open_recording(path)
-    code: list[int | None] = [None]
+    native = rec.kind == "rpcspy"
 
-    def frames():
-        for e in rec.entries():
-            if isinstance(e, FrameEntry):
-                if e.dir in dirs:
-                    yield e.dir, e.to_frame()
-            elif isinstance(e, (ExitEntry, SpawnFailedEntry)):
-                code[0] = e.code
-            elif rec.kind != "rpcspy" and isinstance(e, NoteEntry) and e.text.startswith("exit code: "):
-                code[0] = int(e.text.split(": ", 1)[1])
+    def exit_code(e: Any) -> int | None:
+        if isinstance(e, (ExitEntry, SpawnFailedEntry)):
+            return e.code
+        if not native and isinstance(e, NoteEntry) and e.text.startswith("exit code: "):
+            return int(e.text.split(": ", 1)[1])
+        return None
 
-    return frames(), code
+    return rec.entries(), exit_code
 
 
 def diff_recordings(a_path: str, b_path: str, norm: Normaliser, *, dirs: Iterable[str] = ("c2a", "a2c")) -> DiffResult:
-    """Diff two recordings (any format :func:`open_recording` reads) in constant memory per frame.
+    """Diff two recordings (any format :func:`open_recording` reads), 12 bytes held per frame.
 
-    Pass 1 keeps a digest and a label per frame and aligns; pass 2 re-reads only the
-    frames that differ to list their values and changed paths.
+    Pass 1 keeps a digest and a label number per frame (:class:`Compact`) and aligns
+    (:mod:`rpcspy.replay.align`, near-linear); pass 2 re-reads the recordings up to the
+    last frame that differs, to list the values and changed paths of those frames.
     """
-    dirs = tuple(dirs)
+    from rpcspy.recording.format import FrameEntry
 
-    def digests(path: str) -> tuple[dict[str, list[Norm]], int | None]:
-        frames, code = _scan(path, dirs)
-        out: dict[str, list[Norm]] = {d: [] for d in dirs}
-        for d, f in frames:
-            out[d].append(normalise_frame(len(out[d]), f, norm, keep=False))
-        return out, code[0]
+    dirs = tuple(dirs)
+    names: dict[str, int] = {}
+    digest = Digester(norm)
+
+    def digests(path: str) -> tuple[dict[str, Compact], int | None]:
+        entries, exit_code = _entries(path)
+        out = {d: Compact(names) for d in dirs}
+        code = None
+        for e in entries:
+            if type(e) is FrameEntry:
+                side = out.get(e.dir)
+                if side is not None:
+                    side.add(*digest(e.data()))
+            else:
+                code = c if (c := exit_code(e)) is not None else code
+        return out, code
 
     na, ca = digests(a_path)
     nb, cb = digests(b_path)
-    result = [diff_direction(d, na[d], nb[d]) for d in dirs]
+    label_names = list(names)
+    result = [_compact_direction(d, na[d], nb[d], label_names) for d in dirs]
+    del na, nb
     for side, path in (("a", a_path), ("b", b_path)):
         wanted = {(r.dir, getattr(it, side).index): getattr(it, side) for r in result for it in r.items
                   if getattr(it, side) is not None}
         if wanted:
-            frames, _ = _scan(path, dirs)
-            counts = dict.fromkeys(dirs, 0)
-            for d, f in frames:
-                target = wanted.get((d, counts[d]))
-                if target is not None:
-                    target.value = normalise_frame(counts[d], f, norm).value
-                counts[d] += 1
+            _fill(path, dirs, wanted, norm)
     for r in result:
         for it in r.items:
             if it.op == "changed":
                 it.changes = all_changes(it.a.value, it.b.value)  # type: ignore[union-attr]
     return DiffResult(a_path, b_path, result, ca, cb)
+
+
+def _fill(path: str, dirs: tuple[str, ...], wanted: dict[tuple[str, int], Norm], norm: Normaliser) -> None:
+    """Give the ``wanted`` frames (by direction and index) their seqs and normalised values."""
+    from rpcspy.recording.format import FrameEntry
+
+    entries, _ = _entries(path)
+    counts = dict.fromkeys(dirs, 0)
+    left = len(wanted)
+    for e in entries:
+        if type(e) is not FrameEntry or e.dir not in counts:
+            continue
+        target = wanted.get((e.dir, counts[e.dir]))
+        if target is not None:
+            target.seq = e.seq
+            target.value = _value(e.data(), norm)
+            left -= 1
+            if not left:
+                break
+        counts[e.dir] += 1

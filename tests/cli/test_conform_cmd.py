@@ -20,6 +20,8 @@ EXPECTED = {
                   "lifecycle.retry": "passed"},
     "pi-0.87.1": {"framing.blank_line": "deviation", "framing.null": "failed", "id.unknown_command": "passed",
                   "lifecycle.retry": "passed"},
+    "pi-1.5.2": {"framing.blank_line": "deviation", "framing.null": "failed", "id.unknown_command": "passed",
+                 "lifecycle.retry": "passed"},
     "omp-18.2.3": {"framing.blank_line": "passed", "framing.null": "passed", "id.unknown_command": "deviation",
                    "lifecycle.retry": "deviation"},
 }

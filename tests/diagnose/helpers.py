@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rpcspy.diagnose import Diagnosis, Tracker, explain
+from rpcspy.diagnose.explain import explain
+from rpcspy.diagnose.items import Diagnosis
+from rpcspy.diagnose.tracker import Tracker
 from rpcspy.events import Frame
 from tests.checker.helpers import A, C, F, to_frames
 

@@ -141,7 +141,7 @@ def test_omp_prompt_open_until_prompt_result() -> None:
 def test_at_limits_the_moment() -> None:
     frames = [C({"id": "s", "type": "get_state"}, t=1.0), A({"id": "s", "type": "response", "command": "get_state",
                                                              "success": True}, t=2.0)]
-    from rpcspy.diagnose import diagnose_entries
+    from rpcspy.diagnose.explain import diagnose_entries
     from rpcspy.recording.format import FrameEntry
     import msgspec
 

@@ -95,3 +95,36 @@ def test_render_golden_pi_073_vs_087():
     if os.environ.get("RPCSPY_UPDATE_GOLDEN") == "1" or not golden.exists():
         golden.write_text(text)
     assert text == golden.read_text()
+
+
+def test_big_recordings_held_in_a_few_bytes_a_frame(tmp_path):
+    """Small, repeating frames: pass 1 keeps arrays, not an object per frame (memory grows ~24 bytes a frame)."""
+    import tracemalloc
+
+    from rpcspy.recording.format import encode_entry, encode_frame
+    from rpcspy.recording.writer import make_header
+
+    def write(path, n: int, edit: int) -> str:
+        with open(path, "wb") as f:
+            f.write(encode_entry(make_header(["pi"])))
+            for i in range(n):
+                delta = "X" if i == edit else "abcdefghijklm"[i % 13]
+                data = b'{"type":"message_update","assistantMessageEvent":{"type":"text_delta","delta":"%s"}}' \
+                    % delta.encode()
+                f.write(encode_frame(Frame(i + 1, i * 0.001, "a2c", data)))
+        return str(path)
+
+    def peak(n: int) -> int:
+        a, b = write(tmp_path / "a.jsonl", n, -1), write(tmp_path / "b.jsonl", n, n // 2)
+        tracemalloc.start()
+        try:
+            res = diff_recordings(a, b, norm())
+            _, top = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        items = res.dirs[1].items
+        assert [(i.op, i.a.index, i.b.index, i.b.seq) for i in items] == [("changed", n // 2, n // 2, n // 2 + 1)]
+        return top
+
+    small, big = peak(20_000), peak(40_000)
+    assert (big - small) / 20_000 < 100  # an object per frame (as before) took ~600 bytes a frame, both sides

