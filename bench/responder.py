@@ -3,6 +3,6 @@
 import sys
 
 out = sys.stdout.buffer
-for line in sys.stdin.buffer:
+for _line in sys.stdin.buffer:
     out.write(b'{"id":"x","type":"response","command":"get_state","success":true}\n')
     out.flush()

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import subprocess
 import sys
@@ -200,7 +199,7 @@ def main() -> int:
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         threading.Thread(target=_injector, args=(run, stop, args.inject_every), daemon=True).start()
     while any(t.is_alive() for t in threads):
-        for run, thread in zip(runs, threads):
+        for run, thread in zip(runs, threads, strict=False):
             _sample(run)
             if not thread.is_alive() and run.watching_at_end is None and run.watcher is not None:
                 run.watching_at_end = run.watcher.poll() is None

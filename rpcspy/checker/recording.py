@@ -13,7 +13,6 @@ from typing import Protocol
 from rpcspy.checker.findings import Sink
 from rpcspy.events import Event, Exit, Finding, Frame, SpawnFailed
 
-
 MAX_LINES = 20
 """Skipped lines reported one by one; the rest as one finding."""
 

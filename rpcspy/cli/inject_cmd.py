@@ -44,7 +44,7 @@ def command(session: str | None, once: str | None, timeout: float, dialect: str,
     recording marks injected frames. Without --once, the REPL of `rpcspy repl`
     opens on the session, showing its live stream; Ctrl-D detaches.
     """
-    from rpcspy.control_client import ControlError, find_session
+    from rpcspy.pump.control_client import ControlError, find_session
 
     try:
         target = find_session(session)
@@ -82,7 +82,7 @@ def _command(text: str, dialect: str) -> dict[str, Any]:
 
 
 def _once(target: Any, text: str, timeout: float, dialect: str) -> int:
-    from rpcspy.control_client import ControlClient
+    from rpcspy.pump.control_client import ControlClient
 
     command = _command(text, dialect)
     ack: dict[str, Any] = {}

@@ -87,9 +87,7 @@ def command(recording: str | None, agent: tuple[str, ...], match: str | None, re
             raise click.UsageError("--chaos is for the fake agent, not --client")
         if not agent:
             raise click.UsageError("--client needs the agent command after --, e.g. -- pi --mode rpc")
-        from rpcspy.replay.client import run_client_cli
-
-        sys.exit(run_client_cli(recording, list(agent), speed=speed, timeout=timeout, record=record, diff=diff,
+        sys.exit(_fake_client(recording, list(agent), speed=speed, timeout=timeout, record=record, diff=diff,
                                 usage=usage, redact=redact))
     if agent:
         raise click.UsageError(f"unexpected arguments {' '.join(agent)!r} (an agent command needs --client)")
@@ -114,6 +112,42 @@ def _scenario(name: str, recording: str | None, chaos: str | None, match: str | 
     return str(recording_path(found)), spec or None, match or found.match, True
 
 
+def _fake_client(recording: str, argv: list[str], *, speed: float, timeout: float, record: str | None,
+                 diff: bool, usage: bool, redact: tuple[str, ...]) -> int:
+    """``--client``: play the recording's client against ``argv``, record it, optionally diff; the exit status."""
+    from rpcspy.pump.fake_client import ClientRun
+    from rpcspy.recording.naming import default_path
+    from rpcspy.recording.reader import RecordingError, open_recording
+    from rpcspy.recording.writer import RecordingWriter, make_header
+    from rpcspy.replay.client import plan
+
+    try:
+        rec = open_recording(recording)
+    except RecordingError as exc:
+        sys.stderr.write(f"rpcspy replay --client: {exc}\n")
+        return 2
+    steps = plan(rec.entries(), transcript=rec.kind != "rpcspy")
+    out = record or default_path("recordings", argv)
+    writer = RecordingWriter(out, make_header(argv, mode="client", source=recording),
+                             warn=lambda m: print(f"rpcspy replay --client: {m}", file=sys.stderr))
+    try:
+        code = ClientRun(steps, argv, recorder=writer, speed=speed, timeout=timeout).run()
+    finally:
+        writer.close()
+    sys.stderr.write(f"rpcspy replay --client: new session recorded to {out}\n")
+    if not diff:
+        return code
+    from rpcspy.cli.recfile import make_console
+    from rpcspy.replay.diff_render import render_diff
+    from rpcspy.replay.differ import diff_recordings
+    from rpcspy.replay.normalise import NormaliseOptions, Normaliser
+
+    result = diff_recordings(recording, out, Normaliser(NormaliseOptions(usage=usage, redact=tuple(redact)),
+                                                        stable=False))
+    render_diff(result, make_console())
+    return 0 if result.equal else 1
+
+
 def _chaos_spec(text: str):
     from rpcspy.replay.chaos import FAULTS, ChaosSpecError, parse_spec
 
@@ -131,8 +165,8 @@ def _fake_agent(recording: str, *, match: str, reuse: bool, speed: float, strict
                 stdio: tuple[int, int, int] = (0, 1, 2)) -> int:
     import re
 
+    from rpcspy.pump.fake_agent import FakeAgent, ReplayOptions
     from rpcspy.recording.reader import RecordingError
-    from rpcspy.replay.agent import FakeAgent, ReplayOptions
     from rpcspy.replay.engine import ReplayEngine
     from rpcspy.replay.fixture import read_fixture_options
     from rpcspy.replay.matcher import Matcher

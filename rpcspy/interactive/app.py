@@ -30,7 +30,6 @@ from rpcspy.interactive.complete import ReplCompleter
 from rpcspy.interactive.dialogs import Dialog
 from rpcspy.interactive.history import open_history
 from rpcspy.interactive.live import LiveView
-from rpcspy.interactive.why_watch import WhyWatch, why_panel
 from rpcspy.interactive.schema import CommandSchema
 from rpcspy.interactive.sigint import TypedAhead
 from rpcspy.interactive.state import OpenDialog
@@ -43,6 +42,7 @@ from rpcspy.interactive.syntax import (
     parse,
     prepare,
 )
+from rpcspy.interactive.why_watch import WhyWatch, why_panel
 
 _DIALOG, _QUIT, _ENDED, _STALE, _TIMEOUT, _EARLY_CTRL_C = (object() for _ in range(6))
 class ReplApp:

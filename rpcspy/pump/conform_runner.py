@@ -248,8 +248,8 @@ def run_battery(cases: Sequence[Case], agent: Sequence[str], *, jobs: int = 2, a
                 on_result: Callable[[CaseResult], None] | None = None) -> list[CaseResult]:
     """Run ``cases`` against the agent command ``agent``, ``jobs`` at a time, each with a fresh
     temp HOME pointing at one scripted model server; results in case order."""
-    from rpcspy.modelserver.config import agent_env, make_home
     from rpcspy.modelserver.config import agent_args as model_args
+    from rpcspy.modelserver.config import agent_env, make_home
     from rpcspy.pump.model_server import ModelServer
 
     argv = [*agent, *(model_args("pi")[2:] if agent_args else [])]

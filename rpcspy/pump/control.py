@@ -34,8 +34,8 @@ from typing import Any
 
 from rpcspy.events import Eof, Event, Exit, Frame, Start
 from rpcspy.framing import DECODE_ERRORS
-from rpcspy.pump.control_conn import Connection, dumps
 from rpcspy.protocol.vocabulary import ANSWER_TYPES
+from rpcspy.pump.control_conn import Connection, dumps
 from rpcspy.pump.hub import Emit
 from rpcspy.recording.writer import event_line
 

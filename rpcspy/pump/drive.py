@@ -18,10 +18,10 @@ EXIT_GRACE = 30.0
 def drive(driver: Driver, argv: Sequence[str], record_path: str | None, *, env: dict[str, str] | None = None,
           check: bool = True, control: bool = True, on_step: Callable[[Any], None] | None = None) -> int | None:
     """Run the script against the agent; return the agent's exit status (None if it had to be killed)."""
-    from rpcspy.interactive.backends import LocalBackend
+    from rpcspy.pump.inprocess import InProcessProxy
 
     inbox: queue.Queue[Any] = queue.Queue()
-    backend = LocalBackend(argv, record_path, env=env, check=check, control=control, mode="drive")
+    backend = InProcessProxy(argv, record_path, env=env, check=check, control=control, mode="drive")
     backend.start(inbox.put, lambda: inbox.put(None))
     reported = 0
     ended = False

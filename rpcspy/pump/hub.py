@@ -15,10 +15,13 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from rpcspy.events import DIRECTIONS, Direction, Eof, Event, Frame, Note
 from rpcspy.framing import LineFramer, split_cr
+
+if TYPE_CHECKING:
+    from rpcspy.pump.tape import Tape
 
 Emit = Callable[[Event], None]
 
@@ -38,12 +41,33 @@ class Observer(Protocol):
         """End of session."""
 
 
+@runtime_checkable
+class Ticking(Protocol):
+    """An observer that also reports when time passes with no traffic (overdue answers)."""
+
+    def tick(self, t: float, emit: Emit) -> None: ...
+
+
 class Sink(Protocol):
     """Where relays hand over what they forwarded."""
+
+    tape: Tape | None
+    """Where the agent's bulk output may go instead of :meth:`publish` (a :class:`TapeSink`); None: chunks only."""
 
     def publish(self, direction: Direction, t: float, chunk: bytes, injected: bool = False) -> None: ...
     def publish_eof(self, direction: Direction, t: float) -> None: ...
     def publish_event(self, event: Event) -> None: ...
+
+
+class TapeSink(Sink, Protocol):
+    """A sink with a tape (the observer process's pipe): told about tape appends and gaps."""
+
+    tape: Tape | None
+    dead: bool
+    """Nobody reads the tape any more: relays go back to the plain path."""
+
+    def publish_tape(self, direction: Direction, t: float, length: int) -> None: ...
+    def publish_gap(self, direction: Direction, t: float, length: int, reason: str) -> None: ...
 
 
 class Dispatcher:
@@ -115,20 +139,28 @@ class Dispatcher:
         """Time passed with no traffic: observers with a ``tick(t, emit)`` may report (overdue answers)."""
         derived: list[Event] = []
         for obs in list(self.observers):
-            tick = getattr(obs, "tick", None)
-            if tick is None:
+            if not isinstance(obs, Ticking):
                 continue
             try:
-                tick(t, derived.append)
+                obs.tick(t, derived.append)
             except Exception as exc:
                 self._drop(obs, exc)
         for extra in derived:
             self.event(extra)
 
-    def each(self, method: str) -> None:
+    def flush(self) -> None:
+        """End of a batch: every observer writes out what it buffered."""
         for obs in list(self.observers):
             try:
-                getattr(obs, method)()
+                obs.flush()
+            except Exception as exc:
+                self._drop(obs, exc)
+
+    def close(self) -> None:
+        """End of the session, for every observer."""
+        for obs in list(self.observers):
+            try:
+                obs.close()
             except Exception as exc:
                 self._drop(obs, exc)
 
@@ -145,6 +177,9 @@ class Hub:
     ``stall_timeout`` seconds (backpressure, nothing lost), then drops the chunk and
     the recording gets a ``note`` saying how many bytes are missing.
     """
+
+    tape: Tape | None = None
+    """No tape: relays hand over every chunk."""
 
     def __init__(
         self,
@@ -234,10 +269,10 @@ class Hub:
             with self._cond:
                 self._pending -= freed
                 self._cond.notify_all()
-            d.each("flush")
+            d.flush()
             if closing:
                 break
-        d.each("close")
+        d.close()
 
     @property
     def dropped(self) -> dict[str, int]:

@@ -161,7 +161,7 @@ def _child_main(data_fd: int, tape: Tape | None, make_observers: Callable[[Child
             dispatcher.event(Note(0, last_t, "warning", text))
         if chunk is None:  # quiet for a while: let observers report what is overdue
             dispatcher.tick(last_t + time.monotonic() - last_at)
-            dispatcher.each("flush")
+            dispatcher.flush()
             continue
         for msg in decoder.feed(chunk):
             if msg.t:
@@ -183,12 +183,12 @@ def _child_main(data_fd: int, tape: Tape | None, make_observers: Callable[[Child
                 elif isinstance(event, Exit):
                     exited = True
                 dispatcher.event(event)
-        dispatcher.each("flush")
+        dispatcher.flush()
     if decoder.pending:
         dispatcher.event(Note(0, last_t, "warning", f"the proxy stopped mid-message; {decoder.pending} bytes lost"))
     if not exited and session.agent_pid is not None and end_process_group(session.agent_pid):
         dispatcher.event(Note(0, last_t, "warning", "rpcspy ended before the agent did (killed?): the observer "
                               f"process ended the agent's process group {session.agent_pid}"))
-    dispatcher.each("flush")
-    dispatcher.each("close")
+    dispatcher.flush()
+    dispatcher.close()
     spool.dispose()

@@ -13,6 +13,7 @@ saying what, how many bytes and after which frame). The agent's bulk output trav
 
 from __future__ import annotations
 
+import builtins
 import os
 import select
 import threading
@@ -49,7 +50,7 @@ class _Gap:
     events: int = 0
     """Events that could not be held either."""
 
-    def message(self) -> list[bytes]:
+    def message(self) -> list[builtins.bytes]:
         return wire.gap_message(self.dir, self.t, self.bytes, self.tape_bytes, self.reason, self.events)
 
 

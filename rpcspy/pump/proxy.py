@@ -13,11 +13,10 @@ from typing import Any
 from rpcspy.events import Direction, Exit, Note, SpawnFailed, Start
 from rpcspy.pump.hub import Hub, Observer, Sink
 from rpcspy.pump.relay import Relay, monotonic_clock
-from rpcspy.pump.spawn import SpawnError, enlarge_pipes, exit_status, signal_group, spawn_agent
+from rpcspy.pump.signals import SignalForwarder
+from rpcspy.pump.spawn import SpawnError, enlarge_pipes, exit_status, spawn_agent
 from rpcspy.pump.splice import AgentRelay, ClientRelay
 from rpcspy.pump.stdio import fill_closed_std_fds
-
-FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 ObserverFactory = Callable[[Any], list[Observer]]
 """Builds extra observers; gets the session object observers may act on (inject, divert_ids)."""
@@ -79,7 +78,6 @@ class ProxySession:
         self.client_relay: ClientRelay | None = None
         self.agent_relay: AgentRelay | None = None
         self._observer_process: Any = None
-        self._signals_seen = 0
 
     # --- observers ---------------------------------------------------------------------
     def _make_observers(self, session: Any) -> list[Observer]:
@@ -149,8 +147,7 @@ class ProxySession:
         sink.publish_event(Start(0, self.clock(), proc.pid, list(cfg.argv)))
         self._tell_closed(closed)
         relays = self._start_relays(proc, commands, client_gone=cfg.stdout in closed)
-        previous = self._install_signals()
-        try:
+        with SignalForwarder(proc.pid, self._note_forwarded):
             returncode = proc.wait()
             for relay in relays[1:]:
                 relay.join(cfg.drain_timeout)
@@ -159,8 +156,6 @@ class ProxySession:
                                             f"{relay.direction} still open {cfg.drain_timeout}s after the agent "
                                             "exited (a child process holds the pipe); stopped waiting",
                                             dir=relay.direction))
-        finally:
-            self._restore_signals(previous)
         code, signum = exit_status(returncode)
         sink.publish_event(Exit(0, self.clock(), code, signum))
         if self._observer_process is not None and not relays[1].is_alive():
@@ -191,6 +186,7 @@ class ProxySession:
 
     def _start_relays(self, proc: Any, commands: int | None, *, client_gone: bool = False) -> list[Relay]:
         cfg, sink = self.config, self.sink
+        assert sink is not None  # set by start() before the relays
         self.agent_relay = AgentRelay("a2c", proc.stdout.fileno(), cfg.stdout, sink, self.clock,
                                       on_dst_closed=self._dst_closed, warn=self.warn)
         self.agent_relay.dst_open = not client_gone
@@ -225,29 +221,11 @@ class ProxySession:
         if self.sink is not None:
             self.sink.publish_event(Note(0, self.clock(), "warning", text, dir=direction))
 
-    # --- signals -----------------------------------------------------------------------
-    def _install_signals(self) -> dict[int, Any]:
-        previous: dict[int, Any] = {}
-        if threading.current_thread() is not threading.main_thread():
-            return previous
-        for signum in FORWARDED_SIGNALS:
-            previous[signum] = signal.signal(signum, self._forward_signal)
-        return previous
-
-    def _restore_signals(self, previous: dict[int, Any]) -> None:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-
-    def _forward_signal(self, signum: int, _frame: object) -> None:
-        """Pass the signal on; the third one in a row kills the agent (a stuck agent must not trap the user)."""
-        self._signals_seen += 1
-        target = signal.SIGKILL if self._signals_seen >= 3 else signum
+    def _note_forwarded(self, signum: int) -> None:
         if self.sink is not None:  # not from the handler itself: the sink's lock may be held right here
-            name = signal.Signals(target).name
-            note = Note(0, self.clock(), "info", f"forwarded {name} to the agent's process group")
+            text = f"forwarded {signal.Signals(signum).name} to the agent's process group"
+            note = Note(0, self.clock(), "info", text)
             threading.Thread(target=self.sink.publish_event, args=(note,), daemon=True).start()
-        if self.proc is not None:
-            signal_group(self.proc.pid, target)
 
 
 def run_proxy(config: ProxyConfig) -> int:

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 
 from rpcspy.events import Direction
-from rpcspy.pump.hub import Hub
+from rpcspy.pump.hub import Sink
 
 CHUNK = 1 << 20
 
@@ -43,7 +43,7 @@ class Relay(threading.Thread):
         direction: Direction,
         src: int,
         dst: int,
-        hub: Hub,
+        hub: Sink,
         clock: Callable[[], float],
         *,
         close_dst: Callable[[], None] | None = None,

@@ -103,15 +103,19 @@ def enlarge_pipes(proc: subprocess.Popen[bytes], size: int = PIPE_SIZE) -> None:
 
     Linux only; refused sizes (over /proc/sys/fs/pipe-max-size) are ignored.
     """
-    import fcntl
-
     for f in (proc.stdin, proc.stdout, proc.stderr):
-        if f is None:
-            continue
-        try:
-            fcntl.fcntl(f.fileno(), F_SETPIPE_SZ, size)
-        except OSError:
-            pass
+        if f is not None:
+            grow_pipe(f.fileno(), size)
+
+
+def grow_pipe(fd: int, size: int = PIPE_SIZE) -> None:
+    """Best effort: ask for a ``size`` buffer on the pipe ``fd`` (ignored where refused or not a pipe)."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, F_SETPIPE_SZ, size)
+    except (OSError, ImportError, ValueError):
+        pass
 
 
 def exit_status(returncode: int) -> tuple[int, int | None]:

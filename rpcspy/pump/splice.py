@@ -13,9 +13,11 @@ import select
 import threading
 from collections import deque
 from collections.abc import Callable
+from typing import cast
 
 from rpcspy.events import Note
 from rpcspy.pump import wire
+from rpcspy.pump.hub import TapeSink
 from rpcspy.pump.relay import CHUNK, Relay
 from rpcspy.pump.tape import BACKLOG_BOUND, CLIENT_GONE, SendRefused, Tape, pipe_holds
 
@@ -31,7 +33,7 @@ DIVERT_WINDOW = 4096
 class ClientRelay(Relay):
     """client stdin -> agent stdin, accepting injected lines from other threads."""
 
-    def __init__(self, *args, commands: int | None = None,  # type: ignore[no-untyped-def]
+    def __init__(self, *args, commands: int | None = None,
                  on_divert: Callable[[bytes], None] | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._commands = commands
@@ -129,7 +131,7 @@ class ClientRelay(Relay):
 class AgentRelay(Relay):
     """agent stdout -> client stdout, diverting responses to injected ids."""
 
-    def __init__(self, *args, warn: Callable[[str], None] | None = None,  # type: ignore[no-untyped-def]
+    def __init__(self, *args, warn: Callable[[str], None] | None = None,
                  **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._warn = warn
@@ -159,9 +161,9 @@ class AgentRelay(Relay):
         self._plain.wait(timeout)
 
     def run(self) -> None:
-        tape = getattr(self.hub, "tape", None)
+        tape = self.hub.tape
         try:
-            if tape is not None and self._by_tape(tape):
+            if tape is not None and self._by_tape(tape, cast(TapeSink, self.hub)):  # a sink with a tape is a TapeSink
                 self._at_eof()
                 return
         finally:
@@ -176,13 +178,13 @@ class AgentRelay(Relay):
             return tape.read(tape.written - 1, 1) == b"\n"
         return self._last_byte_was_nl
 
-    def _by_tape(self, tape: Tape) -> bool:
+    def _by_tape(self, tape: Tape, sink: TapeSink) -> bool:
         """Bulk output goes agent pipe -> tape -> client inside the kernel; small chunks are copied.
 
         Returns True at EOF; False to continue on the plain path (an injection needs to
         look at the bytes, or the tape failed, e.g. a full disk).
         """
-        src, sink, clock = self.src, self.hub, self.clock
+        src, clock = self.src, self.clock
         while not self._markers:
             if self._wake_r in select.select([src, self._wake_r], [], [])[0]:
                 os.read(self._wake_r, 64)
@@ -190,10 +192,10 @@ class AgentRelay(Relay):
             if 0 < pipe_holds(src) < SMALL:
                 self._copy_small()
                 continue
-            if sink.dead:  # type: ignore[attr-defined]  # nobody reads the tape any more
+            if sink.dead:  # nobody reads the tape any more
                 return False
             if tape.over_bound:
-                if not self._copy_untaped(tape):
+                if not self._copy_untaped(sink):
                     return True
                 continue
             start = tape.written
@@ -209,11 +211,11 @@ class AgentRelay(Relay):
                 return True
             self._tape_last = True
             self.bytes += n
-            sink.publish_tape(self.direction, clock(), n)  # type: ignore[attr-defined]
+            sink.publish_tape(self.direction, clock(), n)
             self._send(tape, start, n)
         return False
 
-    def _copy_untaped(self, tape: Tape) -> bool:
+    def _copy_untaped(self, sink: TapeSink) -> bool:
         """The observers are BACKLOG_BOUND behind: forward a chunk without the tape (which would
         only grow) and record a gap. False at EOF."""
         chunk = os.read(self.src, CHUNK)
@@ -222,7 +224,7 @@ class AgentRelay(Relay):
         t = self.clock()
         self.bytes += len(chunk)
         self._last_byte_was_nl, self._tape_last = chunk.endswith(b"\n"), False
-        self.hub.publish_gap(self.direction, t, len(chunk), TAPE_FULL)  # type: ignore[attr-defined]
+        sink.publish_gap(self.direction, t, len(chunk), TAPE_FULL)
         if self.dst_open:
             self._forward(chunk)
         return True

@@ -29,6 +29,7 @@ import select
 import struct
 import tempfile
 import termios
+from typing import Any
 
 _FALLOC_FL_KEEP_SIZE, _FALLOC_FL_PUNCH_HOLE = 0x01, 0x02
 RELEASE_STEP = 8 << 20
@@ -39,6 +40,7 @@ being put on the tape, and the recording gets a gap instead (:attr:`Tape.over_bo
 
 AVAILABLE = hasattr(os, "splice") and hasattr(os, "sendfile")
 
+_fallocate: Any
 try:
     _fallocate = ctypes.CDLL(None, use_errno=True).fallocate
     _fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_longlong, ctypes.c_longlong]

@@ -172,7 +172,7 @@ def split_points(data: bytes) -> list[bytes]:
     """Three pieces of ``data`` (cut at a third and two thirds; small frames may give fewer)."""
     n = len(data)
     cuts = sorted({0, n // 3, 2 * n // 3, n})
-    return [data[a:b] for a, b in zip(cuts, cuts[1:]) if b > a]
+    return [data[a:b] for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
 
 
 class Chaos:

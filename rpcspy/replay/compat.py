@@ -214,7 +214,7 @@ def compat(result: DiffResult, labels_a: Iterable[str], labels_b: Iterable[str])
                 else:
                     add("breaking", "order changed", label, None, _example(item))
     for label, (gone, came) in moved.items():  # the same frames a few deltas away: compare them as pairs
-        for x, y in zip(gone, came):
+        for x, y in zip(gone, came, strict=False):
             pair = Item("changed", label, x.a, y.b)
             add("safe", "moved among streamed deltas", label, None, _example(pair))
             if x.a is not None and y.b is not None and x.a.value is not None and y.b.value is not None:

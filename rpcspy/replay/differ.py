@@ -253,7 +253,7 @@ def _block(a: list[Norm], b: list[Norm]) -> list[Item]:
     out: list[Item] = []
     for op, i1, i2, j1, j2 in opcodes([x.label for x in a], [x.label for x in b]):
         if op == "equal":
-            for x, y in zip(a[i1:i2], b[j1:j2]):
+            for x, y in zip(a[i1:i2], b[j1:j2], strict=False):
                 it = Item("changed", x.label, x, y)
                 if x.value is not None or y.value is not None:
                     it.changes = all_changes(x.value, y.value)

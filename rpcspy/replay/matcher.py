@@ -130,7 +130,7 @@ class Matcher:
         return self._no_match(live, answer_id)
 
     def unconsumed(self) -> list[RecordedCommand]:
-        return [c for c, u in zip(self.commands, self.used) if not u]
+        return [c for c, u in zip(self.commands, self.used, strict=False) if not u]
 
     def take(self, index: int) -> None:
         """Mark a recorded frame used without a live frame (a dialog that timed out)."""

@@ -16,6 +16,9 @@ import msgspec
 from rpcspy.framing import DECODE_ERRORS
 from rpcspy.replay.normalise import CLIENT_ANSWER_TYPES
 
+_ID_ERRORS: tuple[type[Exception], ...] = (*DECODE_ERRORS, KeyError)
+"""What reading a frame's raw ``id`` may raise."""
+
 FrameKind = Literal["command", "answer", "invalid", "non_object"]
 
 _raw_id = msgspec.json.Decoder(dict[str, msgspec.Raw])
@@ -75,7 +78,7 @@ def classify(data: bytes) -> ClientFrame:
         frame.id = obj["id"]
         try:
             frame.id_raw = bytes(_raw_id.decode(data)["id"])
-        except (*DECODE_ERRORS, KeyError):
+        except _ID_ERRORS:
             frame.id_raw = msgspec.json.encode(obj["id"])
     return frame
 

@@ -24,11 +24,11 @@ from typing import Any
 
 import msgspec
 
-from rpcspy.protocol.vocabulary import AGENT_CANCEL_TYPES, ANSWER_TYPES as CLIENT_ANSWER_TYPES
-from rpcspy.protocol.vocabulary import AGENT_REQUEST_TYPES as _REQUESTS
 from rpcspy.framing import DECODE_ERRORS
+from rpcspy.protocol.vocabulary import AGENT_CANCEL_TYPES
+from rpcspy.protocol.vocabulary import AGENT_REQUEST_TYPES as _REQUESTS
+from rpcspy.protocol.vocabulary import ANSWER_TYPES as CLIENT_ANSWER_TYPES
 from rpcspy.replay.secrets import REDACTED, redact_secrets, secret_name
-
 
 _UUID = r"(?<![0-9a-fA-F])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9a-fA-F])"
 _ISO = r"(?<!\d)\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}(?:[.,-]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?"

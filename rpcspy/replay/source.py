@@ -225,7 +225,7 @@ def _lines(fd: int, start: int, end: int | None) -> Iterator[tuple[int, int, byt
 
 def parse_line(line: bytes) -> PlayItem | _Client | _ClientEof | None:
     """One line of an rpcspy recording (frame lines rpcspy wrote take the decoder's fast path)."""
-    entry = fast_frame(line)
+    entry: msgspec.Struct | None = fast_frame(line)
     if entry is None:
         if not line.strip():
             return None
@@ -290,7 +290,7 @@ class FileSource:
                 if epilogue:
                     continue
                 self._register(start, off, nxt, item)
-                yield from self._lookahead(nxt, item.t)  # type: ignore[union-attr]
+                yield from self._lookahead(nxt, item.t)
                 return
             assert isinstance(item, PlayItem)
             if skipping and item.t < opened:  # type: ignore[operator]
@@ -308,7 +308,7 @@ class FileSource:
             item = parse_line(line)
             if item is None or off == self._moved:
                 continue
-            if _boundary(item) or item.t >= closed:  # type: ignore[union-attr]
+            if _boundary(item) or item.t >= closed:
                 return
             assert isinstance(item, PlayItem)
             if item.dir == "exit":
@@ -321,7 +321,7 @@ class FileSource:
             return None
         known = len(self.commands)
         opened = self.commands[-1].t if self.commands else None
-        for item in self._segment(self._frontier, opened):
+        for _item in self._segment(self._frontier, opened):
             pass
         return self.commands[known] if len(self.commands) > known else None
 

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from rpcspy.control_client import (
+from rpcspy.events import Eof, Exit, Frame, Note, Start
+from rpcspy.pump import control_conn
+from rpcspy.pump.control import ControlError, runtime_dir, start_control
+from rpcspy.pump.control_client import (
     ControlClient,
     find_session,
     list_sessions,
 )
-from rpcspy.events import Eof, Exit, Frame, Note, Start
-from rpcspy.pump import control_conn
-from rpcspy.pump.control import ControlError, runtime_dir, start_control
 from rpcspy.recording.decode import entry_or_none
 from rpcspy.recording.writer import event_line
 

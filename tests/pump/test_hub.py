@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 from rpcspy.events import Eof, Event, Finding, Frame, Note
-from rpcspy.pump.hub import Emit, Hub
+from rpcspy.pump.hub import Dispatcher, Emit, Hub, Ticking
 
 
 class Collect:
@@ -121,3 +121,22 @@ def test_a_gap_counts_the_line_it_cuts_and_says_after_which_frame() -> None:
     assert f"after frame {first.seq}" in note.text and note.text.startswith("the observers fell behind: ")
     frames = [e.data for e in seen.events if isinstance(e, Frame)]
     assert frames == [b'{"a":1}', b'tail"}', b'{"b":2}']  # recorded 23 B + gap 1005 B = forwarded 1028 B
+
+
+class Ticks(Collect):
+    name = "ticks"
+
+    def tick(self, t: float, emit: Emit) -> None:
+        emit(Note(0, t, "info", "overdue"))
+
+
+def test_tick_reaches_the_observers_that_declare_it_and_skips_the_rest() -> None:
+    warnings: list[str] = []
+    plain, ticks = Collect(), Ticks()
+    assert isinstance(ticks, Ticking) and not isinstance(plain, Ticking)
+    d = Dispatcher([plain, ticks], warn=warnings.append)
+    d.tick(5.0)
+    d.flush()
+    d.close()
+    assert [(e.text, e.seq) for e in plain.events] == [("overdue", 1)]  # type: ignore[attr-defined]
+    assert plain.closed and ticks.closed and warnings == []

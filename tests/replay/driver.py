@@ -10,7 +10,7 @@ import time
 import msgspec
 
 from rpcspy.framing import LineFramer
-from rpcspy.replay.agent import FakeAgent, ReplayOptions
+from rpcspy.pump.fake_agent import FakeAgent, ReplayOptions
 from rpcspy.replay.engine import ReplayEngine
 from rpcspy.replay.matcher import Matcher
 from rpcspy.replay.normalise import NormaliseOptions, Normaliser

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from rpcspy.pump.fake_client import ClientRun
 from rpcspy.recording.reader import open_recording
 from rpcspy.recording.writer import RecordingWriter, make_header
-from rpcspy.replay.client import ClientRun, Said, plan
+from rpcspy.replay.client import Said, map_answer, plan
 from tests.paths import DATA
 from tests.replay.helpers import Rec
 
@@ -82,6 +83,16 @@ def test_dialog_answers_follow_the_live_dialog_ids(tmp_path: Path):
     sent = [f.data for f in open_recording(out).frames() if f.dir == "c2a"]
     assert sent[1] == b'{"type":"extension_ui_response","id":"u-live","value":"A"}'
     assert run.stalls == []
+
+
+def test_map_answer_readdresses_by_rank_and_leaves_the_rest():
+    recorded, live = [b'"u1"', b'"u2"'], [b'"L1"', b'"L2"']
+    assert map_answer(b'{"type":"extension_ui_response","id":"u2","value":"A"}\r\n', recorded, live) == (
+        b'{"type":"extension_ui_response","id":"L2","value":"A"}\r\n')
+    assert map_answer(b'{"type":"extension_ui_response","id":"u2"}\n', recorded, live[:1]) == (
+        b'{"type":"extension_ui_response","id":"u2"}\n')  # the live dialog has not come yet
+    for same in (b'{"type":"prompt","id":"u1"}\n', b'{"type":"extension_ui_response","id":"zz"}\n', b"not json\n"):
+        assert map_answer(same, recorded, live) == same
 
 
 def test_waits_for_responses_then_times_out_with_a_note(tmp_path: Path):

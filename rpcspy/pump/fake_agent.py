@@ -1,9 +1,10 @@
-"""The fake agent's I/O loop: stdin lines in, recorded frames out at recorded pace.
+"""The fake agent (``rpcspy replay REC``), its I/O half: stdin lines in, recorded frames out at
+recorded pace.
 
-A reader thread frames stdin (LF only) into a queue; the main thread plays
-exchanges in order, each frame due at ``match time + recorded offset / speed``
-(``speed`` 0: as fast as the pipe takes them), and answers each line through the
-pure :class:`~rpcspy.replay.engine.ReplayEngine`.
+What to answer is decided by the pure :mod:`rpcspy.replay` (engine, matcher, chaos planner).
+A reader thread frames stdin (LF only) into a queue; the main thread plays exchanges in order,
+each frame due at ``match time + recorded offset / speed`` (``speed`` 0: as fast as the pipe
+takes them), and answers each line through the pure :class:`~rpcspy.replay.engine.ReplayEngine`.
 """
 
 from __future__ import annotations
@@ -15,14 +16,19 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, cast
 
 import msgspec
 
 from rpcspy.events import Eof, Exit, Frame, Note
 from rpcspy.framing import LineFramer, split_cr
+from rpcspy.pump.spawn import grow_pipe
 from rpcspy.replay.engine import Outcome, ReplayEngine
 from rpcspy.replay.ids import Served
 from rpcspy.replay.model import PlayItem, Report
+
+if TYPE_CHECKING:
+    from rpcspy.recording.writer import RecordingWriter
 
 STRICT_EXIT = 3
 """Exit status of ``--strict`` at the first divergence."""
@@ -52,7 +58,7 @@ class ReplayOptions(msgspec.Struct):
     stderr_fd: int = 2
     replay_stderr: bool = True
     """Write the recorded agent's stderr lines to our stderr."""
-    recorder: object | None = None
+    recorder: RecordingWriter | None = None
     """A RecordingWriter for the replay session, or None."""
     clock: Callable[[], float] = time.monotonic
     extra: dict = msgspec.field(default_factory=dict)
@@ -63,16 +69,6 @@ class ReplayOptions(msgspec.Struct):
 class _Stop(Exception):
     def __init__(self, code: int) -> None:
         self.code = code
-
-
-def _grow_pipe(fd: int, size: int = 1 << 20) -> None:
-    """Best effort: a 1 MiB pipe buffer to the client means fewer wake-ups at --speed 0."""
-    try:
-        import fcntl
-
-        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), size)
-    except (OSError, ImportError, ValueError):
-        pass
 
 
 def _read_stdin(fd: int, q: queue.SimpleQueue, clock: Callable[[], float]) -> None:
@@ -118,7 +114,7 @@ class FakeAgent:
     # -- main loop -------------------------------------------------------------------------
     def run(self) -> int:
         self.start = self.clock()
-        _grow_pipe(self.opt.stdout_fd)
+        grow_pipe(self.opt.stdout_fd)  # fewer wake-ups at --speed 0
         self._write_report(final=False)
         threading.Thread(target=_read_stdin, args=(self.opt.stdin_fd, self.inq, self.clock), daemon=True).start()
         self.playbacks.append(_Playback(self.source.prelude(), None, self.start))
@@ -296,7 +292,7 @@ class FakeAgent:
             return
         if self.stopping:
             return
-        t, raw, had_lf = ev  # type: ignore[misc]
+        t, raw, had_lf = cast("tuple[float, bytes, bool]", ev)
         self.line_no += 1
         data, cr = split_cr(raw)
         self._record(Frame(0, t - self.start, "c2a", data, had_lf, cr))
@@ -378,12 +374,12 @@ class FakeAgent:
         self.source.close()
         return code
 
-    def _record(self, event: object) -> None:
+    def _record(self, event: Frame | Note | Exit | Eof) -> None:
         if self.rec is None:
             return
         self.seq += 1
-        event.seq = self.seq  # type: ignore[attr-defined]
-        self.rec.write_event(event)  # type: ignore[attr-defined]
+        event.seq = self.seq
+        self.rec.write_event(event)
 
     def _write_report(self, *, final: bool) -> None:
         path = self.opt.report_path
