@@ -39,7 +39,7 @@ def variants(tmp: str, baseline: str | None = None) -> dict[str, list[str]]:
     out = {
         "direct": [],
         "minimal relay": [PY, str(HERE / "minimal_relay.py"), os.path.join(tmp, "minimal.rec")],
-        "rpcspy": [PY, "-m", "rpcspy", "-o", os.path.join(tmp, "rpcspy.rec"), "--"],
+        "rpcspy": [PY, "-m", "rpcspy", "--overwrite", "-o", os.path.join(tmp, "rpcspy.rec"), "--"],
     }
     if baseline:  # -P: not the current directory's rpcspy, the one on PYTHONPATH
         out["baseline"] = ["env", f"PYTHONPATH={baseline}", PY, "-P", "-m", "rpcspy", "-o",

@@ -44,9 +44,9 @@ def main() -> None:
             "bare interpreter (`python -c pass`)": proc(PY, "-c", "pass"),
             "`python -c \"import click\"`": proc(PY, "-c", "import click"),
             "minimal relay -- cat": proc(PY, str(HERE / "minimal_relay.py"), os.path.join(tmp, "m.rec"), "cat"),
-            "`rpcspy -- cat` (record + check)": proc(PY, "-m", "rpcspy", "-o", os.path.join(tmp, "r.rec"), "--",
+            "`rpcspy -- cat` (record + check)": proc(PY, "-m", "rpcspy", "--overwrite", "-o", os.path.join(tmp, "r.rec"), "--",
                                                       "cat"),
-            "`rpcspy --no-check -- cat`": proc(PY, "-m", "rpcspy", "--no-check", "-o", os.path.join(tmp, "n.rec"),
+            "`rpcspy --no-check -- cat`": proc(PY, "-m", "rpcspy", "--no-check", "--overwrite", "-o", os.path.join(tmp, "n.rec"),
                                                "--", "cat"),
             "`rpcspy --help`": proc(PY, "-m", "rpcspy", "--help"),
         }
