@@ -35,6 +35,8 @@ DIVERT: Route = "divert"
 
 _WS = rb"[ \t\r\n]*"
 """JSON's whitespace."""
+_RESPONSE_NAME = b'"' + RESPONSE_TYPE.encode() + b'"'
+"""A substring every response's head holds: most lines are passed on this test alone."""
 _RESPONSE = re.compile(rb'"type"' + _WS + b":" + _WS + b'"' + re.escape(RESPONSE_TYPE.encode()) + rb'"')
 
 
@@ -63,7 +65,7 @@ def classify(head: bytes, ids: InjectedIds, window: int = DIVERT_WINDOW) -> Rout
     if nl < 0 and len(head) < window:
         return None  # neither the whole line nor the whole window yet
     w = head[:window]
-    if _RESPONSE.search(w) is None or ids.marker.search(w) is None:
+    if _RESPONSE_NAME not in w or _RESPONSE.search(w) is None or ids.marker.search(w) is None:
         return PASS
     if nl < 0:
         return DIVERT  # longer than the window: the markers are all there is to go by
@@ -90,7 +92,7 @@ class Diverter:
         self.ids: InjectedIds | None = None
         self.at_line_start = True
         self._route: Route | None = PASS  # of the current line; None while undecided
-        self._held: list[bytes] = []
+        self._held = b""  # the undecided line's bytes so far
 
     def divert(self, prefix: bytes) -> None:
         """From the next line on, divert responses whose id is ``prefix`` and digits (any thread)."""
@@ -117,13 +119,12 @@ class Diverter:
                 self._route, self.at_line_start = None, False
             route = self._route
             if route is None:
-                self._held.append(piece)
-                head = b"".join(self._held)
+                head = self._held + piece if self._held else piece
                 route = classify(head, ids, self.window)
                 if route is None:
+                    self._held = head
                     continue
-                self._route, piece = route, head
-                self._held.clear()
+                self._route, piece, self._held = route, head, b""
             if out and out[-1][0] == route:
                 out[-1][1].append(piece)
             else:
@@ -134,6 +135,5 @@ class Diverter:
 
     def finish(self) -> bytes:
         """At the end of the stream: the held bytes of a line cut off before a decision (the client's)."""
-        held = b"".join(self._held)
-        self._held.clear()
+        held, self._held = self._held, b""
         return held
