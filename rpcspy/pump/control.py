@@ -223,7 +223,6 @@ class ControlServer:
         with self._lock:
             self._closed = True
             conns = list(self._conns)
-        with self._lock:
             self._execute(self._ledger.fail_all("the session ended before the agent answered"))
         try:
             self._listener.shutdown(socket.SHUT_RDWR)
@@ -303,7 +302,7 @@ class ControlServer:
                 try:
                     if injection.divert is not None:
                         self.session.divert_ids(injection.divert)
-                        self._ledger.diverted()  # only this thread (under _inject_lock) reads it
+                        self._ledger.diverted()  # register() reads it under _inject_lock too
                     self.session.inject(dumps(injection.command))
                 except (OSError, RuntimeError, ValueError) as exc:
                     error = f"cannot inject: {exc}"
