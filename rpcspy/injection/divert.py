@@ -74,7 +74,7 @@ def classify(head: bytes, ids: InjectedIds, window: int = DIVERT_WINDOW) -> Rout
 
 def _answers_injection(line: bytes, ids: InjectedIds) -> bool:
     try:
-        obj = json.loads(line)
+        obj = json.loads(line.decode("utf-8", "replace"))  # a stray invalid byte does not make it the client's
     except DECODE_ERRORS:
         return False
     return isinstance(obj, dict) and obj.get("type") == RESPONSE_TYPE and ids.matches(obj.get("id"))

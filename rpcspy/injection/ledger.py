@@ -2,7 +2,7 @@
 
 The control server asks a :class:`Ledger` and executes what it returns: the line to send, the id
 prefix to divert first, and :class:`Push` values (a control message for one connection). The
-connections are opaque here (any hashable value). Messages are those of docs/control-protocol.md:
+connections are opaque here (any value). Messages are those of docs/control-protocol.md:
 
 * ``{"op":"inject","ok":true,"inject_id":ID|null,"expects_response":BOOL}``, the acknowledgement;
 * ``{"op":"response","inject_id":ID,"repeat":BOOL,"response":{...}}``, the agent's answer with the

@@ -153,3 +153,8 @@ def test_a_second_prefix_adds_to_the_first() -> None:
     assert d.ids is not None and d.ids.prefixes == (b"a-", b"b-")
     lines = b'{"id":"a-1","type":"response"}\n{"id":"b-2","type":"response"}\n{"id":"c-3","type":"response"}\n'
     assert [r for r, _ in d.feed(lines)] == [DIVERT, PASS]
+
+
+def test_an_answer_with_invalid_utf8_in_it_is_still_kept_from_the_client() -> None:
+    line = b'{"id":"rpcspy-inject-1","type":"response","data":"\xff\xfe"}\n'
+    assert diverted(CLIENTS + line) == line
