@@ -41,6 +41,9 @@ AGENT_CANCEL_TYPES = names({"host_tool_cancel", "host_uri_cancel"})
 ECHO_TYPES = names({"response", "bash_execution_update", "prompt_result"})
 """Agent frames whose ``id`` is a client command's id."""
 
+RESPONSE_TYPE = "response"
+"""The agent frame that answers a command (``success``, ``data`` or ``error``)."""
+
 RUN_COMMANDS = names({"prompt", "abort_and_prompt"})
 """Commands whose success starts a run (unless a pi >= 0.99 ``disposition`` says otherwise)."""
 
@@ -61,4 +64,4 @@ DIALOGS = names(DIALOG_METHODS)
 
 __all__ = ["Names", "names", "ANSWER_TYPES", "AGENT_REQUEST_TYPES", "HOST_REQUEST_TYPES", "AGENT_CANCEL_TYPES", "ECHO_TYPES",
            "DIALOG_METHODS", "FIRE_AND_FORGET_METHODS", "DIALOGS", "RUN_COMMANDS", "QUEUE_COMMANDS",
-           "DISPOSED_COMMANDS"]
+           "DISPOSED_COMMANDS", "RESPONSE_TYPE"]

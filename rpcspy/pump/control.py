@@ -28,20 +28,16 @@ import socket
 import stat
 import threading
 import time
-from collections import OrderedDict, deque
-from dataclasses import dataclass
+from collections import deque
 from typing import Any
 
 from rpcspy.events import Eof, Event, Exit, Frame, Start
 from rpcspy.framing import DECODE_ERRORS
-from rpcspy.protocol.vocabulary import ANSWER_TYPES
+from rpcspy.injection.ledger import Ledger, Push, refusal
 from rpcspy.pump.control_conn import Connection, dumps
 from rpcspy.pump.hub import Emit
 from rpcspy.recording.writer import event_line
 
-PREFIX = "rpcspy-inject-"
-"""The id namespace of injected commands; responses with such ids never reach the client."""
-"""Client frames that answer the agent: injected as they are, no id of ours, no response."""
 BACKLOG_EVENTS = 2000
 BACKLOG_BYTES = 8 << 20
 MAX_CLIENTS = 16
@@ -84,18 +80,6 @@ def meta_path(directory: str, pid: int) -> str:
     return os.path.join(directory, f"{pid}.json")
 
 
-@dataclass
-class _Pending:
-    """An injected command waiting for its response."""
-
-    conn: Connection
-    ref: Any
-    had_id: bool
-    original_id: Any
-    acked: bool = False
-    early: bytes | None = None
-
-
 def _session_value(session: Any, name: str, default: Any = None) -> Any:
     if hasattr(session, name):
         return getattr(session, name)
@@ -129,10 +113,7 @@ class ControlServer:
         self._subs: list[Connection] = []
         self._backlog: deque[tuple[Event, int]] = deque()
         self._backlog_bytes = 0
-        self._pending: dict[str, _Pending] = {}
-        self._answered: OrderedDict[str, _Pending] = OrderedDict()
-        self._n = 0
-        self._diverting = False
+        self._ledger: Ledger[Connection] = Ledger()
         self._closed = False
         from rpcspy.diagnose.tracker import Tracker
 
@@ -207,8 +188,9 @@ class ControlServer:
             self.frames[event.dir] += 1
             if event.injected and event.dir != "err":
                 self.injected[event.dir] += 1
-                if event.dir == "a2c":
-                    self._answer(event.data)
+                if event.dir == "a2c":  # a diverted answer: to its injector only
+                    with self._lock:
+                        self._execute(self._ledger.answer(event.data))
             size = len(event.data) + 64
         else:
             size = 128
@@ -220,7 +202,8 @@ class ControlServer:
                     pass
             elif isinstance(event, Exit):
                 self.exit_code = event.code
-                self._fail_pending("the agent exited before answering")
+                with self._lock:
+                    self._execute(self._ledger.fail_all("the agent exited before answering"))
             elif isinstance(event, Eof) and event.dir == "c2a":
                 self.input_closed = True
         with self._lock:
@@ -240,7 +223,7 @@ class ControlServer:
         with self._lock:
             self._closed = True
             conns = list(self._conns)
-        self._fail_pending("the session ended before the agent answered")
+            self._execute(self._ledger.fail_all("the session ended before the agent answered"))
         try:
             self._listener.shutdown(socket.SHUT_RDWR)
         except OSError:
@@ -310,86 +293,30 @@ class ControlServer:
                 self._subs.append(conn)
 
     def _inject(self, conn: Connection, ref: Any, command: Any) -> None:
-        def fail(error: str) -> None:
-            conn.push(dumps({"op": "inject", "ref": ref, "ok": False, "error": error}))
-
-        if not isinstance(command, dict) or not isinstance(command.get("type"), str):
-            return fail("command must be a JSON object with a string type (anything else would be answered "
-                        "to the client, which never asked)")
-        if self.exit_code is not None or self.input_closed:
-            return fail("the agent's stdin is closed" if self.exit_code is None else "the agent has exited")
-        if command["type"] in ANSWER_TYPES:
-            line = dumps(command)
-            try:
-                with self._inject_lock:
-                    self.session.inject(line)
-            except (OSError, RuntimeError, ValueError) as exc:
-                return fail(f"cannot inject: {exc}")
-            conn.push(dumps({"op": "inject", "ref": ref, "ok": True, "inject_id": None, "expects_response": False}))
-            return
-        with self._inject_lock:
-            with self._lock:
-                self._n += 1
-                inject_id = f"{PREFIX}{self._n}"
-                pend = _Pending(conn, ref, "id" in command, command.get("id"))
-                self._pending[inject_id] = pend
-            line = dumps({"id": inject_id, **{k: v for k, v in command.items() if k != "id"}})
-            try:
-                if not self._diverting:
-                    self.session.divert_ids(PREFIX.encode())
-                    self._diverting = True
-                self.session.inject(line)
-            except (OSError, RuntimeError, ValueError) as exc:
+        """Execute the ledger's decisions: divert (once), send the line, acknowledge."""
+        error = refusal(command, exited=self.exit_code is not None, input_closed=self.input_closed)
+        if error is None:
+            with self._inject_lock:
                 with self._lock:
-                    self._pending.pop(inject_id, None)
-                return fail(f"cannot inject: {exc}")
-        with self._lock:
-            conn.push(dumps({"op": "inject", "ref": ref, "ok": True, "inject_id": inject_id,
-                             "expects_response": True}))
-            pend.acked = True
-            if pend.early is not None:
-                conn.push(pend.early)
-
-    def _answer(self, data: bytes) -> None:
-        """A diverted response: back to its injector only, with the injector's id restored."""
-        try:
-            obj = json.loads(data)
-        except DECODE_ERRORS:
-            return
-        rid = obj.get("id") if isinstance(obj, dict) else None
-        if not isinstance(rid, str):
+                    injection = self._ledger.register(conn, ref, command)
+                try:
+                    if injection.divert is not None:
+                        self.session.divert_ids(injection.divert)
+                        self._ledger.diverted()  # register() reads it under _inject_lock too
+                    self.session.inject(dumps(injection.command))
+                except (OSError, RuntimeError, ValueError) as exc:
+                    error = f"cannot inject: {exc}"
+                    with self._lock:
+                        self._ledger.withdraw(injection)
+        if error is not None:
+            conn.push(dumps({"op": "inject", "ref": ref, "ok": False, "error": error}))
             return
         with self._lock:
-            pend = self._pending.pop(rid, None)
-            repeat = pend is None
-            if pend is None:
-                pend = self._answered.get(rid)
-                if pend is None:
-                    return
-            else:
-                self._answered[rid] = pend
-                while len(self._answered) > 256:
-                    self._answered.popitem(last=False)
-            restored = dict(obj)
-            if pend.had_id:
-                restored["id"] = pend.original_id
-            else:
-                del restored["id"]
-            msg = dumps({"op": "response", "ref": pend.ref, "inject_id": rid, "repeat": repeat, "response": restored})
-            if pend.acked:
-                pend.conn.push(msg)
-            else:
-                pend.early = msg
+            self._execute(self._ledger.acknowledge(conn, ref, injection))
 
-    def _fail_pending(self, error: str) -> None:
-        with self._lock:
-            pending, self._pending = self._pending, {}
-            for rid, pend in pending.items():
-                msg = dumps({"op": "response", "ref": pend.ref, "inject_id": rid, "ok": False, "error": error})
-                if pend.acked:
-                    pend.conn.push(msg)
-                else:
-                    pend.early = msg
+    def _execute(self, pushes: list[Push[Connection]]) -> None:
+        for push in pushes:
+            push.to.push(dumps(push.message))
 
 
 def _refuse(sock: socket.socket, error: str) -> None:

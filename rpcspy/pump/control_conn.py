@@ -24,9 +24,9 @@ OUT_LIMIT = 16 << 20
 LINE_LIMIT = 16 << 20
 """The longest request line read; a longer one (or one without end) closes the connection."""
 SEND_TIMEOUT = 10
+"""Seconds a client may take no byte of what it is sent before it is disconnected."""
 DISCARD_SECONDS = 2.0
 """After a line too long: how long what the client still sends is read and dropped before closing."""
-"""Seconds a client may take no byte of what it is sent before it is disconnected."""
 
 
 def dumps(obj: dict) -> bytes:

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from typing import cast
 
 from rpcspy.events import Note
+from rpcspy.injection.divert import PASS, Diverter
+from rpcspy.injection.gate import LineGate
 from rpcspy.pump import wire
 from rpcspy.pump.hub import TapeSink
 from rpcspy.pump.relay import CHUNK, Relay
@@ -26,12 +28,10 @@ SMALL = 1 << 16
 
 TAPE_FULL = f"the observers were {BACKLOG_BOUND >> 20} MiB behind the agent's output (the tape's bound)"
 
-DIVERT_WINDOW = 4096
-"""How many bytes of a line are held, at most, to decide whether it answers an injection."""
-
 
 class ClientRelay(Relay):
-    """client stdin -> agent stdin, accepting injected lines from other threads."""
+    """client stdin -> agent stdin, accepting injected lines from other threads (where they
+    enter is the core's :class:`LineGate`'s decision)."""
 
     def __init__(self, *args, commands: int | None = None,
                  on_divert: Callable[[bytes], None] | None = None, **kwargs) -> None:
@@ -43,7 +43,7 @@ class ClientRelay(Relay):
         self._lock = threading.Lock()
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_w, False)
-        self.at_boundary = True
+        self._gate = LineGate()
         self.eof = False
 
     def inject(self, line: bytes) -> None:
@@ -72,7 +72,7 @@ class ClientRelay(Relay):
 
     def _read(self) -> bytes:
         while True:
-            if self.at_boundary and self._pending:
+            if self._gate.at_boundary and self._pending:
                 self._flush_injections()
             fds = [self.src, self._wake_r] if self._commands is None else [self.src, self._wake_r, self._commands]
             ready, _, _ = select.select(fds, [], [])
@@ -103,20 +103,20 @@ class ClientRelay(Relay):
                 self._on_divert(msg.payload)
 
     def _pass(self, chunk: bytes, t: float) -> None:
-        if self._pending and not self.at_boundary:
-            nl = chunk.find(b"\n")
-            if nl >= 0 and nl + 1 < len(chunk):  # finish the client's line, let the injection in, go on
-                super()._pass(chunk[: nl + 1], t)
-                self.at_boundary = True
-                self._flush_injections()
-                chunk = chunk[nl + 1:]
-        super()._pass(chunk, t)
-        self.at_boundary = chunk.endswith(b"\n")
+        k = self._gate.cut(chunk, bool(self._pending))
+        if k is None:
+            super()._pass(chunk, t)
+            return
+        if k:  # finish the client's line, let the injections in, go on
+            super()._pass(chunk[:k] if k < len(chunk) else chunk, t)
+        self._flush_injections()
+        if k < len(chunk):
+            super()._pass(chunk[k:], t)
 
     def _at_eof(self) -> None:
         with self._lock:
             self.eof = True
-        if not self.at_boundary and self._pending:
+        if not self._gate.at_boundary and self._pending:
             # The client ended inside a line: terminate nothing of theirs; the agent sees
             # their partial line end at EOF, so injections made now would merge with it.
             self.hub.publish_event(Note(0, self.clock(), "warning", f"{len(self._pending)} injected frame(s) not "
@@ -129,13 +129,16 @@ class ClientRelay(Relay):
 
 
 class AgentRelay(Relay):
-    """agent stdout -> client stdout, diverting responses to injected ids."""
+    """agent stdout -> client stdout, diverting responses to injected ids (which lines is the
+    core's :class:`Diverter`'s decision)."""
 
     def __init__(self, *args, warn: Callable[[str], None] | None = None,
                  **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._warn = warn
         self._markers: tuple[bytes, ...] = ()
+        """The id prefixes diverted: the tape path leaves once there is one."""
+        self._lines = Diverter()
         self._wake_r, self._wake_w = os.pipe()
         self._plain = threading.Event()
         self._last_byte_was_nl = True
@@ -143,17 +146,15 @@ class AgentRelay(Relay):
         self._tape_last = False
         """The last bytes forwarded were the tape's last: look there when it matters."""
         self._sendfile = True
-        self._at_line_start = True
-        self._state = "pass"  # for the current line: pass, divert, or hold (undecided)
-        self._held: list[bytes] = []
 
     def divert_ids(self, prefix: bytes, timeout: float = 5.0) -> None:
-        """From now on, responses whose id starts with ``prefix`` do not reach the client.
+        """From the next line on, responses whose id is ``prefix`` and digits do not reach the client.
 
         Returns once the relay reads the agent's output itself (leaving the tape
         path), so an answer to an injection made after this call is always seen.
         """
-        self._markers = (*self._markers, b'"id":"' + prefix)
+        self._lines.divert(prefix)
+        self._markers = (*self._markers, prefix)
         try:
             os.write(self._wake_w, b"!")
         except (BlockingIOError, OSError):
@@ -167,7 +168,7 @@ class AgentRelay(Relay):
                 self._at_eof()
                 return
         finally:
-            self._at_line_start = self._ended_line(tape)
+            self._lines.at_line_start = self._ended_line(tape)
             self._plain.set()
         super().run()
 
@@ -263,44 +264,16 @@ class AgentRelay(Relay):
         self._forward(tape.read(start, n))
 
     def _pass(self, chunk: bytes, t: float) -> None:
-        if not self._markers:
-            super()._pass(chunk, t)
-            self._at_line_start = chunk.endswith(b"\n")
-            return
-        pos, size = 0, len(chunk)
-        while pos < size:
-            nl = chunk.find(b"\n", pos)
-            end = nl + 1 if nl >= 0 else size
-            self._line_piece(chunk[pos:end] if (pos or end < size) else chunk, nl >= 0, t)
-            pos = end
-
-    def _line_piece(self, piece: bytes, ends_line: bool, t: float) -> None:
-        if self._at_line_start:
-            self._state = "hold"
-            self._at_line_start = False
-        if self._state == "hold":
-            self._held.append(piece)
-            head = b"".join(self._held)
-            window = head[:DIVERT_WINDOW]
-            if b'"type":"response"' in window and any(m in window for m in self._markers):
-                self._state = "divert"
-            elif ends_line or len(head) >= DIVERT_WINDOW:
-                self._state = "pass"
+        for route, piece in self._lines.feed(chunk):
+            if route == PASS:
+                super()._pass(piece, t)
             else:
-                return  # not enough of the line yet to decide
-            self._held.clear()
-            piece = head
-        if self._state == "pass":
-            super()._pass(piece, t)
-        else:
-            self.hub.publish(self.direction, t, piece, injected=True)
-        if ends_line:
-            self._at_line_start = True
+                self.hub.publish(self.direction, t, piece, injected=True)
 
     def _at_eof(self) -> None:
-        if self._held:  # a line cut off by EOF before we could decide: it is the client's
-            super()._pass(b"".join(self._held), self.clock())
-            self._held.clear()
+        held = self._lines.finish()
+        if held:  # a line cut off by EOF before it was decided: it is the client's
+            super()._pass(held, self.clock())
         super()._at_eof()
         for fd in (self._wake_r, self._wake_w):
             try:

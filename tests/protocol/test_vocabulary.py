@@ -20,6 +20,7 @@ from rpcspy.protocol.vocabulary import (
     ECHO_TYPES,
     FIRE_AND_FORGET_METHODS,
     HOST_REQUEST_TYPES,
+    RESPONSE_TYPE,
 )
 
 PROTOCOLS = [get_protocol(d) for d in DIALECTS]
@@ -112,3 +113,10 @@ def test_no_name_of_the_lazy_package_is_also_a_module_name() -> None:
     for name in protocol._HOMES:
         importlib.import_module(f"rpcspy.protocol.{protocol._HOMES[name]}")
         assert not isinstance(getattr(protocol, name), type(protocol)), name
+
+
+def test_the_response_type_is_the_response_schemas_tag() -> None:
+    from rpcspy.protocol.responses import Response
+
+    assert Response.__struct_config__.tag == RESPONSE_TYPE
+    assert all(RESPONSE_TYPE in p.a2c for p in PROTOCOLS)

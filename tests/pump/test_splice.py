@@ -129,3 +129,18 @@ def test_injection_from_the_observer_process_on_the_zero_copy_path(tmp_path: Pat
                         ("a2c", b'{"id":"rpcspy-inject-1","type":"response"')]
     assert b"".join(f.raw() for f in frames if f.dir == "a2c" and not f.injected) == b"".join(
         line for line in lines) + rest
+
+
+def test_the_agent_relay_executes_the_diverters_decisions(tmp_path: Path) -> None:
+    """The relay keeps from the client exactly what rpcspy.injection.divert decides (tested there
+    byte by byte): a spaced answer to an injection is kept; look-alikes reach the client."""
+    rec = tmp_path / "r.jsonl"
+    h = Harness(rec, fake("echo"))
+    h.session.divert_ids(b"rpcspy-inject-")
+    spaced = b'{"type": "response", "id" : "rpcspy-inject-3"}\r\n'
+    lookalikes = (b'{"id":"c","type":"response","data":{"id":"rpcspy-inject-4"}}\n'
+                  b'{"id":"rpcspy-inject-me","type":"response"}\n')
+    h.send(spaced + lookalikes)
+    assert h.finish() == lookalikes
+    diverted = [f.raw() for f in open_recording(rec).frames() if f.dir == "a2c" and f.injected]
+    assert diverted == [spaced]
