@@ -75,7 +75,8 @@ def command(output: str | None, overwrite: bool, directory: str, no_record: bool
     from rpcspy.pump.stdio import fill_closed_std_fds
 
     fill_closed_std_fds()  # first: a file opened below must not take the number of a closed stdin/stdout
-    from rpcspy.pump.proxy import ObserverFactory, ProxyConfig, run_proxy
+    from rpcspy.pump.proxy import ProxyConfig, run_proxy
+    from rpcspy.pump.session import ObserverFactory
     from rpcspy.recording.naming import default_path
 
     argv = list(agent)

@@ -32,6 +32,7 @@ class FakeSession:
     def __init__(self, on_inject=None) -> None:
         self.argv = ["pi", "--mode", "rpc"]
         self.record_path = "rec.jsonl"
+        self.mode = "proxy"
         self.proxy_pid = os.getpid()
         self.started = 1_700_000_000.0
         self.injected: list[bytes] = []
