@@ -15,7 +15,6 @@ from typing import Any
 
 import msgspec
 
-from rpcspy.checker.correlation import id_key
 from rpcspy.diagnose import knowledge as K
 from rpcspy.diagnose import pitfalls as P
 from rpcspy.diagnose.envelope import BIG, envelope
@@ -23,6 +22,7 @@ from rpcspy.diagnose.items import Item
 from rpcspy.diagnose.state import Cmd, Waiting
 from rpcspy.events import Eof, Exit, Frame
 from rpcspy.protocol.detect import DialectDetector
+from rpcspy.protocol.pairing import id_key
 
 _decode = msgspec.json.decode
 _UPDATE = b'{"type":"message_update"'
