@@ -10,11 +10,15 @@ import click
 DEFAULT_DIR = "recordings"
 DIALECT_CHOICES = ("auto", "pi-0.73", "pi-0.84", "pi-0.99", "pi-feb2026", "omp")
 """rpcspy.protocol.DIALECTS plus auto, spelled out so the proxy starts without importing the schemas."""
+AGENT_COMMAND_SETTINGS = {"allow_interspersed_args": False}
+"""Click settings of every command that starts an agent (run, repl): options up to the agent's name are
+rpcspy's, so an unknown one is refused with click's "did you mean" (exit 2, nothing started or recorded),
+never handed to the agent; everything from the agent's name on (or after ``--``) is the agent's."""
 
 
 @click.command(
     "run",
-    context_settings={"allow_interspersed_args": False},
+    context_settings=AGENT_COMMAND_SETTINGS,
     epilog="""\b
 Examples:
   rpcspy -- pi --mode rpc
