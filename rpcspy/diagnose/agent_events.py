@@ -1,4 +1,4 @@
-"""How each agent event moves a :class:`~rpcspy.diagnose.tracker.Tracker`: runs opened, ended and
+"""How each agent event moves a :class:`~rpcspy.diagnose.state.InFlight` (a tracker's state): runs opened, ended and
 settled, omp's prompt results, queued messages, tool executions, compaction, retries, and the
 dialogs and host calls the agent waits on. Pure: no I/O, never raises on bad frames.
 """
@@ -6,18 +6,15 @@ dialogs and host calls the agent waits on. Pure: no I/O, never raises on bad fra
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rpcspy.diagnose import knowledge as K
 from rpcspy.diagnose import pitfalls as P
-from rpcspy.diagnose.state import Waiting
+from rpcspy.diagnose.state import InFlight, Waiting
 from rpcspy.protocol.pairing import id_key
 
-if TYPE_CHECKING:
-    from rpcspy.diagnose.tracker import Tracker
 
-
-def agent_start(tr: Tracker, seq: int, t: float, obj: dict[str, Any]) -> None:
+def agent_start(tr: InFlight, seq: int, t: float, obj: dict[str, Any]) -> None:
     if tr.run is None or not tr.omp:  # omp's retry saga opens a new run without agent_end
         tr.run_by = tr.starting.pop(0) if tr.starting else None
     tr.run = seq
@@ -25,7 +22,7 @@ def agent_start(tr: Tracker, seq: int, t: float, obj: dict[str, Any]) -> None:
     tr.retry = None if tr.retry is not None and not tr.omp else tr.retry
 
 
-def agent_end(tr: Tracker, seq: int, t: float, obj: dict[str, Any]) -> None:
+def agent_end(tr: InFlight, seq: int, t: float, obj: dict[str, Any]) -> None:
     tr.run = None
     tr.tools.clear()
     tr.will_retry = obj.get("willRetry") is True
@@ -37,13 +34,13 @@ def agent_end(tr: Tracker, seq: int, t: float, obj: dict[str, Any]) -> None:
         settled(tr, seq)
 
 
-def agent_settled(tr: Tracker, seq: int, t: float, obj: dict[str, Any]) -> None:
+def agent_settled(tr: InFlight, seq: int, t: float, obj: dict[str, Any]) -> None:
     tr.settles = True
     if tr.run is None:  # pi 0.87 may settle inside a run after a dropped prompt: the run goes on
         settled(tr, seq)
 
 
-def settled(tr: Tracker, seq: int) -> None:
+def settled(tr: InFlight, seq: int) -> None:
     for cmd in [c for c in tr.starting if c.resp is not None and c.resp < seq]:
         tr.starting.remove(cmd)  # its run never came: consumed (an extension command) or dropped
         if cmd.behind and not cmd.slash:
@@ -55,7 +52,7 @@ def settled(tr: Tracker, seq: int) -> None:
     tr.compaction = None
 
 
-def prompt_result(tr: Tracker, seq: int, t: float, obj: dict[str, Any]) -> None:
+def prompt_result(tr: InFlight, seq: int, t: float, obj: dict[str, Any]) -> None:
     tr.omp_results = True
     if "id" in obj:
         cmd = tr.omp_open.pop(id_key(obj["id"]), None)
@@ -64,13 +61,13 @@ def prompt_result(tr: Tracker, seq: int, t: float, obj: dict[str, Any]) -> None:
     tr.omp_settle_due = None if obj.get("sessionSettled") is not False else seq
 
 
-def session_settled(tr: Tracker, seq: int, t: float, obj: dict[str, Any]) -> None:
+def session_settled(tr: InFlight, seq: int, t: float, obj: dict[str, Any]) -> None:
     tr.omp_results = True
     tr.omp_settle_due = None
     tr.last_settle = seq
 
 
-def message_start(tr: Tracker, seq: int, t: float, obj: dict[str, Any]) -> None:
+def message_start(tr: InFlight, seq: int, t: float, obj: dict[str, Any]) -> None:
     message = obj.get("message")
     if "messageId" in obj:
         tr.omp_results = True
@@ -79,45 +76,45 @@ def message_start(tr: Tracker, seq: int, t: float, obj: dict[str, Any]) -> None:
             tr.queued.pop(0)
 
 
-def queue_update(tr: Tracker, seq: int, t: float, obj: dict[str, Any]) -> None:
+def queue_update(tr: InFlight, seq: int, t: float, obj: dict[str, Any]) -> None:
     steering, follow_up = obj.get("steering"), obj.get("followUp")
     tr.queue_update = (seq, steering if isinstance(steering, list) else [],
                          follow_up if isinstance(follow_up, list) else [])
 
 
-def tool_start(tr: Tracker, seq: int, t: float, obj: dict[str, Any]) -> None:
+def tool_start(tr: InFlight, seq: int, t: float, obj: dict[str, Any]) -> None:
     name = obj.get("toolName")
     tr.tools[id_key(obj.get("toolCallId"))] = [seq, t, name if isinstance(name, str) else "?", None]
 
 
-def tool_update(tr: Tracker, seq: int, t: float, obj: dict[str, Any]) -> None:
+def tool_update(tr: InFlight, seq: int, t: float, obj: dict[str, Any]) -> None:
     tool = tr.tools.get(id_key(obj.get("toolCallId")))
     if tool is not None:
         tool[3] = seq
 
 
-def tool_end(tr: Tracker, seq: int, t: float, obj: dict[str, Any]) -> None:
+def tool_end(tr: InFlight, seq: int, t: float, obj: dict[str, Any]) -> None:
     tr.tools.pop(id_key(obj.get("toolCallId")), None)
 
 
-def compaction_start(tr: Tracker, seq: int, t: float, obj: dict[str, Any]) -> None:
+def compaction_start(tr: InFlight, seq: int, t: float, obj: dict[str, Any]) -> None:
     reason = obj.get("reason")
     tr.compaction = (seq, t, reason if isinstance(reason, str) else "")
 
 
-def compaction_end(tr: Tracker, seq: int, t: float, obj: dict[str, Any]) -> None:
+def compaction_end(tr: InFlight, seq: int, t: float, obj: dict[str, Any]) -> None:
     tr.compaction = None
 
 
-def retry_start(tr: Tracker, seq: int, t: float, obj: dict[str, Any]) -> None:
+def retry_start(tr: InFlight, seq: int, t: float, obj: dict[str, Any]) -> None:
     tr.retry = (seq, t)
 
 
-def retry_end(tr: Tracker, seq: int, t: float, obj: dict[str, Any]) -> None:
+def retry_end(tr: InFlight, seq: int, t: float, obj: dict[str, Any]) -> None:
     tr.retry = None
 
 
-def ui_request(tr: Tracker, seq: int, t: float, obj: dict[str, Any]) -> None:
+def ui_request(tr: InFlight, seq: int, t: float, obj: dict[str, Any]) -> None:
     method, rid = obj.get("method"), obj.get("id")
     if method in K.DIALOGS:  # a Names set: False for a method that is no string
         timeout = obj.get("timeout")
@@ -129,30 +126,30 @@ def ui_request(tr: Tracker, seq: int, t: float, obj: dict[str, Any]) -> None:
         tr.waiting.pop(id_key(obj.get("targetId")), None)
 
 
-def host_call(tr: Tracker, seq: int, t: float, obj: dict[str, Any]) -> None:
+def host_call(tr: InFlight, seq: int, t: float, obj: dict[str, Any]) -> None:
     etype = obj.get("type")
     what = (f"host tool call `{obj.get('toolName')}`" if etype == "host_tool_call"
             else f"host URI request {obj.get('operation')} {obj.get('url')}")
     tr.waiting[id_key(obj.get("id"))] = Waiting(seq, t, "host", obj.get("id"), what)
 
 
-def host_cancel(tr: Tracker, seq: int, t: float, obj: dict[str, Any]) -> None:
+def host_cancel(tr: InFlight, seq: int, t: float, obj: dict[str, Any]) -> None:
     tr.waiting.pop(id_key(obj.get("targetId")), None)
 
 
-def ready(tr: Tracker, seq: int, t: float, obj: dict[str, Any]) -> None:
+def ready(tr: InFlight, seq: int, t: float, obj: dict[str, Any]) -> None:
     cap = obj.get("maxFrameBytes")
     if isinstance(cap, int) and cap > 0:
         tr.frame_cap = cap
 
 
-def frame_error(tr: Tracker, seq: int, t: float, obj: dict[str, Any]) -> None:
+def frame_error(tr: InFlight, seq: int, t: float, obj: dict[str, Any]) -> None:
     if not tr.v2:
         original = obj.get("originalType")
         tr.pitfalls.append(P.over_cap(seq, original if isinstance(original, str) else None, tr.frame_cap))
 
 
-EVENTS: dict[str, Callable[[Tracker, int, float, dict[str, Any]], None]] = {
+EVENTS: dict[str, Callable[[InFlight, int, float, dict[str, Any]], None]] = {
     K.RUN_START: agent_start, K.RUN_END: agent_end, K.SETTLED: agent_settled,
     K.OMP_PROMPT_RESULT: prompt_result, K.OMP_SESSION_SETTLED: session_settled,
     "message_start": message_start, K.QUEUE_UPDATE: queue_update,

@@ -2,26 +2,40 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import WordCompleter
 from rich.text import Text
 
 from rpcspy.interactive.dialogs import Dialog
+from rpcspy.interactive.live import LiveView
 from rpcspy.interactive.state import OpenDialog
 from rpcspy.interactive.syntax import encode
-
-if TYPE_CHECKING:
-    from rpcspy.interactive.app import ReplApp
 
 ENDED, STALE, TIMEOUT, EARLY_CTRL_C = (object() for _ in range(4))
 """What a prompt returns besides the text typed: the session ended, the dialog was closed elsewhere, its
 time ran out, or Ctrl-C was pressed while no prompt was open."""
 
 
-async def ask(app: ReplApp, opened: OpenDialog, received: float) -> None:
+class Prompter(Protocol):
+    """What asking needs of the REPL (:class:`rpcspy.interactive.app.ReplApp`)."""
+
+    loop: asyncio.AbstractEventLoop | None
+    view: LiveView
+    asking: tuple[Any, Any] | None
+    """(dialog id, its prompt's application) while a dialog is asked."""
+
+    def out(self, *things: Any, style: str = "") -> None: ...
+
+    async def in_prompt(self, session: PromptSession[Any], *args: Any, **kw: Any) -> Any: ...
+
+    async def send_line(self, line: bytes) -> None: ...
+
+
+async def ask(app: Prompter, opened: OpenDialog, received: float) -> None:
     """Ask ``opened`` at its own prompt until it is answered, cancelled, timed out or closed elsewhere."""
     dialog = Dialog.from_request(opened.request)
     lines = dialog.lines()
