@@ -212,7 +212,7 @@ class ReplApp:
     def _intro(self) -> None:
         what = "injecting into" if self.backend.injecting else "agent:"
         self.out(f"rpcspy {'inject' if self.backend.injecting else 'repl'}: {what} {self.backend.label}", style="bold")
-        rec = getattr(self.backend, "record_path", None)
+        rec = self.backend.record_path
         if rec:
             self.out(f"recording to {rec}", style="dim")
         self.out("Tab completes · /help · Ctrl-D " + ("detaches" if self.backend.injecting else "quits"), style="dim")
