@@ -1,9 +1,9 @@
 """The protocol facts the diagnosis rests on, in one place (protocol-notes sections 2, 4, 10, 11).
 
-Which commands start a run, which events end or settle one per dialect, what a
-``disposition`` means, and the client-side limits of the agents' own clients. The
-dialect modules (:mod:`rpcspy.protocol`) own the schemas; this module owns only the
-*meaning* the diagnosis needs, so a new agent version is one edit here.
+What a ``disposition`` means, which dialects settle, and the client-side limits of the agents'
+own clients. The names it sorts frames by (which commands start or stop a run, which events end
+or settle one) live in :mod:`rpcspy.protocol.vocabulary` and are re-exported here, so the
+trackers read everything as ``K.*``; the dialect modules (:mod:`rpcspy.protocol`) own the schemas.
 """
 
 from __future__ import annotations
