@@ -24,7 +24,7 @@ from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed
 from rpcspy.frameinfo import NOT_JSON, parse, type_of
 from rpcspy.framing import DECODE_ERRORS
 from rpcspy.protocol.pairing import Pairing
-from rpcspy.protocol.vocabulary import ANSWER_TYPES
+from rpcspy.protocol.vocabulary import ANSWER_TYPES, MESSAGE_EDGES
 
 
 class _RawEvent(msgspec.Struct):
@@ -142,7 +142,7 @@ class Stats:
             if self._run is not None:
                 self._run.end = frame.t
             self._run = None
-        elif t in ("message_start", "message_end"):
+        elif t in MESSAGE_EDGES:
             self._message(obj, t, frame.t)
 
     def _cmd(self, name: str) -> dict[str, Any]:

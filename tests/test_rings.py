@@ -7,7 +7,7 @@ only where it renders; rendering is the core's top floor (stats, the checker, re
 do not import :mod:`rpcspy.render`). The pump renders nothing and knows no command. Imports inside functions
 (the lazy ones) count too. Processes, threads, signals and sockets are the pump's: no core module
 imports the stdlib modules that make them (replay's fake agent and fake client run in the pump; replay/
-keeps the matching and planning).
+keeps the matching and planning), and the shell only parses options and wires the pump to the core.
 """
 
 from __future__ import annotations
@@ -63,6 +63,13 @@ def _violations() -> list[str]:
 
 def test_no_import_runs_up_the_rings() -> None:
     assert _violations() == []
+
+
+def test_the_shell_only_parses_and_wires() -> None:
+    """Processes, threads, signal handlers and sockets of a command run in the pump (a function the shell calls)."""
+    found = [f"{name} imports {i}" for name, imports in _modules() if _under(name, SHELL)
+             for i in imports if _under(i, PROCESS_AND_THREAD)]
+    assert found == []
 
 
 def test_the_import_walk_sees_lazy_imports() -> None:

@@ -11,11 +11,11 @@ from typing import Any
 
 from rpcspy.checker.findings import Sink
 from rpcspy.protocol.pairing import MISSING, NONOBJECT, PARSE, Pairing, Pending, id_key, show_id, show_type
+from rpcspy.protocol.vocabulary import SLOW_COMMANDS
 
 __all__ = ["Correlator", "Pending", "MISSING", "NONOBJECT", "PARSE", "id_key", "show_id", "show_type"]
 
 # Commands that legitimately take long: never reported by the live ``unanswered_after`` check.
-_SLOW = frozenset({"bash", "compact", "abort", "new_session", "switch_session", "fork", "clone", "branch"})
 
 
 class Correlator:
@@ -78,7 +78,7 @@ class Correlator:
         for p in self.pairing.pending.values():
             if now - p.t < limit:
                 break
-            if p.reported or (isinstance(p.type, str) and p.type in _SLOW) or _is_slash_prompt(p):
+            if p.reported or (isinstance(p.type, str) and p.type in SLOW_COMMANDS) or _is_slash_prompt(p):
                 continue
             p.reported = True
             self.sink.emit("correlation.unanswered", now, p.seq, "c2a",

@@ -30,10 +30,10 @@ from rpcspy.checker.framing import (
 from rpcspy.checker.schema import SchemaChecker
 from rpcspy.checker.stream import StreamTracker
 from rpcspy.events import Frame
+from rpcspy.protocol.vocabulary import DELTA_EVENTS
 
 HANDLED = object()
 """Returned for a frame fully checked on the fast lane."""
-_DELTAS = frozenset({"text_delta", "thinking_delta", "toolcall_delta"})
 _E2_80 = b"\xe2\x80"
 """The first two bytes of U+2028 and U+2029 in UTF-8."""
 _Struct = msgspec.Struct
@@ -66,7 +66,7 @@ class FrameDecoder:
         proto = get_protocol(dialect)
         self._update_cls = proto.message_update
         members = typing.get_args(proto.assistant_message_event) or (proto.assistant_message_event,)
-        self._delta_tags = {cls: tag for cls in members if (tag := _tag_of(cls)) in _DELTAS}
+        self._delta_tags = {cls: tag for cls in members if (tag := _tag_of(cls)) in DELTA_EVENTS}
         from rpcspy.protocol.validation import typed_decoder
 
         self._typed = {d: typed_decoder(d, dialect) for d in ("c2a", "a2c")}

@@ -14,7 +14,7 @@ from rpcspy.checker.correlation import MISSING, NONOBJECT, PARSE, Correlator, Pe
 from rpcspy.checker.decoding import HANDLED, FrameDecoder
 from rpcspy.checker.findings import Sink
 from rpcspy.checker.framing import Unparsed
-from rpcspy.checker.lifecycle import TEARDOWN, Lifecycle
+from rpcspy.checker.lifecycle import Lifecycle
 from rpcspy.checker.misuse import MisuseTracker
 from rpcspy.checker.pitfalls import PitfallRules
 from rpcspy.checker.schema import AUTO, SchemaChecker
@@ -22,9 +22,7 @@ from rpcspy.checker.stream import StreamTracker
 from rpcspy.checker.ui import UiTracker
 from rpcspy.events import Finding, Frame
 from rpcspy.protocol.vocabulary import ANSWER_TYPES as _NOT_COMMANDS
-from rpcspy.protocol.vocabulary import QUEUE_COMMANDS
-
-_RUN_BOUNDARIES = frozenset({"agent_start", "agent_end", "agent_settled"})
+from rpcspy.protocol.vocabulary import QUEUE_COMMANDS, RUN_BOUNDARIES, TEARDOWN_COMMANDS
 
 
 class Checker:
@@ -156,7 +154,7 @@ class Checker:
                 self._misuse.prompt(t, seq, p, busy=self._life.busy, running=self._life.run is not None)
         elif ctype in QUEUE_COMMANDS:
             self._misuse.queue(t, seq, p)
-        elif ctype in TEARDOWN:
+        elif ctype in TEARDOWN_COMMANDS:
             self._life.teardown_sent()
 
     def _agent(self, t: float, seq: int, obj: dict[str, Any]) -> None:
@@ -180,7 +178,7 @@ class Checker:
             self._sink.emit("correlation.unknown_id", t, seq, "a2c",
                             f"bash_execution_update for id {obj['id']!r}, which is no pending `bash` command",
                             path="$.id")
-        elif etype in _RUN_BOUNDARIES:  # whatever prompt was starting has started (or lost its start)
+        elif etype in RUN_BOUNDARIES:  # whatever prompt was starting has started (or lost its start)
             self._misuse.run_started()
         elif etype == "prompt_result" and "id" in obj:  # omp: the prompt's work is over, run or not
             self._misuse.prompt_closed(obj["id"])
@@ -207,7 +205,7 @@ class Checker:
             data = obj.get("data")
             self._life.filter_events(data.get("events") if isinstance(data, dict) else None)
         self._misuse.answered(t, seq, p, obj, again)
-        if not again and isinstance(p.type, str) and p.type in TEARDOWN:
+        if not again and isinstance(p.type, str) and p.type in TEARDOWN_COMMANDS:
             closes = self._schema.traits.closes_runs or self._life.settles
             self._life.teardown_answered(t, p.seq, p.type, closes)
 

@@ -15,14 +15,10 @@ from typing import Any
 
 from rpcspy.checker.findings import Sink
 from rpcspy.checker.stream import StreamTracker
-from rpcspy.protocol.vocabulary import AGENT_CANCEL_TYPES, AGENT_REQUEST_TYPES, ECHO_TYPES
+from rpcspy.protocol.vocabulary import AGENT_CANCEL_TYPES, AGENT_REQUEST_TYPES, ECHO_TYPES, NOT_EMITTED_BY_OMP
 
-TEARDOWN = frozenset({"compact", "new_session", "switch_session", "fork", "clone", "branch", "open_session", "handoff"})
-"""Commands that replace the session or compact it, which may tear a run down."""
 ID_ALLOWED = ECHO_TYPES | AGENT_REQUEST_TYPES | AGENT_CANCEL_TYPES
 """Stdout frames that legitimately carry an ``id``."""
-_UNFILTERED_OK = frozenset({"agent_settled", "compaction_start", "compaction_end"})
-"""Paired events omp never emits: a ``set_event_filter`` without them hides nothing."""
 _OUTSIDE_RUN_OK = frozenset({"custom"})
 """Roles that may be emitted outside a run (extension ``sendMessage`` without ``triggerTurn``)."""
 
@@ -113,7 +109,7 @@ class Lifecycle:
 
     def filter_events(self, events: Any) -> None:
         """The client set omp's event filter to ``events`` (``None``: every event again)."""
-        hidden = isinstance(events, list) and not (set(self._dispatch) - _UNFILTERED_OK) <= set(events)
+        hidden = isinstance(events, list) and not (set(self._dispatch) - NOT_EMITTED_BY_OMP) <= set(events)
         if hidden and not self.filtered:
             self._close_run()
             self.compaction = self.retry = self.expect_retry = self.retry_in_run = None

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from rpcspy.checker.findings import Sink
+from rpcspy.diagnose.tracker import Tracker
 from rpcspy.events import Frame
 
 RULE_OF: dict[str, str] = {
@@ -25,8 +26,6 @@ class PitfallRules:
     """Feeds a diagnosis tracker and reports the protocol-fact pitfalls it notes."""
 
     def __init__(self, sink: Sink) -> None:
-        from rpcspy.diagnose.tracker import Tracker  # here: the tracker imports the checker's id_key
-
         self.sink = sink
         self.tracker = Tracker()
 

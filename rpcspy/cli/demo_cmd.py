@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import textwrap
 from typing import Any
@@ -63,13 +62,11 @@ def command(output: str | None, directory: str | None, speed: float, show: bool)
         raise click.ClickException(f"the bundled recording is missing ({demo}); reinstall rpcspy")
     if output is not None and os.path.lexists(output):  # the proxy would refuse it: say so before starting
         raise click.BadParameter(f"{output} exists: choose a new file", param_hint="-o")
+    from rpcspy.pump import demo as runner
+
     rec = output or default_path(directory or demo_dir(), ["demo"])
-    me = [sys.executable, "-m", "rpcspy"]
-    chain = [*me, "replay", "--client", demo, "--timeout", "30", "-o", os.devnull, "--",
-             *me, "run", "-o", rec, "--", *me, "replay", "--speed", str(speed), demo]
     click.echo(_intro(demo, rec), err=True)
-    done = subprocess.run(chain, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                          timeout=300)
+    done = runner.run_chain(demo, rec, speed)
     try:
         recording = open_recording(rec)
         entries = list(recording.entries())
@@ -79,8 +76,7 @@ def command(output: str | None, directory: str | None, speed: float, show: bool)
     frames = [e for e in entries if isinstance(e, FrameEntry)]
     by_dir = {d: sum(1 for f in frames if f.dir == d) for d in ("c2a", "a2c", "err")}
     if show:
-        sys.stdout.flush()
-        subprocess.run([*me, "show", rec], check=False)
+        runner.show(rec)
     click.echo("")
     click.echo(f"Recorded {len(frames)} frames ({by_dir['c2a']} client->agent, {by_dir['a2c']} agent->client, "
                f"{by_dir['err']} stderr) to {rec}")

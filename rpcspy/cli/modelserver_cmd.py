@@ -78,22 +78,5 @@ def command(host: str, port: int, config: str, home: str | None, slow_delay: flo
         out.append(f"# HOME written: {made} (working directory: {made / 'project'})\n")
     sys.stdout.write("".join(out))
     sys.stdout.flush()
-    if server is None:
-        return
-    _serve(server)
-
-
-def _serve(server) -> None:
-    import signal
-
-    def stop(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, stop)
-    click.echo("rpcspy model-server: serving (Ctrl-C to stop)", err=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
+    if server is not None:
+        server.serve_until_signalled(lambda text: click.echo(f"rpcspy model-server: {text}", err=True))

@@ -7,12 +7,12 @@ import sys
 
 import click
 
-from rpcspy.cli.run_cmd import DEFAULT_DIR, DIALECT_CHOICES
+from rpcspy.cli.run_cmd import AGENT_COMMAND_SETTINGS, DEFAULT_DIR, DIALECT_CHOICES
 
 
 @click.command(
     "repl",
-    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+    context_settings=AGENT_COMMAND_SETTINGS,
     epilog="""\b
 Examples:
   rpcspy repl -- pi --mode rpc
@@ -23,7 +23,10 @@ At the prompt:
   prompt Hello there        set_thinking_level high       bash ls -la
   set_model anthropic claude-sonnet-4                     {"type": "get_state"}
   !prompt                   (! sends what validation refuses)   /help
-Ctrl-C aborts what runs (or leaves when idle); Ctrl-D closes the agent's stdin.""",
+Ctrl-C aborts what runs (or leaves when idle); Ctrl-D closes the agent's stdin.
+\b
+Options before the agent's name (or --) are rpcspy's: a misspelt one is a
+usage error (exit 2, nothing started or recorded), never passed to the agent.""",
 )
 @click.option("-o", "--output", "output", metavar="FILE", help="Write the recording to FILE (overwritten).")
 @click.option("--dir", "directory", metavar="DIR", envvar="RPCSPY_DIR", show_envvar=True, default=DEFAULT_DIR,

@@ -10,11 +10,15 @@ import click
 DEFAULT_DIR = "recordings"
 DIALECT_CHOICES = ("auto", "pi-0.73", "pi-0.84", "pi-0.99", "pi-feb2026", "omp")
 """rpcspy.protocol.DIALECTS plus auto, spelled out so the proxy starts without importing the schemas."""
+AGENT_COMMAND_SETTINGS = {"allow_interspersed_args": False}
+"""Click settings of every command that starts an agent (run, repl): options up to the agent's name are
+rpcspy's, so an unknown one is refused with click's "did you mean" (exit 2, nothing started or recorded),
+never handed to the agent; everything from the agent's name on (or after ``--``) is the agent's."""
 
 
 @click.command(
     "run",
-    context_settings={"allow_interspersed_args": False},
+    context_settings=AGENT_COMMAND_SETTINGS,
     epilog="""\b
 Examples:
   rpcspy -- pi --mode rpc
@@ -75,7 +79,8 @@ def command(output: str | None, overwrite: bool, directory: str, no_record: bool
     from rpcspy.pump.stdio import fill_closed_std_fds
 
     fill_closed_std_fds()  # first: a file opened below must not take the number of a closed stdin/stdout
-    from rpcspy.pump.proxy import ObserverFactory, ProxyConfig, run_proxy
+    from rpcspy.pump.proxy import ProxyConfig, run_proxy
+    from rpcspy.pump.session import ObserverFactory
     from rpcspy.recording.naming import default_path
 
     argv = list(agent)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import queue
 import sys
 import time
 from collections.abc import Iterator
@@ -85,45 +84,30 @@ def command(target: str | None, backlog: int, follow: bool, full: bool, show_inf
 
 def _session(spec: str | None, backlog: int, console: Any) -> Iterator[list[Any]]:
     """Batches of events from a live session's control socket, until it ends."""
-    from rpcspy.pump.control_client import ControlClient, ControlError, find_session
+    from rpcspy.pump.control_client import ControlError, Subscription, find_session
     from rpcspy.recording.entries import entry_to_event
 
     try:
         target = find_session(spec)
     except (LookupError, ControlError) as exc:
         raise click.ClickException(str(exc)) from None
-    inbox: queue.Queue[Any] = queue.Queue()
     try:
-        client = ControlClient(target.socket, on_entry=inbox.put, on_close=lambda: inbox.put(None))
-        reply = client.subscribe(backlog)
+        sub = Subscription(target.socket, backlog)
     except (OSError, TimeoutError, ConnectionError) as exc:
         raise click.ClickException(f"cannot watch session {target.pid}: {exc}") from None
-    if not reply.get("ok"):
-        raise click.ClickException(f"cannot watch session {target.pid}: {reply.get('error')}")
+    if not sub.reply.get("ok"):
+        sub.client.close()
+        raise click.ClickException(f"cannot watch session {target.pid}: {sub.reply.get('error')}")
     console.print(f"watching session {target.pid}: {' '.join(target.argv)}"
                   + (f" (recording to {target.meta['record_path']})" if target.meta.get("record_path") else ""),
                   style="bold", highlight=False)
     try:
-        while True:
-            try:
-                entry = inbox.get(timeout=POLL_SECONDS * 5)
-            except queue.Empty:
-                yield []  # quiet: a chance to show what the session waits on
-                continue
-            batch = []
-            while entry is not None:
-                batch.append(entry_to_event(entry))
-                try:
-                    entry = inbox.get_nowait()
-                except queue.Empty:
-                    break
-            if batch:
-                yield batch
-            if entry is None:
-                console.print("── the session ended", style="dim", highlight=False)
-                return
+        for batch in sub.batches(POLL_SECONDS * 5):  # an empty batch when quiet: a chance to show what it waits on
+            yield [entry_to_event(entry) for entry in batch]
     finally:
-        client.close()
+        sub.client.close()
+    if sub.ended:
+        console.print("── the session ended", style="dim", highlight=False)
 
 
 def _recording(path: str, follow: bool) -> Iterator[list[Any]]:

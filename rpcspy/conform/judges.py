@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rpcspy.conform.script import DIALOG_METHODS, Transcript, Verdict, deviation, failed, passed, short, skipped
+from rpcspy.conform.script import Transcript, Verdict, deviation, failed, passed, short, skipped
+from rpcspy.protocol.vocabulary import DIALOGS, RUN_END
 
 Judge = Callable[[Transcript], Verdict]
-RUN_END = ("agent_end",)
 EVERY = ("get_state", "get_messages", "get_available_models")
 """The commands of ``id.every``: ids ``e0``, ``e1``, ... in this order."""
 
@@ -183,7 +183,7 @@ def abort(t: Transcript) -> Verdict:
     rs = t.responses("a")
     if not rs:
         return failed("abort got no response")
-    if not t.events(*RUN_END):
+    if not t.events(RUN_END):
         return failed("the aborted run never ended (no agent_end)")
     ends = [m for e in t.events("message_end") for m in [e.get("message") or {}] if m.get("role") == "assistant"]
     reason = ends[-1].get("stopReason") if ends else None
@@ -259,7 +259,7 @@ def retry(t: Transcript) -> Verdict:
 
 # -- dialogs -------------------------------------------------------------------------------
 def _dialogs(t: Transcript) -> list[dict[str, Any]]:
-    return [o for o in t.events("extension_ui_request") if o.get("method") in DIALOG_METHODS]
+    return [o for o in t.events("extension_ui_request") if o.get("method") in DIALOGS]
 
 
 def _notified(t: Transcript) -> str | None:
@@ -312,7 +312,7 @@ def eof_idle(t: Transcript) -> Verdict:
 def eof_running(t: Transcript) -> Verdict:
     if t.exit_code is None:
         return failed("the agent did not exit after EOF during a run")
-    if not t.events(*RUN_END):
+    if not t.events(RUN_END):
         return deviation(f"exit {t.exit_code}, but the run was cut off without agent_end")
     return passed(f"the run was closed (agent_end) and the agent exited with {t.exit_code}")
 

@@ -63,9 +63,6 @@ class Answer:
     payload: tuple[tuple[str, Any], ...]
 
 
-DIALOG_METHODS = ("select", "confirm", "input", "editor")
-
-
 Step = Send | Await | Close | Kill | Answer
 
 

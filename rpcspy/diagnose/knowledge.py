@@ -1,20 +1,30 @@
 """The protocol facts the diagnosis rests on, in one place (protocol-notes sections 2, 4, 10, 11).
 
-Which commands start a run, which events end or settle one per dialect, what a
-``disposition`` means, and the client-side limits of the agents' own clients. The
-dialect modules (:mod:`rpcspy.protocol`) own the schemas; this module owns only the
-*meaning* the diagnosis needs, so a new agent version is one edit here.
+What a ``disposition`` means, which dialects settle, and the client-side limits of the agents'
+own clients. The names it sorts frames by (which commands start or stop a run, which events end
+or settle one) live in :mod:`rpcspy.protocol.vocabulary` and are re-exported here, so the
+trackers read everything as ``K.*``; the dialect modules (:mod:`rpcspy.protocol`) own the schemas.
 """
 
 from __future__ import annotations
 
-from rpcspy.protocol.vocabulary import DIALOGS as DIALOGS  # re-exported: the trackers read K.*
+# Names re-exported (the trackers read K.*); their home is the protocol vocabulary.
+from rpcspy.protocol.vocabulary import COMPACTION_END as COMPACTION_END
+from rpcspy.protocol.vocabulary import COMPACTION_START as COMPACTION_START
+from rpcspy.protocol.vocabulary import DIALOGS as DIALOGS
+from rpcspy.protocol.vocabulary import HOST_CALLS as HOST_CALLS
+from rpcspy.protocol.vocabulary import HOST_CANCELS as HOST_CANCELS
+from rpcspy.protocol.vocabulary import OMP_PROMPT_RESULT as OMP_PROMPT_RESULT
+from rpcspy.protocol.vocabulary import OMP_SESSION_SETTLED as OMP_SESSION_SETTLED
 from rpcspy.protocol.vocabulary import QUEUE_COMMANDS as QUEUE_COMMANDS
+from rpcspy.protocol.vocabulary import QUEUE_UPDATE as QUEUE_UPDATE
+from rpcspy.protocol.vocabulary import RETRY_END as RETRY_END
+from rpcspy.protocol.vocabulary import RETRY_START as RETRY_START
 from rpcspy.protocol.vocabulary import RUN_COMMANDS as RUN_COMMANDS
-
-STOP_COMMANDS = frozenset({"abort", "abort_and_prompt", "compact", "new_session", "switch_session", "fork",
-                           "clone", "branch", "open_session", "handoff"})
-"""Commands that end (or may tear down) a run in progress; their response can come after its settle."""
+from rpcspy.protocol.vocabulary import RUN_END as RUN_END
+from rpcspy.protocol.vocabulary import RUN_START as RUN_START
+from rpcspy.protocol.vocabulary import SETTLED as SETTLED
+from rpcspy.protocol.vocabulary import STOP_COMMANDS as STOP_COMMANDS
 
 DISPOSITION_STARTS = "started"
 DISPOSITION_QUEUED = "queued"
@@ -26,27 +36,9 @@ DISPOSITIONS: dict[str, str] = {
 }
 """pi >= 0.99 ``data.disposition`` of ``prompt``/``steer``/``follow_up`` success responses."""
 
-RUN_START = "agent_start"
-RUN_END = "agent_end"
-SETTLED = "agent_settled"
-"""pi >= 0.84: the agent is idle (after the run, its retries, compaction and queued messages)."""
-OMP_PROMPT_RESULT = "prompt_result"
-"""omp >= 18.3: closes one accepted prompt (by its id), after its work settles."""
-OMP_SESSION_SETTLED = "session_settled"
 SETTLING_DIALECTS = frozenset({"pi-0.84", "pi-0.99"})
 """Dialects whose agent emits ``agent_settled`` (also assumed once one is seen); tests/protocol/
 test_vocabulary.py checks this against the dialects' schemas."""
-
-COMPACTION_START = frozenset({"compaction_start", "auto_compaction_start"})
-COMPACTION_END = frozenset({"compaction_end", "auto_compaction_end"})
-RETRY_START = "auto_retry_start"
-RETRY_END = "auto_retry_end"
-QUEUE_UPDATE = "queue_update"
-"""pi: full current queues (``steering``, ``followUp``) on every change."""
-
-HOST_CALLS: dict[str, str] = {"host_tool_call": "host_tool_result", "host_uri_request": "host_uri_result"}
-"""omp requests to the host and the client frame that answers each."""
-HOST_CANCELS: dict[str, str] = {"host_tool_cancel": "host_tool_call", "host_uri_cancel": "host_uri_request"}
 
 CLIENT_TIMEOUT = 30.0
 """Seconds pi's bundled ``RpcClient`` gives every command before it gives up."""

@@ -1,9 +1,15 @@
-"""The tracker's records: a client command and what became of it, a request the agent waits on."""
+"""The tracker's state: what is in flight (:class:`InFlight`), a client command and what became of it,
+a request the agent waits on."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import deque
+from dataclasses import dataclass, field
 from typing import Any
+
+from rpcspy.diagnose import knowledge as K
+from rpcspy.diagnose.items import Item
+from rpcspy.protocol.detect import DialectDetector
 
 
 @dataclass(slots=True, eq=False)
@@ -42,3 +48,68 @@ class Waiting:
     id: Any
     what: str
     deadline: float | None = None
+
+
+@dataclass
+class InFlight:
+    """What is in flight in a session: the state a client waits on, moved by the tracker's frames."""
+
+    client_timeout: float = K.CLIENT_TIMEOUT
+    detector: DialectDetector = field(default_factory=DialectDetector)
+    pending: dict[Any, Cmd] = field(default_factory=dict)
+    idless: deque[Cmd] = field(default_factory=deque)
+    answered: dict[Any, Cmd] = field(default_factory=dict)
+    starting: list[Cmd] = field(default_factory=list)
+    """Run commands sent and not refused whose run has not started."""
+    run: int | None = None
+    """Seq of the open run's agent_start."""
+    run_by: Cmd | None = None
+    ended: int | None = None
+    """Seq of the agent_end still waiting for its agent_settled (settling dialects)."""
+    will_retry: bool = False
+    settles: bool = False
+    last_settle: int | None = None
+    omp_open: dict[Any, Cmd] = field(default_factory=dict)
+    """omp prompts accepted and not yet closed by prompt_result."""
+    omp_results: bool = False
+    """omp >= 18.3 (prompt_result, session_settled or messageId seen): accepted prompts await prompt_result."""
+    omp_settle_due: int | None = None
+    """Seq of a prompt_result with sessionSettled:false; session_settled not yet seen."""
+    waiting: dict[Any, Waiting] = field(default_factory=dict)
+    queued: list[Cmd] = field(default_factory=list)
+    queue_update: tuple[int, list[Any], list[Any]] | None = None
+    tools: dict[Any, list[Any]] = field(default_factory=dict)
+    """Open tool executions: toolCallId -> [start seq, start t, tool name, last update seq]."""
+    compaction: tuple[int, float, str] | None = None
+    retry: tuple[int, float] | None = None
+    handled: Cmd | None = None
+    """The last run command answered ``handled``."""
+    v2: bool = False
+    frame_cap: int = K.OMP_FRAME_CAP
+    negotiating: set[Any] = field(default_factory=set)
+    last: dict[str, tuple[int, float]] = field(default_factory=dict)
+    """Direction -> (seq, t) of its last frame."""
+    eof: dict[str, tuple[int, float]] = field(default_factory=dict)
+    exit: tuple[int, float, int] | None = None
+    pitfalls: list[Item] = field(default_factory=list)
+    last_cmd: Cmd | None = None
+    """The command of the last client frame (None after an answer or a non-command)."""
+    frames: int = 0
+    t: float = 0.0
+
+    @property
+    def dialect(self) -> str:
+        return self.detector.dialect
+
+    @property
+    def omp(self) -> bool:
+        return self.dialect == "omp"
+
+    @property
+    def settling(self) -> bool:
+        """The agent emits agent_settled (by dialect, or one was seen)."""
+        return self.settles or self.dialect in K.SETTLING_DIALECTS
+
+    @property
+    def busy(self) -> bool:
+        return self.run is not None or self.ended is not None

@@ -4,25 +4,26 @@
 whose run has not started or settled, open runs, dialogs and host calls the agent waits
 on, queued messages, compaction and retries. It also notes the client pitfalls the frames
 show as they pass (:mod:`rpcspy.diagnose.pitfalls` words them). Pure: no I/O, never raises
-on bad frames. :func:`rpcspy.diagnose.explain.explain` turns a tracker into a diagnosis.
+on bad frames. Client frames and responses are followed here; the state itself is
+:class:`rpcspy.diagnose.state.InFlight`, and how each agent event moves it is
+:mod:`rpcspy.diagnose.agent_events`. :func:`rpcspy.diagnose.explain.explain` turns a
+tracker into a diagnosis.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 
-from rpcspy.checker.correlation import id_key
 from rpcspy.diagnose import knowledge as K
 from rpcspy.diagnose import pitfalls as P
+from rpcspy.diagnose.agent_events import EVENTS
 from rpcspy.diagnose.envelope import BIG, envelope
-from rpcspy.diagnose.items import Item
-from rpcspy.diagnose.state import Cmd, Waiting
+from rpcspy.diagnose.state import Cmd, InFlight
 from rpcspy.events import Eof, Exit, Frame
-from rpcspy.protocol.detect import DialectDetector
+from rpcspy.protocol.pairing import id_key
 
 _decode = msgspec.json.decode
 _UPDATE = b'{"type":"message_update"'
@@ -32,68 +33,8 @@ _PENDING_CAP = 65536
 
 
 @dataclass
-class Tracker:
+class Tracker(InFlight):
     """Feed every frame of a session in order (and its EOFs and exit); read the state at any time."""
-
-    client_timeout: float = K.CLIENT_TIMEOUT
-    detector: DialectDetector = field(default_factory=DialectDetector)
-    pending: dict[Any, Cmd] = field(default_factory=dict)
-    idless: deque[Cmd] = field(default_factory=deque)
-    answered: dict[Any, Cmd] = field(default_factory=dict)
-    starting: list[Cmd] = field(default_factory=list)
-    """Run commands sent and not refused whose run has not started."""
-    run: int | None = None
-    """Seq of the open run's agent_start."""
-    run_by: Cmd | None = None
-    ended: int | None = None
-    """Seq of the agent_end still waiting for its agent_settled (settling dialects)."""
-    will_retry: bool = False
-    settles: bool = False
-    last_settle: int | None = None
-    omp_open: dict[Any, Cmd] = field(default_factory=dict)
-    """omp prompts accepted and not yet closed by prompt_result."""
-    omp_results: bool = False
-    """omp >= 18.3 (prompt_result, session_settled or messageId seen): accepted prompts await prompt_result."""
-    omp_settle_due: int | None = None
-    """Seq of a prompt_result with sessionSettled:false; session_settled not yet seen."""
-    waiting: dict[Any, Waiting] = field(default_factory=dict)
-    queued: list[Cmd] = field(default_factory=list)
-    queue_update: tuple[int, list[Any], list[Any]] | None = None
-    tools: dict[Any, list[Any]] = field(default_factory=dict)
-    """Open tool executions: toolCallId -> [start seq, start t, tool name, last update seq]."""
-    compaction: tuple[int, float, str] | None = None
-    retry: tuple[int, float] | None = None
-    handled: Cmd | None = None
-    """The last run command answered ``handled``."""
-    v2: bool = False
-    frame_cap: int = K.OMP_FRAME_CAP
-    negotiating: set[Any] = field(default_factory=set)
-    last: dict[str, tuple[int, float]] = field(default_factory=dict)
-    """Direction -> (seq, t) of its last frame."""
-    eof: dict[str, tuple[int, float]] = field(default_factory=dict)
-    exit: tuple[int, float, int] | None = None
-    pitfalls: list[Item] = field(default_factory=list)
-    last_cmd: Cmd | None = None
-    """The command of the last client frame (None after an answer or a non-command)."""
-    frames: int = 0
-    t: float = 0.0
-
-    @property
-    def dialect(self) -> str:
-        return self.detector.dialect
-
-    @property
-    def omp(self) -> bool:
-        return self.dialect == "omp"
-
-    @property
-    def settling(self) -> bool:
-        """The agent emits agent_settled (by dialect, or one was seen)."""
-        return self.settles or self.dialect in K.SETTLING_DIALECTS
-
-    @property
-    def busy(self) -> bool:
-        return self.run is not None or self.ended is not None
 
     # ---- feeding ---------------------------------------------------------------------------
     def feed(self, frame: Frame) -> None:
@@ -201,7 +142,7 @@ class Tracker:
         if etype == "response":
             self._response(seq, t, obj)
             return
-        handler = _EVENTS.get(etype) if isinstance(etype, str) else None
+        handler = EVENTS.get(etype) if isinstance(etype, str) else None
         if handler is not None:
             handler(self, seq, t, obj)
 
@@ -283,135 +224,3 @@ class Tracker:
 
     def _settle_name(self) -> str:
         return K.SETTLED if self.settling else K.RUN_END
-
-    # ---- events ----------------------------------------------------------------------------
-    def _agent_start(self, seq: int, t: float, obj: dict[str, Any]) -> None:
-        if self.run is None or not self.omp:  # omp's retry saga opens a new run without agent_end
-            self.run_by = self.starting.pop(0) if self.starting else None
-        self.run = seq
-        self.ended = None
-        self.retry = None if self.retry is not None and not self.omp else self.retry
-
-    def _agent_end(self, seq: int, t: float, obj: dict[str, Any]) -> None:
-        self.run = None
-        self.tools.clear()
-        self.will_retry = obj.get("willRetry") is True
-        if "messageCount" in obj and self.omp and not self.v2:
-            self.pitfalls.append(P.over_cap(seq, "agent_end", self.frame_cap))
-        if self.settling:
-            self.ended = seq
-        else:
-            self._settled(seq)
-
-    def _agent_settled(self, seq: int, t: float, obj: dict[str, Any]) -> None:
-        self.settles = True
-        if self.run is None:  # pi 0.87 may settle inside a run after a dropped prompt: the run goes on
-            self._settled(seq)
-
-    def _settled(self, seq: int) -> None:
-        for cmd in [c for c in self.starting if c.resp is not None and c.resp < seq]:
-            self.starting.remove(cmd)  # its run never came: consumed (an extension command) or dropped
-            if cmd.behind and not cmd.slash:
-                self.pitfalls.append(P.dropped(cmd, seq))
-        self.ended = None
-        self.last_settle = seq
-        self.queued.clear()
-        self.queue_update = None
-        self.compaction = None
-
-    def _prompt_result(self, seq: int, t: float, obj: dict[str, Any]) -> None:
-        self.omp_results = True
-        if "id" in obj:
-            cmd = self.omp_open.pop(id_key(obj["id"]), None)
-            if cmd is not None and cmd in self.starting:
-                self.starting.remove(cmd)
-        self.omp_settle_due = None if obj.get("sessionSettled") is not False else seq
-
-    def _session_settled(self, seq: int, t: float, obj: dict[str, Any]) -> None:
-        self.omp_results = True
-        self.omp_settle_due = None
-        self.last_settle = seq
-
-    def _message_start(self, seq: int, t: float, obj: dict[str, Any]) -> None:
-        message = obj.get("message")
-        if "messageId" in obj:
-            self.omp_results = True
-        if self.queue_update is None and isinstance(message, dict) and message.get("role") == "user":
-            if self.queued and self.run is not None:
-                self.queued.pop(0)
-
-    def _queue_update(self, seq: int, t: float, obj: dict[str, Any]) -> None:
-        steering, follow_up = obj.get("steering"), obj.get("followUp")
-        self.queue_update = (seq, steering if isinstance(steering, list) else [],
-                             follow_up if isinstance(follow_up, list) else [])
-
-    def _tool_start(self, seq: int, t: float, obj: dict[str, Any]) -> None:
-        name = obj.get("toolName")
-        self.tools[id_key(obj.get("toolCallId"))] = [seq, t, name if isinstance(name, str) else "?", None]
-
-    def _tool_update(self, seq: int, t: float, obj: dict[str, Any]) -> None:
-        tool = self.tools.get(id_key(obj.get("toolCallId")))
-        if tool is not None:
-            tool[3] = seq
-
-    def _tool_end(self, seq: int, t: float, obj: dict[str, Any]) -> None:
-        self.tools.pop(id_key(obj.get("toolCallId")), None)
-
-    def _compaction_start(self, seq: int, t: float, obj: dict[str, Any]) -> None:
-        reason = obj.get("reason")
-        self.compaction = (seq, t, reason if isinstance(reason, str) else "")
-
-    def _compaction_end(self, seq: int, t: float, obj: dict[str, Any]) -> None:
-        self.compaction = None
-
-    def _retry_start(self, seq: int, t: float, obj: dict[str, Any]) -> None:
-        self.retry = (seq, t)
-
-    def _retry_end(self, seq: int, t: float, obj: dict[str, Any]) -> None:
-        self.retry = None
-
-    def _ui_request(self, seq: int, t: float, obj: dict[str, Any]) -> None:
-        method, rid = obj.get("method"), obj.get("id")
-        if method in K.DIALOGS:  # a Names set: False for a method that is no string
-            timeout = obj.get("timeout")
-            deadline = t + timeout / 1000.0 if isinstance(timeout, (int, float)) and timeout > 0 else None
-            title = obj.get("title")
-            what = f"`{method}` dialog" + (f" {title!r}" if isinstance(title, str) and title else "")
-            self.waiting[id_key(rid)] = Waiting(seq, t, "dialog", rid, what, deadline)
-        elif method == "cancel":
-            self.waiting.pop(id_key(obj.get("targetId")), None)
-
-    def _host_call(self, seq: int, t: float, obj: dict[str, Any]) -> None:
-        etype = obj.get("type")
-        what = (f"host tool call `{obj.get('toolName')}`" if etype == "host_tool_call"
-                else f"host URI request {obj.get('operation')} {obj.get('url')}")
-        self.waiting[id_key(obj.get("id"))] = Waiting(seq, t, "host", obj.get("id"), what)
-
-    def _host_cancel(self, seq: int, t: float, obj: dict[str, Any]) -> None:
-        self.waiting.pop(id_key(obj.get("targetId")), None)
-
-    def _ready(self, seq: int, t: float, obj: dict[str, Any]) -> None:
-        cap = obj.get("maxFrameBytes")
-        if isinstance(cap, int) and cap > 0:
-            self.frame_cap = cap
-
-    def _frame_error(self, seq: int, t: float, obj: dict[str, Any]) -> None:
-        if not self.v2:
-            original = obj.get("originalType")
-            self.pitfalls.append(P.over_cap(seq, original if isinstance(original, str) else None, self.frame_cap))
-
-
-_EVENTS = {
-    K.RUN_START: Tracker._agent_start, K.RUN_END: Tracker._agent_end, K.SETTLED: Tracker._agent_settled,
-    K.OMP_PROMPT_RESULT: Tracker._prompt_result, K.OMP_SESSION_SETTLED: Tracker._session_settled,
-    "message_start": Tracker._message_start, K.QUEUE_UPDATE: Tracker._queue_update,
-    "tool_execution_start": Tracker._tool_start, "tool_execution_update": Tracker._tool_update,
-    "tool_execution_end": Tracker._tool_end,
-    **{name: Tracker._compaction_start for name in K.COMPACTION_START},
-    **{name: Tracker._compaction_end for name in K.COMPACTION_END},
-    K.RETRY_START: Tracker._retry_start, K.RETRY_END: Tracker._retry_end,
-    "extension_ui_request": Tracker._ui_request,
-    **{name: Tracker._host_call for name in K.HOST_CALLS},
-    **{name: Tracker._host_cancel for name in K.HOST_CANCELS},
-    "ready": Tracker._ready, "rpc_frame_error": Tracker._frame_error,
-}

@@ -18,7 +18,6 @@ from typing import Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import get_app
-from prompt_toolkit.completion import WordCompleter
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.patch_stdout import patch_stdout
@@ -26,8 +25,8 @@ from rich.console import Console
 from rich.text import Text
 
 from rpcspy.events import Event, Frame
+from rpcspy.interactive.ask import EARLY_CTRL_C, ENDED, STALE, ask
 from rpcspy.interactive.complete import ReplCompleter
-from rpcspy.interactive.dialogs import Dialog
 from rpcspy.interactive.history import open_history
 from rpcspy.interactive.live import LiveView
 from rpcspy.interactive.schema import CommandSchema
@@ -44,7 +43,7 @@ from rpcspy.interactive.syntax import (
 )
 from rpcspy.interactive.why_watch import WhyWatch, why_panel
 
-_DIALOG, _QUIT, _ENDED, _STALE, _TIMEOUT, _EARLY_CTRL_C = (object() for _ in range(6))
+_DIALOG, _QUIT = object(), object()
 class ReplApp:
     """One interactive session over a backend (see :mod:`rpcspy.interactive.backends`)."""
 
@@ -68,7 +67,8 @@ class ReplApp:
         self._incoming: deque[Event] = deque()
         self._draining = False
         self._dialogs: deque[tuple[OpenDialog, float]] = deque()
-        self._dialog: tuple[Any, Any] | None = None
+        self.asking: tuple[Any, Any] | None = None
+        """(dialog id, its prompt's application) while a dialog is asked (rpcspy.interactive.ask)."""
         self._saved = ""
         self._typed_ahead: TypedAhead | None = None
         self._ended = asyncio.Event()
@@ -146,20 +146,20 @@ class ReplApp:
         self._ended.set()
         app = self._running_app()
         if app is not None:
-            app.exit(result=_ENDED)
+            app.exit(result=ENDED)
 
     def _running_app(self) -> Any:
-        if self._dialog is not None:
-            return self._dialog[1] if self._dialog[1].is_running else None
+        if self.asking is not None:
+            return self.asking[1] if self.asking[1].is_running else None
         if self.session is not None and self.session.app.is_running:
             return self.session.app
         return None
 
     def _interrupt_for_dialogs(self) -> None:
-        if self._dialog is not None:
-            dialog_id, app = self._dialog
+        if self.asking is not None:
+            dialog_id, app = self.asking
             if not self.view.state.is_open(dialog_id) and app.is_running:
-                app.exit(result=_STALE)
+                app.exit(result=STALE)
         elif self._dialogs and self.session is not None and self.session.app.is_running:
             self._saved = self.session.default_buffer.text
             self.session.app.exit(result=_DIALOG)
@@ -212,7 +212,7 @@ class ReplApp:
     def _intro(self) -> None:
         what = "injecting into" if self.backend.injecting else "agent:"
         self.out(f"rpcspy {'inject' if self.backend.injecting else 'repl'}: {what} {self.backend.label}", style="bold")
-        rec = getattr(self.backend, "record_path", None)
+        rec = self.backend.record_path
         if rec:
             self.out(f"recording to {rec}", style="dim")
         self.out("Tab completes · /help · Ctrl-D " + ("detaches" if self.backend.injecting else "quits"), style="dim")
@@ -226,15 +226,15 @@ class ReplApp:
             if self._dialogs:
                 dialog, received = self._dialogs.popleft()
                 if self.view.state.is_open(dialog.id):
-                    await self._ask(dialog, received)
+                    await ask(self, dialog, received)
                 continue
             if self._ended.is_set():
                 return await self._finish(ended=True)
             try:
-                result = await self._in_prompt(self.session, self._prompt_text(), default=self._saved)
+                result = await self.in_prompt(self.session, self._prompt_text(), default=self._saved)
             except (EOFError, KeyboardInterrupt):
                 result = _QUIT
-            if result is _EARLY_CTRL_C:
+            if result is EARLY_CTRL_C:
                 if self._saved:
                     self._saved = ""
                 elif not self._ctrl_c_on_empty():
@@ -243,7 +243,7 @@ class ReplApp:
             if result is _DIALOG:
                 continue
             self._saved = ""
-            if result is _ENDED:
+            if result is ENDED:
                 return await self._finish(ended=True)
             if result is _QUIT:
                 return await self._finish(ended=False)
@@ -276,12 +276,12 @@ class ReplApp:
         asyncio.ensure_future(self._send_obj({"type": command}))
         return True
 
-    async def _in_prompt(self, session: PromptSession[Any], *args: Any, **kw: Any) -> Any:
-        """``session.prompt_async``, or _EARLY_CTRL_C for a Ctrl-C pressed while no prompt was open."""
+    async def in_prompt(self, session: PromptSession[Any], *args: Any, **kw: Any) -> Any:
+        """``session.prompt_async``, or EARLY_CTRL_C for a Ctrl-C pressed while no prompt was open."""
         assert self._typed_ahead is not None
         try:
             if self._typed_ahead.take():
-                return _EARLY_CTRL_C
+                return EARLY_CTRL_C
             return await session.prompt_async(*args, **kw)
         finally:
             self._typed_ahead.closed()
@@ -300,13 +300,13 @@ class ReplApp:
             return None
         for remark in out.remarks:
             self.out(f"  note: {remark}", style="dim")
-        await self._send_line(out.line)
+        await self.send_line(out.line)
         return None
 
     async def _send_obj(self, obj: dict[str, Any]) -> None:
-        await self._send_line(encode(self.ids.assign(obj)))
+        await self.send_line(encode(self.ids.assign(obj)))
 
-    async def _send_line(self, line: bytes) -> None:
+    async def send_line(self, line: bytes) -> None:
         assert self.loop is not None
         error = await self.loop.run_in_executor(None, self.backend.send, line)
         if error:
@@ -331,67 +331,10 @@ class ReplApp:
                                      else "not known yet (all dialects)")
             self.out(f"dialect: {current}", style="dim")
         elif name == "raw":
-            asyncio.ensure_future(self._send_line((arg + "\n").encode()))
+            asyncio.ensure_future(self.send_line((arg + "\n").encode()))
         elif name == "why":
             self.out(why_panel(self.waits.now()))
         return None
-
-    # --- dialogs -------------------------------------------------------------------------
-    async def _ask(self, opened: OpenDialog, received: float) -> None:
-        dialog = Dialog.from_request(opened.request)
-        lines = dialog.lines()
-        self.out(Text("? " + lines[0], "bold magenta"), *(Text("  " + x) for x in lines[1:]))
-        deadline = received + dialog.timeout_ms / 1000 if dialog.timeout_ms is not None else None
-        options = list(dialog.options) + [str(i) for i in range(1, len(dialog.options) + 1)]
-        session: PromptSession[Any] = PromptSession(
-            completer=WordCompleter(options) if dialog.method == "select" else None,
-            multiline=dialog.method == "editor", erase_when_done=True, refresh_interval=0.5,
-            bottom_toolbar=lambda: self._dialog_toolbar(dialog, deadline), enable_open_in_editor=True)
-        default = dialog.prefill if dialog.method == "editor" else ""
-        while True:
-            self._dialog = (dialog.id, session.app)
-            timer = self.loop.call_later(max(deadline - time.monotonic(), 0), self._expire, session.app) \
-                if deadline is not None and self.loop is not None else None
-            try:
-                text = await self._in_prompt(session, dialog.prompt(), default=default,
-                                             placeholder=dialog.placeholder or None)
-            except (KeyboardInterrupt, EOFError):
-                text = None
-            finally:
-                self._dialog = None
-                if timer is not None:
-                    timer.cancel()
-            if text is _TIMEOUT:
-                why = "timed out: the agent went on with its default"
-                self.out(f"  dialog {dialog.method} {why}", style="yellow")
-                self.view.state.give_up(dialog.id, why)
-                return
-            if text is _STALE:
-                why = self.view.state.why_closed(dialog.id)
-                self.out(f"  dialog {dialog.method} {why}" + (" elsewhere" if why == "answered" else ""),
-                         style="yellow")
-                return
-            if text is _ENDED:
-                return
-            if text is None or text is _EARLY_CTRL_C:
-                answer = dialog.cancel()
-            else:
-                try:
-                    answer = dialog.answer(text)
-                except ValueError as exc:
-                    self.out(f"  {exc}", style="yellow")
-                    continue
-            await self._send_line(encode(answer))
-            return
-
-    def _expire(self, app: Any) -> None:
-        if app.is_running:
-            app.exit(result=_TIMEOUT)
-
-    def _dialog_toolbar(self, dialog: Dialog, deadline: float | None) -> str:
-        keys = "Esc Enter sends, Ctrl-X Ctrl-E opens $EDITOR" if dialog.method == "editor" else "Enter answers"
-        left = f" · {max(deadline - time.monotonic(), 0):.0f} s left" if deadline is not None else ""
-        return f"dialog {dialog.method}: {keys}, Ctrl-C cancels{left}"
 
     # --- the end -------------------------------------------------------------------------
     async def _finish(self, ended: bool) -> int:

@@ -34,6 +34,8 @@ class RemoteBackend:
     """A live proxy's control socket: commands are injected, events are subscribed to."""
 
     injecting = True
+    record_path: str | None = None
+    """The proxy records the session, not this client (``rpcspy sessions`` says where)."""
 
     def __init__(self, socket_path: str, *, backlog: int = 200, label: str = "") -> None:
         self.socket_path = socket_path

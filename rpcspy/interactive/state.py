@@ -16,6 +16,7 @@ from typing import Any
 from rpcspy.events import Event, Exit, Finding, Frame, SpawnFailed
 from rpcspy.protocol.pairing import MISSING, Pairing, Pending, show_id
 from rpcspy.protocol.vocabulary import ANSWER_TYPES as _ANSWERS
+from rpcspy.protocol.vocabulary import COMPACTION_END, COMPACTION_START, OMP_PROMPT_RESULT, RUN_END
 from rpcspy.protocol.vocabulary import DIALOGS as DIALOG_METHODS
 
 _MAX_CLOSED = 256
@@ -91,14 +92,14 @@ class SessionState:
             self.pairing.response(seq, obj)
         elif kind == "agent_start":
             self.streaming, self.retrying = True, False
-        elif kind in ("agent_end", "prompt_result"):
+        elif kind in (RUN_END, OMP_PROMPT_RESULT):
             self.streaming = False
         elif kind == "queue_update":
             steering, follow = obj.get("steering"), obj.get("followUp")
             self.queue = (_strings(steering), _strings(follow))
-        elif kind in ("compaction_start", "auto_compaction_start"):
+        elif kind in COMPACTION_START:
             self.compacting = str(obj.get("reason") or "running")
-        elif kind in ("compaction_end", "auto_compaction_end"):
+        elif kind in COMPACTION_END:
             self.compacting = None
         elif kind == "auto_retry_start":
             self.retrying = True

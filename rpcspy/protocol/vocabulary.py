@@ -62,6 +62,63 @@ FIRE_AND_FORGET_METHODS = ("notify", "setStatus", "setWidget", "setTitle", "set_
 DIALOGS = names(DIALOG_METHODS)
 """:data:`DIALOG_METHODS` as a set, for membership tests."""
 
+STOP_COMMANDS = names({"abort", "abort_and_prompt", "compact", "new_session", "switch_session", "fork", "clone",
+                       "branch", "open_session", "handoff"})
+"""Commands that end (or may tear down) a run in progress; their response can come after its settle."""
+
+TEARDOWN_COMMANDS = names({"compact", "new_session", "switch_session", "fork", "clone", "branch", "open_session",
+                           "handoff"})
+"""Commands that replace the session or compact it, which may tear a run down (pi 0.73 drops the
+run's closing events, or racing a ``prompt``, its opening ones): :data:`STOP_COMMANDS` but the aborts."""
+
+SLOW_COMMANDS = names({"bash", "compact", "abort", "new_session", "switch_session", "fork", "clone", "branch"})
+"""Commands whose response may legitimately take long (never reported as overdue)."""
+
+RUN_START = "agent_start"
+RUN_END = "agent_end"
+SETTLED = "agent_settled"
+"""pi >= 0.84: the agent is idle (after the run, its retries, compaction and queued messages)."""
+RUN_BOUNDARIES = names({RUN_START, RUN_END, SETTLED})
+"""Events that open, close or settle a run: whatever prompt was starting has started (or lost its start)."""
+OMP_PROMPT_RESULT = "prompt_result"
+"""omp >= 18.3: closes one accepted prompt (by its id), after its work settles."""
+OMP_SESSION_SETTLED = "session_settled"
+
+COMPACTION_START = names({"compaction_start", "auto_compaction_start"})
+COMPACTION_END = names({"compaction_end", "auto_compaction_end"})
+RETRY_START = "auto_retry_start"
+RETRY_END = "auto_retry_end"
+QUEUE_UPDATE = "queue_update"
+"""pi: full current queues (``steering``, ``followUp``) on every change."""
+
+NOT_EMITTED_BY_OMP = names({"agent_settled", "compaction_start", "compaction_end"})
+"""Paired events omp never emits: a ``set_event_filter`` without them hides nothing."""
+
+HOST_CALLS: dict[str, str] = {"host_tool_call": "host_tool_result", "host_uri_request": "host_uri_result"}
+"""omp requests to the host and the client frame that answers each."""
+HOST_CANCELS: dict[str, str] = {"host_tool_cancel": "host_tool_call", "host_uri_cancel": "host_uri_request"}
+"""omp's cancels and the request each withdraws."""
+
+MESSAGE_EDGES = names({"message_start", "message_end"})
+"""Events that carry a whole ``message`` (its ``role``): one opens it, one closes it."""
+MESSAGE_EVENTS = names({"message_start", "message_update", "message_end"})
+""":data:`MESSAGE_EDGES` and the ``message_update`` events streamed between them."""
+OUTPUT_UPDATES = names({"tool_execution_update", "bash_execution_update"})
+"""Events that stream a running tool's or ``bash`` command's output so far."""
+RUN_PROGRESS_EVENTS = names({"agent_start", "turn_start", "turn_end", "message_start", "message_update", "message_end",
+                             "tool_execution_start", "tool_execution_update", "tool_execution_end", "queue_update"})
+"""Events that report a run's progress, many per prompt (answer nothing, close nothing a client waits on
+but the run itself)."""
+READY = "ready"
+"""omp: the agent is ready for commands (sent once, first)."""
+
+DELTA_EVENTS = names({"text_delta", "thinking_delta", "toolcall_delta"})
+"""``assistantMessageEvent`` types that carry a piece of a content block."""
+
 __all__ = ["Names", "names", "ANSWER_TYPES", "AGENT_REQUEST_TYPES", "HOST_REQUEST_TYPES", "AGENT_CANCEL_TYPES", "ECHO_TYPES",
            "DIALOG_METHODS", "FIRE_AND_FORGET_METHODS", "DIALOGS", "RUN_COMMANDS", "QUEUE_COMMANDS",
-           "DISPOSED_COMMANDS", "RESPONSE_TYPE"]
+           "DISPOSED_COMMANDS", "STOP_COMMANDS", "TEARDOWN_COMMANDS", "SLOW_COMMANDS", "RUN_START", "RUN_END",
+           "SETTLED", "RUN_BOUNDARIES", "OMP_PROMPT_RESULT", "OMP_SESSION_SETTLED", "COMPACTION_START",
+           "COMPACTION_END", "RETRY_START", "RETRY_END", "QUEUE_UPDATE", "NOT_EMITTED_BY_OMP", "HOST_CALLS",
+           "HOST_CANCELS", "DELTA_EVENTS", "MESSAGE_EDGES", "MESSAGE_EVENTS", "OUTPUT_UPDATES", "RUN_PROGRESS_EVENTS",
+           "READY", "RESPONSE_TYPE"]

@@ -20,9 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rpcspy.conform.cases import Case
-from rpcspy.conform.script import DIALOG_METHODS, Answer, Await, Close, Kill, Send, Transcript, Verdict, failed, send
+from rpcspy.conform.script import Answer, Await, Close, Kill, Send, Transcript, Verdict, failed, send
 from rpcspy.events import Frame
 from rpcspy.framing import LineFramer, split_cr
+from rpcspy.protocol.vocabulary import DIALOGS
 
 TEARDOWN_GRACE = 3.0
 
@@ -172,7 +173,7 @@ def _condition(step: Await) -> Callable[[_Session, float], bool]:
     if kind == "event":
         return matches(lambda o: o.get("type") == arg)
     if kind == "dialog":
-        return matches(lambda o: o.get("type") == "extension_ui_request" and o.get("method") in DIALOG_METHODS)
+        return matches(lambda o: o.get("type") == "extension_ui_request" and o.get("method") in DIALOGS)
     if kind == "delta":
         return matches(lambda o: o.get("type") == "message_update"
                        and (o.get("assistantMessageEvent") or {}).get("type") == "text_delta")
@@ -205,7 +206,7 @@ def run_case(case: Case, argv: Sequence[str], env: dict[str, str], cwd: Path) ->
                 session.write(step)
             elif isinstance(step, Answer):
                 dialogs = [o for o in session.objs()
-                           if o.get("type") == "extension_ui_request" and o.get("method") in DIALOG_METHODS]
+                           if o.get("type") == "extension_ui_request" and o.get("method") in DIALOGS]
                 if dialogs:
                     session.write(send({"type": "extension_ui_response", "id": dialogs[-1].get("id"),
                                         **dict(step.payload)}))

@@ -36,6 +36,7 @@ from rpcspy.framing import DECODE_ERRORS
 from rpcspy.injection.ledger import Ledger, Push, refusal
 from rpcspy.pump.control_conn import Connection, dumps
 from rpcspy.pump.hub import Emit
+from rpcspy.pump.session import Session
 from rpcspy.recording.writer import event_line
 
 BACKLOG_EVENTS = 2000
@@ -80,11 +81,6 @@ def meta_path(directory: str, pid: int) -> str:
     return os.path.join(directory, f"{pid}.json")
 
 
-def _session_value(session: Any, name: str, default: Any = None) -> Any:
-    if hasattr(session, name):
-        return getattr(session, name)
-    config = getattr(session, "config", None)
-    return getattr(config, name, default)
 
 
 class ControlServer:
@@ -92,13 +88,13 @@ class ControlServer:
 
     name = "control"
 
-    def __init__(self, session: Any, directory: str | None = None) -> None:
+    def __init__(self, session: Session, directory: str | None = None) -> None:
         self.session = session
-        self.pid = int(_session_value(session, "proxy_pid") or _session_value(session, "pid") or os.getpid())
-        self.argv = list(_session_value(session, "argv", []) or [])
-        self.record_path = _session_value(session, "record_path")
-        self.mode = _session_value(session, "mode", "proxy") or "proxy"
-        self.started = float(getattr(session, "started", 0) or time.time())
+        self.pid = session.proxy_pid
+        self.argv = list(session.argv)
+        self.record_path = session.record_path
+        self.mode = session.mode
+        self.started = session.started
         self.dir = directory or runtime_dir()
         self.sock_path = socket_path(self.dir, self.pid)
         self.meta_path = meta_path(self.dir, self.pid)
@@ -327,6 +323,6 @@ def _refuse(sock: socket.socket, error: str) -> None:
     sock.close()
 
 
-def start_control(session: Any) -> ControlServer:
+def start_control(session: Session) -> ControlServer:
     """Offer the control socket for ``session``; the returned observer cleans up at ``close()``."""
     return ControlServer(session)

@@ -12,14 +12,14 @@ import os
 import queue
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from rpcspy.framing import DECODE_ERRORS
 from rpcspy.pump.control import ControlError, meta_path, runtime_dir, socket_path
 
-__all__ = ["ControlClient", "ControlError", "SessionEntry", "find_session", "list_sessions"]
+__all__ = ["ControlClient", "ControlError", "SessionEntry", "Subscription", "find_session", "list_sessions"]
 
 
 class ControlClient:
@@ -167,6 +167,49 @@ class ControlClient:
 
 
 # --- finding sessions ------------------------------------------------------------------
+class Subscription:
+    """A live session's entry lines from its control socket, read by the client's thread, handed out in batches.
+
+    Raises what :class:`ControlClient` and :meth:`ControlClient.subscribe` raise; ``reply`` is the
+    server's answer to the subscription (``ok`` false: refused, and nothing will come).
+    """
+
+    def __init__(self, path: str, backlog: int) -> None:
+        self._inbox: queue.Queue[Any] = queue.Queue()
+        self.client = ControlClient(path, on_entry=self._inbox.put, on_close=lambda: self._inbox.put(None))
+        try:
+            self.reply = self.client.subscribe(backlog)
+        except BaseException:
+            self.client.close()
+            raise
+        self.ended = False
+        """True once the session ended (the server closed the connection)."""
+
+    def batches(self, idle: float) -> Iterator[list[Any]]:
+        """Lists of decoded entries as they come; an empty list after ``idle`` seconds of quiet. Closes at the end."""
+        try:
+            while True:
+                try:
+                    entry = self._inbox.get(timeout=idle)
+                except queue.Empty:
+                    yield []
+                    continue
+                batch = []
+                while entry is not None:
+                    batch.append(entry)
+                    try:
+                        entry = self._inbox.get_nowait()
+                    except queue.Empty:
+                        break
+                if batch:
+                    yield batch
+                if entry is None:
+                    self.ended = True
+                    return
+        finally:
+            self.client.close()
+
+
 @dataclass
 class SessionEntry:
     """One registered proxy: its metadata file, and what it said when asked (if alive)."""

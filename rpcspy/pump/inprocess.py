@@ -14,9 +14,11 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rpcspy.events import Event, Note
+from rpcspy.pump.session import ObserverFactory, Session
 from rpcspy.pump.spawn import signal_group
 
 if TYPE_CHECKING:
+    from rpcspy.pump.hub import Observer
     from rpcspy.pump.proxy import ProxySession
 
 OnEvents = Callable[[list[Event]], None]
@@ -91,13 +93,13 @@ class InProcessProxy:
         r_in, self._w_in = os.pipe()
         r_out, w_out = os.pipe()
         r_err, w_err = os.pipe()
-        factories: list[Any] = [lambda _session: [_EventsObserver(on_events)]]
+        factories: list[ObserverFactory] = [lambda _session: [_EventsObserver(on_events)]]
         if self.check:
             factories.insert(0, self._checker)
         config = ProxyConfig(argv=self.argv, record_path=self.record_path, env=self.env, observers=factories,
                              stdin=r_in, stdout=w_out, stderr=w_err, observer_process=False, control=self.control,
                              mode=self.mode)
-        self.session = session = ProxySession(config, warn=_Warn(on_events, time.monotonic()))  # type: ignore[arg-type]
+        self.session = session = ProxySession(config, warn=_Warn(on_events, time.monotonic()))
         for fd in (r_out, r_err):  # the client's stdout and stderr: the observer shows them, drain the pipes
             threading.Thread(target=_drain, args=(fd,), daemon=True).start()
 
@@ -121,7 +123,7 @@ class InProcessProxy:
 
         threading.Thread(target=run, name="rpcspy-repl-proxy", daemon=True).start()
 
-    def _checker(self, _session: Any) -> list[Any]:
+    def _checker(self, _session: Session) -> list[Observer]:
         try:
             from rpcspy.pump.check_observer import CheckObserver, CheckOptions
         except ImportError:

@@ -8,8 +8,10 @@ kept in :attr:`ModelServer.requests`, so tests can assert what the agent sent.
 from __future__ import annotations
 
 import json
+import signal
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -151,6 +153,21 @@ class ModelServer:
         assert self._thread is not None, "server not started"
         while self._thread.is_alive():
             self._thread.join(0.2)
+
+    def serve_until_signalled(self, announce: Callable[[str], None] | None = None) -> None:
+        """Serve until Ctrl-C or SIGTERM (a handler is set: call from the main thread), then stop."""
+        def stop(signum: int, frame: object) -> None:
+            raise KeyboardInterrupt
+
+        signal.signal(signal.SIGTERM, stop)
+        if announce is not None:
+            announce("serving (Ctrl-C to stop)")
+        try:
+            self.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.stop()
 
     def stop(self) -> None:
         if self._server is not None:

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from rpcspy.events import Exit, Note, Start
 from rpcspy.pump import wire
 from rpcspy.pump.drain import PipeSpool
-from rpcspy.pump.hub import Dispatcher, Observer
+from rpcspy.pump.hub import Dispatcher
 from rpcspy.pump.pipesink import PipeSink
+from rpcspy.pump.session import ObserverFactory
 from rpcspy.pump.spawn import F_SETPIPE_SZ, PIPE_SIZE, end_process_group
 from rpcspy.pump.tape import AVAILABLE as TAPE_AVAILABLE
 from rpcspy.pump.tape import Tape
@@ -35,13 +36,15 @@ TICK_SECONDS = 1.0
 
 @dataclass
 class ChildSession:
-    """What observers in the child know of the session, and how they act on it."""
+    """The :class:`~rpcspy.pump.session.Session` observers in the child get: facts the proxy
+    handed over at the fork, and requests sent back to it over the command pipe."""
 
     command_fd: int
     argv: list[str]
     record_path: str | None
+    mode: str
     proxy_pid: int
-    dispatcher: Dispatcher | None = None
+    started: float
     agent_pid: int | None = None
 
     def inject(self, line: bytes) -> None:
@@ -52,10 +55,6 @@ class ChildSession:
 
     def divert_ids(self, prefix: bytes) -> None:
         os.write(self.command_fd, wire.command_message(wire.DIVERT, prefix))
-
-    @property
-    def frame_counts(self) -> dict[str, int]:
-        return dict(self.dispatcher.frames) if self.dispatcher else {}
 
 
 @dataclass
@@ -82,7 +81,7 @@ class ObserverProcess:
 
 
 def fork_observers(
-    make_observers: Callable[[ChildSession], list[Observer]],
+    make_observers: ObserverFactory,
     session: ChildSession,
     *,
     warn: Warn,
@@ -130,7 +129,7 @@ def _open_tape(warn: Warn, tmp_dir: str | None) -> Tape | None:
         return None
 
 
-def _child_main(data_fd: int, tape: Tape | None, make_observers: Callable[[ChildSession], list[Observer]],
+def _child_main(data_fd: int, tape: Tape | None, make_observers: ObserverFactory,
                 session: ChildSession, warn: Warn, tmp_dir: str | None) -> None:
     for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGPIPE):
         signal.signal(signum, signal.SIG_IGN)
@@ -141,7 +140,6 @@ def _child_main(data_fd: int, tape: Tape | None, make_observers: Callable[[Child
     spool = PipeSpool(data_fd, tmp_dir)  # its drain process, forked before any thread, empties the pipe
     spool.start()
     dispatcher = Dispatcher(make_observers(session), warn=warn)
-    session.dispatcher = dispatcher
     reader = TapeReader(tape)
     try:
         # Linux niceness is per thread: this (dispatching) thread yields the CPU to forwarding; the

@@ -6,20 +6,18 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from rpcspy.events import Direction, Exit, Note, SpawnFailed, Start
 from rpcspy.pump.hub import Hub, Observer, Sink
 from rpcspy.pump.relay import Relay, monotonic_clock
+from rpcspy.pump.session import ObserverFactory, Session
 from rpcspy.pump.signals import SignalForwarder
 from rpcspy.pump.spawn import SpawnError, enlarge_pipes, exit_status, spawn_agent
 from rpcspy.pump.splice import AgentRelay, ClientRelay
 from rpcspy.pump.stdio import fill_closed_std_fds
-
-ObserverFactory = Callable[[Any], list[Observer]]
-"""Builds extra observers; gets the session object observers may act on (inject, divert_ids)."""
 
 
 @dataclass
@@ -48,6 +46,14 @@ class ProxyConfig:
     """Where the tape and the spool live (unlinked files); None: ``$TMPDIR``, else /tmp."""
 
 
+class Warner(Protocol):
+    """Where rpcspy's own messages go; ``lock`` is held while the agent's stderr is written."""
+
+    lock: threading.Lock
+
+    def __call__(self, message: str) -> None: ...
+
+
 class StderrWriter:
     """rpcspy's own messages, interleaved with the agent's stderr only between chunks."""
 
@@ -67,7 +73,7 @@ class StderrWriter:
 class ProxySession:
     """One run of ``rpcspy -- AGENT...``; :meth:`run` returns the exit status."""
 
-    def __init__(self, config: ProxyConfig, *, warn: StderrWriter | None = None) -> None:
+    def __init__(self, config: ProxyConfig, *, warn: Warner | None = None) -> None:
         self.config = config
         self.warn = warn or StderrWriter(config.stderr)
         self.clock = monotonic_clock()
@@ -80,7 +86,24 @@ class ProxySession:
         self._observer_process: Any = None
 
     # --- observers ---------------------------------------------------------------------
-    def _make_observers(self, session: Any) -> list[Observer]:
+    # --- what observers may ask (rpcspy.pump.session.Session) -------------------------------
+    @property
+    def argv(self) -> list[str]:
+        return list(self.config.argv)
+
+    @property
+    def record_path(self) -> str | None:
+        return self.config.record_path
+
+    @property
+    def mode(self) -> str:
+        return self.config.mode
+
+    @property
+    def proxy_pid(self) -> int:
+        return self.pid
+
+    def _make_observers(self, session: Session) -> list[Observer]:
         cfg = self.config
         observers: list[Observer] = []
         if cfg.record_path is not None:  # imported here: in the observer process, after the agent started
@@ -109,7 +132,7 @@ class ProxySession:
         if cfg.observer_process:
             from rpcspy.pump.observer_process import ChildSession, fork_observers
 
-            child = ChildSession(-1, list(cfg.argv), cfg.record_path, os.getpid())
+            child = ChildSession(-1, list(cfg.argv), cfg.record_path, cfg.mode, os.getpid(), self.started)
             self._observer_process = fork_observers(self._make_observers, child, warn=self.warn,
                                                     tmp_dir=cfg.tmp_dir)
             self.sink = self._observer_process.sink

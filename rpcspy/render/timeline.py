@@ -25,7 +25,7 @@ from typing import Any, Protocol
 from rpcspy.events import Event, Finding, Frame
 from rpcspy.frameinfo import NOT_JSON, parse, type_of
 from rpcspy.protocol.pairing import Pairing
-from rpcspy.protocol.vocabulary import ANSWER_TYPES
+from rpcspy.protocol.vocabulary import ANSWER_TYPES, MESSAGE_EVENTS, OUTPUT_UPDATES
 from rpcspy.render import describe
 from rpcspy.render.items import Block, Item
 from rpcspy.render.stream import AssistantStream
@@ -298,7 +298,7 @@ class Timeline:
             self._hold(describe.invalid(item, frame.data, obj, "error"), out)
         elif t == "response":
             self._hold(self._response(item, frame.seq, obj, frame.t), out)
-        elif t in ("message_start", "message_update", "message_end"):
+        elif t in MESSAGE_EVENTS:
             self._message(item, frame, obj, t, out)
         elif t == "tool_execution_start":
             self._tools[_hashable(obj.get("toolCallId"))] = frame.t
@@ -309,7 +309,7 @@ class Timeline:
             if started is not None:
                 item.latency = frame.t - started
             self._hold(item, out)
-        elif t in ("tool_execution_update", "bash_execution_update"):
+        elif t in OUTPUT_UPDATES:
             id_field = "toolCallId" if t == "tool_execution_update" else "id"
             item.kind = "tool_output" if t == "tool_execution_update" else "bash_output"
             item.label = f"tool {obj.get('toolName', '?')} output" if t == "tool_execution_update" else "bash output"

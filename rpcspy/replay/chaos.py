@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from rpcspy.protocol.vocabulary import RUN_END, SETTLED
+
 FAULTS: dict[str, str] = {
     "seed": "seed=N: the random seed (default 0); the same seed gives the same faults",
     "latency": "latency=DUR: every response is held back DUR",
@@ -199,7 +201,7 @@ class Chaos:
         plan = Plan(frames=[data])
         if kind == "agent_start":
             self.in_run = True
-        elif kind in ("agent_end", "agent_settled"):
+        elif kind in (RUN_END, SETTLED):
             self.in_run = False
         if s.jitter:
             plan.delay += self.rng.uniform(0, s.jitter)

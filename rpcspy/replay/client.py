@@ -18,15 +18,14 @@ from collections.abc import Iterable
 import msgspec
 
 from rpcspy.framing import DECODE_ERRORS
-from rpcspy.protocol.vocabulary import ANSWER_TYPES
+from rpcspy.protocol.vocabulary import ANSWER_TYPES, READY, RUN_END, RUN_PROGRESS_EVENTS
 from rpcspy.protocol.vocabulary import DIALOGS as DIALOG_METHODS
 from rpcspy.protocol.vocabulary import HOST_REQUEST_TYPES as REQUEST_TYPES
 from rpcspy.replay.ids import canon
 
-LANDMARK_TYPES = frozenset({"ready", "agent_end"})
+LANDMARK_TYPES = frozenset({READY, RUN_END})
 _TYPE_PREFIX = b'{"type":"'
-_BORING = frozenset({"message_update", "message_start", "message_end", "turn_start", "turn_end", "agent_start",
-                     "tool_execution_start", "tool_execution_update", "tool_execution_end", "queue_update"})
+_BORING = RUN_PROGRESS_EVENTS
 
 
 class _Env(msgspec.Struct):

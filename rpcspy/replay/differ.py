@@ -18,6 +18,7 @@ import msgspec
 
 from rpcspy.events import Frame
 from rpcspy.framing import DECODE_ERRORS
+from rpcspy.protocol.vocabulary import MESSAGE_EDGES
 from rpcspy.replay.align import Opcode, opcodes
 from rpcspy.replay.jsondiff import Change, all_changes
 from rpcspy.replay.normalise import Normaliser
@@ -123,7 +124,7 @@ def label_of(value: Any) -> str:
         sub = ev.get("type") if isinstance(ev, dict) else None
     elif name == "extension_ui_request":
         sub = value.get("method")
-    elif name in ("message_start", "message_end"):
+    elif name in MESSAGE_EDGES:
         msg = value.get("message")
         sub = msg.get("role") if isinstance(msg, dict) else None
     return f"{name}/{sub}" if isinstance(sub, str) else name

@@ -14,7 +14,7 @@ from typing import Any, Literal
 import msgspec
 
 from rpcspy.framing import DECODE_ERRORS
-from rpcspy.replay.normalise import CLIENT_ANSWER_TYPES
+from rpcspy.protocol.vocabulary import ANSWER_TYPES as CLIENT_ANSWER_TYPES
 
 _ID_ERRORS: tuple[type[Exception], ...] = (*DECODE_ERRORS, KeyError)
 """What reading a frame's raw ``id`` may raise."""

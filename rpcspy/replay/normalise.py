@@ -17,7 +17,6 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-import datetime as _dt
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -25,62 +24,32 @@ from typing import Any
 import msgspec
 
 from rpcspy.framing import DECODE_ERRORS
-from rpcspy.protocol.vocabulary import AGENT_CANCEL_TYPES
-from rpcspy.protocol.vocabulary import AGENT_REQUEST_TYPES as _REQUESTS
-from rpcspy.protocol.vocabulary import ANSWER_TYPES as CLIENT_ANSWER_TYPES
 from rpcspy.replay.secrets import REDACTED, redact_secrets, secret_name
-
-_UUID = r"(?<![0-9a-fA-F])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9a-fA-F])"
-_ISO = r"(?<!\d)\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}(?:[.,-]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?"
-_TMP = r"(?<![\w./-])(?:/private)?(?:/tmp|/var/tmp|/dev/shm|/var/folders/[\w.-]+/[\w.-]+/T)(?:/[^\s\"'<>|:;,()\[\]{}]+)?"
-_LOOPBACK = r"(?<=//)(?:127\.0\.0\.1|localhost|\[::1\]):\d{2,5}\b"
-_SECRETS = (
-    r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}",
-    r"\bAIza[0-9A-Za-z_-]{35}",
-    r"\bgh[pousr]_[A-Za-z0-9]{30,}",
-    r"\bgithub_pat_[A-Za-z0-9_]{22,}",
-    r"\bxox[abprs]-[A-Za-z0-9-]{10,}",
-    r"\bAKIA[0-9A-Z]{16}\b",
-    r"(?i:\bbearer)\s+[A-Za-z0-9._~+/=-]{16,}",
+from rpcspy.replay.volatile import (
+    DURATION_KEYS,
+    HINT_SPAN,
+    ID_KEYS,
+    INNER,
+    ISO_RX,
+    MS_RANGE,
+    PORT_HINTS,
+    PORT_RX,
+    S_RANGE,
+    SECRET_HINTS,
+    SECRET_KEYS,
+    SECRET_RX,
+    TIME_KEYS,
+    TMP_HINTS,
+    TMP_RX,
+    USAGE_KEYS,
+    UUID_FULL,
+    UUID_RX,
+    dash_after_hex4,
+    hintless,
+    id_like,
+    is_id_parent,
+    iso_like,
 )
-# One regex per kind, each run only when a cheap hint says it can match: a combined
-# alternation tries every alternative at every position and costs ~1 MB/s on long texts.
-_SECRET_RX = re.compile("|".join(_SECRETS))
-_SECRET_HINTS = ("sk-", "AIza", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xoxa-", "xoxb-", "xoxp-",
-                 "xoxr-", "xoxs-", "AKIA", "Bearer", "bearer", "BEARER")
-"""Substrings one of which a secret match starts with (a regex alternation of them scans ~5x slower)."""
-_HEX4 = re.compile(r"[\da-fA-F]{4}")  # \d: any Unicode digit, as the ISO pattern's \d
-_UUID_RX = re.compile(_UUID)
-_ISO_RX = re.compile(_ISO)
-_TMP_RX = re.compile(_TMP)
-_TMP_HINTS = ("/tmp", "/var/", "/dev/shm", "/private/")
-_PORT_RX = re.compile(_LOOPBACK)
-_PORT_HINTS = ("127.0.0.1:", "localhost:", "[::1]:")
-_INNER = re.compile(f"{_UUID}|{_ISO}")
-
-TIME_KEYS = frozenset({
-    "timestamp", "createdAt", "updatedAt", "startedAt", "completedAt", "endedAt", "finishedAt", "modifiedAt",
-    "lastModified", "mtime", "ctime", "atime", "time", "ts", "date", "started_unix",
-})
-DURATION_KEYS = frozenset({
-    "durationMs", "duration", "wallTimeMs", "elapsedMs", "elapsed", "latencyMs", "ttft", "ttftMs", "tookMs",
-})
-ID_KEYS = frozenset({
-    "sessionId", "responseId", "toolCallId", "messageId", "entryId", "leafId", "parentId", "chunkId", "targetId",
-})
-USAGE_KEYS = frozenset({"usage", "tokens", "contextUsage", "tokensPerSecond"})
-SECRET_KEYS = frozenset({
-    "apikey", "api_key", "x-api-key", "authorization", "password", "secret", "token", "accesstoken",
-    "refreshtoken", "access_token", "refresh_token", "clientsecret", "client_secret",
-})
-AGENT_REQUEST_TYPES = _REQUESTS | AGENT_CANCEL_TYPES
-_ID_PARENT_TYPES = frozenset({"toolCall", "toolcall_start"}) | AGENT_REQUEST_TYPES | CLIENT_ANSWER_TYPES
-"""Objects whose `id` is volatile: tool calls (pi >= 0.84 also puts the id on `toolcall_start`), dialogs."""
-
-_MS_RANGE = (946_684_800_000, 4_102_444_800_000)  # 2000..2100 in milliseconds
-_S_RANGE = (946_684_800, 4_102_444_800)
-_BASE = _dt.datetime(2000, 1, 1, tzinfo=_dt.UTC)
-_ID_PREFIX = re.compile(r"^[A-Za-z]+[-_]")
 
 _encode = msgspec.json.encode
 _decode = msgspec.json.decode
@@ -161,8 +130,8 @@ class Normaliser:
         if self._redact:
             return self._tracked(s)
         clean = self._clean_long
-        start = len(clean) - _HINT_SPAN if clean is not None and s.startswith(clean) else 0
-        if _hintless(s[start:] if start > 0 else s):
+        start = len(clean) - HINT_SPAN if clean is not None and s.startswith(clean) else 0
+        if hintless(s[start:] if start > 0 else s):
             self._clean_long = s
             return s, False
         return self._tracked(s)
@@ -183,18 +152,18 @@ class Normaliser:
                 self.changed = True
                 s = s2
         out = s
-        if any(hint in out for hint in _SECRET_HINTS):
-            out = _SECRET_RX.sub(REDACTED, out)
+        if any(hint in out for hint in SECRET_HINTS):
+            out = SECRET_RX.sub(REDACTED, out)
         if self.options.secrets:
             out = redact_secrets(out)
-        if "/" in out and any(hint in out for hint in _TMP_HINTS):  # first: a uuid must not end the path match
-            out = _TMP_RX.sub(self._tmp, out)
-        if "-" in out and _dash_after_hex4(out):
-            out = _UUID_RX.sub(self._uuid, out)
+        if "/" in out and any(hint in out for hint in TMP_HINTS):  # first: a uuid must not end the path match
+            out = TMP_RX.sub(self._tmp, out)
+        if "-" in out and dash_after_hex4(out):
+            out = UUID_RX.sub(self._uuid, out)
             if "T" in out:
-                out = _ISO_RX.sub(self._iso, out)
-        if "/" in out and any(hint in out for hint in _PORT_HINTS):
-            out = _PORT_RX.sub(self._port, out)
+                out = ISO_RX.sub(self._iso, out)
+        if "/" in out and any(hint in out for hint in PORT_HINTS):
+            out = PORT_RX.sub(self._port, out)
         if out != s:
             self.changed = True
         return out
@@ -263,10 +232,10 @@ class Normaliser:
                     if v != REDACTED:
                         self.changed = True
                     return REDACTED
-                if key in ID_KEYS or (key == "id" and parent is not None and _is_id_parent(parent)):
-                    if _UUID_FULL.fullmatch(v):
+                if key in ID_KEYS or (key == "id" and parent is not None and is_id_parent(parent)):
+                    if UUID_FULL.fullmatch(v):
                         return self.text(v)
-                    return self._placeholder("id", v, lambda n: _id_like(v, n))
+                    return self._placeholder("id", v, lambda n: id_like(v, n))
             return self.text(v)
         if t is dict:
             return self._dict(v)
@@ -315,10 +284,10 @@ class Normaliser:
 
     def _number(self, v: float, key: str) -> Any:
         if key in TIME_KEYS:
-            lo, hi = _MS_RANGE
+            lo, hi = MS_RANGE
             if lo <= v < hi:
                 return self._placeholder("time", v, lambda n: type(v)(1_700_000_000_000 + n))
-            lo, hi = _S_RANGE
+            lo, hi = S_RANGE
             if lo <= v < hi:
                 return self._placeholder("time", v, lambda n: type(v)(1_700_000_000 + n))
         elif key in DURATION_KEYS:
@@ -352,7 +321,7 @@ class Normaliser:
 
     def _iso(self, m: re.Match) -> str:
         s = m.group()
-        return self._placeholder("iso", s, lambda n: _iso_like(s, n))
+        return self._placeholder("iso", s, lambda n: iso_like(s, n))
 
     def _port(self, m: re.Match) -> str:
         host, _, port = m.group().rpartition(":")
@@ -375,7 +344,7 @@ class Normaliser:
             root += 1
         for i in range(root, min(root + 3, len(parts))):
             seg = parts[i]
-            if _INNER.search(seg):
+            if INNER.search(seg):
                 continue  # a uuid or time, given its own placeholder next: keeps the correlation
             if any(c.isdigit() for c in seg):
                 parts[i] = self._placeholder("tmp", seg, lambda n: f"tmp{n}")
@@ -383,47 +352,6 @@ class Normaliser:
             return "/".join(parts)
         self.changed = True
         return "/".join(["<tmpdir>", *parts[root:]])
-
-
-_UUID_FULL = _UUID_RX
-
-
-_HINT_SPAN = 16
-"""Longer than any hint: a hint in a string that extends a hintless one ends within this of the join."""
-
-
-def _hintless(s: str) -> bool:
-    """No secret, temp path, loopback port, UUID or ISO time hint anywhere in ``s``: :meth:`Normaliser._text`
-    (without ``redact`` patterns) returns it unchanged."""
-    return not (any(hint in s for hint in _SECRET_HINTS) or any(hint in s for hint in _TMP_HINTS)
-                or any(hint in s for hint in _PORT_HINTS) or ("-" in s and _dash_after_hex4(s)))
-
-
-def _dash_after_hex4(s: str) -> bool:
-    """Whether a ``-`` follows four hex digits: a UUID or an ISO time can only start so."""
-    i = s.find("-", 4)
-    while i >= 0:
-        if _HEX4.fullmatch(s, i - 4, i):
-            return True
-        i = s.find("-", i + 1)
-    return False
-
-
-def _is_id_parent(parent: dict) -> bool:
-    typ = parent.get("type")
-    return isinstance(typ, str) and typ in _ID_PARENT_TYPES
-
-
-def _id_like(original: str, n: int) -> str:
-    m = _ID_PREFIX.match(original)
-    return f"{m.group() if m else 'id-'}{n}"
-
-
-def _iso_like(original: str, n: int) -> str:
-    """Placeholder time ``2000-01-01T00:00:00`` + n seconds, written in the original's layout."""
-    digits = (_BASE + _dt.timedelta(seconds=n)).strftime("%Y%m%d%H%M%S")
-    it = iter(digits)
-    return "".join(next(it, "0") if c.isdigit() else c for c in original)
 
 
 def compact_partial(obj: dict) -> dict | None:

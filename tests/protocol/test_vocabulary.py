@@ -120,3 +120,74 @@ def test_the_response_type_is_the_response_schemas_tag() -> None:
 
     assert Response.__struct_config__.tag == RESPONSE_TYPE
     assert all(RESPONSE_TYPE in p.a2c for p in PROTOCOLS)
+COMMANDS = {c for p in PROTOCOLS for c in p.commands}
+
+
+def test_lifecycle_command_sets_name_commands() -> None:
+    from rpcspy.protocol.vocabulary import SLOW_COMMANDS, STOP_COMMANDS, TEARDOWN_COMMANDS
+
+    for group in (STOP_COMMANDS, TEARDOWN_COMMANDS, SLOW_COMMANDS):
+        assert set(group) <= COMMANDS, set(group) - COMMANDS
+    assert TEARDOWN_COMMANDS == STOP_COMMANDS - {"abort", "abort_and_prompt"}
+
+
+def test_lifecycle_event_names_are_agent_events() -> None:
+    from rpcspy.protocol import vocabulary as V
+
+    single = {V.RUN_START, V.RUN_END, V.SETTLED, V.OMP_PROMPT_RESULT, V.OMP_SESSION_SETTLED, V.RETRY_START,
+              V.RETRY_END, V.QUEUE_UPDATE, V.READY}
+    for name in (single | V.RUN_BOUNDARIES | V.COMPACTION_START | V.COMPACTION_END | V.NOT_EMITTED_BY_OMP
+                 | V.MESSAGE_EVENTS | V.OUTPUT_UPDATES | V.RUN_PROGRESS_EVENTS):
+        assert name in AGENT_TYPES, name
+    assert V.RUN_BOUNDARIES == {V.RUN_START, V.RUN_END, V.SETTLED} and V.MESSAGE_EDGES < V.MESSAGE_EVENTS
+    assert "id" in _fields("bash_execution_update") and "toolCallId" in _fields("tool_execution_update")
+    omp = {p.dialect: p for p in PROTOCOLS}["omp"]
+    assert not set(V.NOT_EMITTED_BY_OMP) & set(omp.a2c)
+    assert {V.OMP_PROMPT_RESULT, V.OMP_SESSION_SETTLED} <= set(omp.a2c)
+
+
+def test_host_calls_and_cancels_pair_requests_with_answers() -> None:
+    from rpcspy.protocol.vocabulary import HOST_CALLS, HOST_CANCELS
+
+    assert set(HOST_CALLS) == HOST_REQUEST_TYPES and set(HOST_CALLS.values()) <= ANSWER_TYPES
+    assert set(HOST_CANCELS) == AGENT_CANCEL_TYPES and set(HOST_CANCELS.values()) == HOST_REQUEST_TYPES
+
+
+def test_delta_events_are_the_streamed_block_pieces() -> None:
+    from rpcspy.protocol.streaming import FORWARDED_EVENTS
+    from rpcspy.protocol.vocabulary import DELTA_EVENTS
+
+    assert DELTA_EVENTS == {e for e in FORWARDED_EVENTS if e.endswith("_delta")}
+
+
+def test_every_name_set_refuses_non_strings() -> None:
+    from rpcspy.protocol import vocabulary as V
+
+    sets = [v for k, v in vars(V).items() if k.isupper() and isinstance(v, frozenset)]
+    assert len(sets) >= 15
+    for s in sets:
+        assert isinstance(s, V.Names), s
+        assert ["x"] not in s and {"a": 1} not in s
+
+
+def test_no_name_set_of_the_protocol_lives_outside_the_vocabulary() -> None:
+    """A frozenset literal of quoted frame-type or command names anywhere else in rpcspy is a copy."""
+    import ast
+    from pathlib import Path
+
+    import rpcspy
+
+    known = AGENT_TYPES | COMMANDS | ANSWER_TYPES
+    root = Path(rpcspy.__file__).parent
+    found = []
+    for path in root.rglob("*.py"):
+        if path.name == "vocabulary.py" or path.parent.name == "protocol":
+            continue
+        if path.relative_to(root).as_posix() == "conform/judges.py":  # EVERY: what one case sends, in order
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Set | ast.Tuple) and node.elts:
+                strings = {e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+                if len(strings) >= 2 and strings <= known:
+                    found.append(f"{path.relative_to(root)}:{node.lineno} {sorted(strings)}")
+    assert found == [], found

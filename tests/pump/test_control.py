@@ -32,6 +32,7 @@ class FakeSession:
     def __init__(self, on_inject=None) -> None:
         self.argv = ["pi", "--mode", "rpc"]
         self.record_path = "rec.jsonl"
+        self.mode = "proxy"
         self.proxy_pid = os.getpid()
         self.started = 1_700_000_000.0
         self.injected: list[bytes] = []
@@ -396,3 +397,21 @@ def test_why_diagnoses_the_session_so_far(server) -> None:
     assert "`bash` (id 'b', frame 2)" in live["why"]["outstanding"][0]["text"]
     assert live["why"]["at"] >= 0.3, "a live session's time goes on"
     assert ended["why"]["at"] == 0.5 and "exited with code 0" in ended["why"]["context"][0]
+
+
+def test_a_subscription_hands_out_batches_and_says_when_the_session_ended(server) -> None:
+    from rpcspy.pump.control_client import Subscription
+
+    feed(server, Start(1, 0.0, 7, ["pi"]))
+    sub = Subscription(server.sock_path, backlog=10)
+    assert sub.reply["ok"]
+    batches = sub.batches(idle=0.05)
+    first = next(batches)
+    while not first:  # quiet until the backlog arrives: empty batches
+        first = next(batches)
+    assert first[0].pid == 7
+    feed(server, frame(2, "c2a", {"id": "a", "type": "get_state"}), Exit(3, 0.3, 0, None))
+    server.close()  # the session ends: the server closes the connection
+    rest = [e for batch in batches for e in batch]
+    assert [type(e).__name__ for e in rest][-2:] == ["FrameEntry", "ExitEntry"] and sub.ended
+    assert sub.client.closed.wait(2)

@@ -160,3 +160,32 @@ def test_any_prompt_gets_a_well_formed_stream(text: str) -> None:
     decoded = [json.loads(e[6:]) for e in events[:-1]]
     assert decoded[0]["choices"][0]["delta"]["role"] == "assistant"
     assert all(e.endswith(b"\n\n") and b"\n" not in e[:-2] for e in events)
+
+
+def test_serve_until_signalled_stops_the_server_on_sigterm() -> None:
+    import signal
+    import subprocess
+    import sys
+
+    from tests.paths import REPO
+
+    script = ("import sys\nfrom rpcspy.pump.model_server import ModelServer\n"
+              "srv = ModelServer().start()\nprint(srv.port, flush=True)\n"
+              "srv.serve_until_signalled(lambda text: print(text, file=sys.stderr, flush=True))\n"
+              "print('stopped', srv._server is None, flush=True)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={"PYTHONPATH": str(REPO)})
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        port = int(proc.stdout.readline())
+        assert proc.stderr.readline().strip() == "serving (Ctrl-C to stop)"
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", "/v1/models")
+        assert conn.getresponse().status == 200
+        conn.close()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.stdout.readline().strip() == "stopped True"
+        assert proc.wait(30) == 0
+    finally:
+        proc.kill()
+        proc.wait()

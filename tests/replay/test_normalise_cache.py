@@ -59,33 +59,6 @@ def test_caches_are_bounded(monkeypatch):
     assert len(norm._frames) <= 10 and len(norm._texts) <= 10
 
 
-@given(st.text(alphabet="sk-AIzaghpousr_ithbxcKBeEARTZ0123456789abcdefF:. ", max_size=60))
-@settings(max_examples=400, deadline=None)
-def test_cheap_hints_never_miss_a_match(s):
-    import re
-
-    old_hint = re.compile(r"sk-|AIza|gh[pousr]_|github_pat_|xox[abprs]-|AKIA|[Bb]earer|BEARER")
-    assert bool(old_hint.search(s)) == any(h in s for h in normalise._SECRET_HINTS)
-    if normalise._UUID_RX.search(s) or normalise._ISO_RX.search(s):
-        assert normalise._dash_after_hex4(s)
-
-
-def test_hints_on_real_shapes():
-    assert normalise._dash_after_hex4("id 01a20213-d398-77e8-928f-7e42015cc8a7")
-    assert normalise._dash_after_hex4("at 2026-11-23T10:00:00Z")
-    assert not normalise._dash_after_hex4("a well-known co-op, 12-3")
-
-
-@given(st.text(alphabet="ab0-T9 :", max_size=12),
-       st.one_of(st.from_regex(normalise._UUID, fullmatch=True), st.from_regex(normalise._ISO, fullmatch=True)),
-       st.text(alphabet="ab0-T9 :", max_size=12))
-@settings(max_examples=100, deadline=None)
-def test_dash_hint_sees_every_uuid_and_time(before, match, after):
-    s = before + match + after
-    if normalise._UUID_RX.search(s) or normalise._ISO_RX.search(s):
-        assert normalise._dash_after_hex4(s)
-
-
 PIECES = st.sampled_from(["lorem ", "ipsum\u2028", "sk", "-ant-abcdefghijklmnop", "/t", "mp/tmpx1/a.py ", "01a20213",
                           "-d398-77e8-928f-7e42015cc8a7 ", "2026-11", "-23T10:00:00Z ", "http://local", "host:4012 ",
                           "Bea", "rer abcdefghijklmnopqrstu ", "a-b ", "/", "x"])
