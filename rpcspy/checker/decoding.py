@@ -36,6 +36,8 @@ HANDLED = object()
 _DELTAS = frozenset({"text_delta", "thinking_delta", "toolcall_delta"})
 _E2_80 = b"\xe2\x80"
 """The first two bytes of U+2028 and U+2029 in UTF-8."""
+_LS_A2C = ("ls", "a2c")
+"""Once reported (framing.line_separator), later separators in agent frames are not looked at."""
 _Struct = msgspec.Struct
 _decode = msgspec.json.decode
 
@@ -54,10 +56,13 @@ class FrameDecoder:
         self._update_cls: Any = None
         self._delta_tags: dict[type, str] = {}
         self._dialect: str | None = None
+        self._settled: str | None = None
+        """The dialect once known and no longer refined (the fast lane's condition)."""
         from rpcspy.protocol import validate_bytes
 
         self._validate_bytes = validate_bytes
         self._typed: dict[str, Any] = {}  # direction -> the dialect's typed decode
+        self._typed_a2c: Any = None
 
     def _learn(self, dialect: str) -> None:
         """The dialect's message_update class and its delta event classes."""
@@ -70,6 +75,7 @@ class FrameDecoder:
         from rpcspy.protocol.validation import typed_decoder
 
         self._typed = {d: typed_decoder(d, dialect) for d in ("c2a", "a2c")}
+        self._typed_a2c = self._typed["a2c"]
         self._dialect = dialect
 
     def __call__(self, frame: Frame) -> Any:
@@ -100,20 +106,15 @@ class FrameDecoder:
             value, issues = self._validate_bytes(data, frame.dir, dialect)
             if value is None:  # not JSON, or JSON null
                 return self._not_a_struct(frame)
-        if type(value) is self._update_cls:
-            # the hot path: a schema-clean message_update
-            ame = value.assistantMessageEvent
-            delta_type = self._delta_tags.get(type(ame))
-            stream = self.stream
-            if delta_type is not None and stream.active:
-                block = stream.blocks.get(ame.contentIndex)
-                if block is not None and block.delta_type == delta_type and not block.closed:
-                    delta = ame.delta
-                    block.pieces.append(delta)
-                    # new text arrives in deltas only (pi 0.73 partials repeat it): scan the short string
-                    if "\u2028" in delta or "\u2029" in delta:
-                        check_separators(frame, self.sink, self.once)
-                    return HANDLED
+        if type(value) is self._update_cls:  # the hot path: a schema-clean message_update
+            pieces = self._open_block(value.assistantMessageEvent)
+            if pieces is not None:
+                delta = value.assistantMessageEvent.delta
+                pieces.append(delta)
+                # new text arrives in deltas only (pi 0.73 partials repeat it): scan the short string
+                if "\u2028" in delta or "\u2029" in delta:
+                    check_separators(frame, self.sink, self.once)
+                return HANDLED
         if _E2_80 in data and (LS in data or PS in data):  # one scan for ASCII-only frames
             check_separators(frame, self.sink, self.once)
         if isinstance(value, _Struct):
@@ -121,6 +122,50 @@ class FrameDecoder:
         if issues and type(value) is dict:
             schema.report(frame.t, frame.seq, frame.dir, issues)
         return value
+
+    def _open_block(self, ame: Any) -> list[str] | None:
+        """The pieces of the open block a delta event ``ame`` extends; None for any other event."""
+        delta_type = self._delta_tags.get(type(ame))
+        stream = self.stream
+        if delta_type is not None and stream.active:
+            block = stream.blocks.get(ame.contentIndex)
+            if block is not None and block.delta_type == delta_type and not block.closed:
+                return block.pieces
+        return None
+
+    def lane(self) -> Any:
+        """:meth:`fast_delta` when it may be used now (the dialect known and settled), else None."""
+        schema = self.schema
+        dialect = schema.dialect
+        if dialect is None:
+            return None
+        if self._settled is not dialect:
+            if schema.refining:
+                return None
+            self._settled = dialect  # refining never starts again once over
+        if dialect is not self._dialect:
+            self._learn(dialect)
+        return self.fast_delta
+
+    def fast_delta(self, data: Any) -> bool:
+        """The hot path alone, for batches: ``data`` (bytes or a buffer) is an agent frame with LF, no CR,
+        of at most 64 KiB. True when it was a schema-clean delta on the open block, now appended (the
+        same as :meth:`__call__` answering HANDLED); False (nothing done) when it must be fed whole.
+        Only while :meth:`lane` gives it (the dialect may change before)."""
+        try:
+            value = self._typed_a2c(data)
+            if type(value) is not self._update_cls:
+                return False
+            pieces = self._open_block(value.assistantMessageEvent)
+            if pieces is None:
+                return False
+            delta = value.assistantMessageEvent.delta
+            if ("\u2028" in delta or "\u2029" in delta) and _LS_A2C not in self.once:  # first: the whole way
+                return False
+        except Exception:  # not JSON, not this dialect's, ...: the whole way reports it
+            return False
+        pieces.append(delta)
+        return True
 
     def _not_a_struct(self, frame: Frame) -> Any:
         data = frame.data

@@ -34,7 +34,7 @@ from rpcspy.recording.transcripts import raw_records, structured_records, transc
 
 CHUNK = 1 << 20
 _LONG_LINE = 2048
-"""A block whose first line is this long is decoded line by line rather than as one array."""
+"""A block whose lines are this long on average is decoded line by line rather than as one array."""
 _block_decoder = msgspec.json.Decoder(list[Union[ENTRY_TYPES]])  # type: ignore[valid-type]
 _header_decoder = msgspec.json.Decoder(Header)
 
@@ -110,8 +110,7 @@ class Recording:
     def _native(self, f: BinaryIO) -> Iterator[list[msgspec.Struct]]:
         """The entries after the header, decoded a block of whole lines at a time.
 
-        The complete lines of each read are a block. A block of short lines (judged by its
-        first) is decoded in one call as a JSON array, its LFs turned into commas; a block
+        The complete lines of each read are a block. A block of short lines (on average) is decoded in one call as a JSON array, its LFs turned into commas; a block
         that is then not an array of one entry per line (a blank or bad line, a value over
         two lines or two on one), or of long lines, is decoded line by line, each sliced
         from the read.
@@ -138,8 +137,8 @@ class Recording:
             cut = chunk.rfind(b"\n") + 1
             if cut > start:
                 entries = None
-                if chunk.find(b"\n", start, start + _LONG_LINE) >= 0:  # short lines: one call for all
-                    lines = chunk.count(b"\n", start, cut)
+                lines = chunk.count(b"\n", start, cut)
+                if cut - start < lines * _LONG_LINE:  # short lines on average: one call for all
                     try:  # the lines as one JSON array: a blank line or a value over two lines is malformed
                         entries = _block_decoder.decode(b"[" + chunk[start:cut - 1].replace(b"\n", b",") + b"]")
                     except _UNREADABLE:  # then line by line, which says which line is bad
