@@ -33,6 +33,8 @@ from rpcspy.events import Frame
 
 HANDLED = object()
 """Returned for a frame fully checked on the fast lane."""
+UNTRIED = object()
+"""For :meth:`FrameDecoder.__call__`: the frame's typed decode is still to be made."""
 _DELTAS = frozenset({"text_delta", "thinking_delta", "toolcall_delta"})
 _E2_80 = b"\xe2\x80"
 """The first two bytes of U+2028 and U+2029 in UTF-8."""
@@ -58,9 +60,9 @@ class FrameDecoder:
         self._dialect: str | None = None
         self._settled: str | None = None
         """The dialect once known and no longer refined (the fast lane's condition)."""
-        from rpcspy.protocol import validate_bytes
+        from rpcspy.protocol.validation import validate_decoded
 
-        self._validate_bytes = validate_bytes
+        self._validate_decoded = validate_decoded
         self._typed: dict[str, Any] = {}  # direction -> the dialect's typed decode
         self._typed_a2c: Any = None
 
@@ -78,7 +80,8 @@ class FrameDecoder:
         self._typed_a2c = self._typed["a2c"]
         self._dialect = dialect
 
-    def __call__(self, frame: Frame) -> Any:
+    def __call__(self, frame: Frame, typed: Any = UNTRIED) -> Any:
+        """What the rules read of ``frame`` (or HANDLED); ``typed``: what :meth:`fast_delta` answered for it."""
         schema = self.schema
         dialect = schema.dialect
         if dialect is None:  # auto and undecided: builtins, for the detector
@@ -94,16 +97,20 @@ class FrameDecoder:
             dialect = schema.dialect or dialect  # refining only ever replaces a known dialect
         if dialect is not self._dialect:
             self._learn(dialect)
+            typed = UNTRIED  # decoded for another dialect
         if not frame.nl or frame.cr or len(data) > KIB64:
             check_bytes(frame, self.sink, self.once)
-        value: Any  # a Struct of the dialect's frame classes, or the decoded JSON
-        try:  # a message_update Struct from the typed decode is validate_bytes' clean answer
-            value = self._typed[frame.dir](data)
-        except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
-            value = None
+        if typed is UNTRIED:
+            try:
+                typed = self._typed[frame.dir](data)
+            except msgspec.ValidationError:
+                typed = None
+            except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):  # not JSON
+                return self._not_a_struct(frame)
+        value: Any = typed  # a Struct of the dialect's frame classes, or the decoded JSON
         issues: Any = ()
-        if type(value) is not self._update_cls:
-            value, issues = self._validate_bytes(data, frame.dir, dialect)
+        if type(value) is not self._update_cls:  # a message_update Struct is validate_decoded's clean answer
+            value, issues = self._validate_decoded(typed, data, frame.dir, dialect)
             if value is None:  # not JSON, or JSON null
                 return self._not_a_struct(frame)
         if type(value) is self._update_cls:  # the hot path: a schema-clean message_update
@@ -147,25 +154,32 @@ class FrameDecoder:
             self._learn(dialect)
         return self.fast_delta
 
-    def fast_delta(self, data: Any) -> bool:
+    def fast_delta(self, data: Any) -> Any:
         """The hot path alone, for batches: ``data`` (bytes or a buffer) is an agent frame with LF, no CR,
-        of at most 64 KiB. True when it was a schema-clean delta on the open block, now appended (the
-        same as :meth:`__call__` answering HANDLED); False (nothing done) when it must be fed whole.
-        Only while :meth:`lane` gives it (the dialect may change before)."""
+        of at most 64 KiB. HANDLED when it was a schema-clean delta on the open block, now appended;
+        else what to pass to :meth:`__call__` with the frame (its typed decode, or UNTRIED), to be
+        checked the whole way. Only while :meth:`lane` gives it (the dialect may change before)."""
         try:
             value = self._typed_a2c(data)
-            if type(value) is not self._update_cls:
-                return False
-            pieces = self._open_block(value.assistantMessageEvent)
-            if pieces is None:
-                return False
-            delta = value.assistantMessageEvent.delta
+        except msgspec.ValidationError:
+            return None
+        except Exception:  # not JSON (or worse): the whole way reports it
+            return UNTRIED
+        if type(value) is not self._update_cls:
+            return value
+        try:
+            ame = value.assistantMessageEvent
+            block = self.stream.blocks.get(ame.contentIndex)  # :meth:`_open_block`, inline: the hot path
+            if block is None or block.closed or block.delta_type != self._delta_tags.get(type(ame)) \
+                    or not self.stream.active:
+                return value
+            delta = ame.delta
             if ("\u2028" in delta or "\u2029" in delta) and _LS_A2C not in self.once:  # first: the whole way
-                return False
-        except Exception:  # not JSON, not this dialect's, ...: the whole way reports it
-            return False
-        pieces.append(delta)
-        return True
+                return value
+        except Exception:  # an event without contentIndex, ...
+            return value
+        block.pieces.append(delta)
+        return HANDLED
 
     def _not_a_struct(self, frame: Frame) -> Any:
         data = frame.data

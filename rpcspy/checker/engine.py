@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from rpcspy.checker.correlation import MISSING, NONOBJECT, PARSE, Correlator, Pending, show_id
-from rpcspy.checker.decoding import HANDLED, FrameDecoder
+from rpcspy.checker.decoding import HANDLED, UNTRIED, FrameDecoder
 from rpcspy.checker.findings import Sink
 from rpcspy.checker.framing import KIB64, Unparsed
 from rpcspy.checker.lifecycle import TEARDOWN, Lifecycle
@@ -24,6 +24,7 @@ from rpcspy.checker.ui import UiTracker
 from rpcspy.events import Finding, Frame
 from rpcspy.protocol.vocabulary import ANSWER_TYPES as _NOT_COMMANDS
 from rpcspy.protocol.vocabulary import QUEUE_COMMANDS
+from rpcspy.recording.format import FrameEntry
 
 _RUN_BOUNDARIES = frozenset({"agent_start", "agent_end", "agent_settled"})
 
@@ -76,11 +77,13 @@ class Checker:
         return self._schema.reason
 
     # ---- feeding ---------------------------------------------------------------------------
-    def feed(self, frame: Frame) -> list[Finding]:
-        """Check one frame; return the findings it caused (possibly about earlier frames)."""
+    def feed(self, frame: Frame, typed: Any = UNTRIED) -> list[Finding]:
+        """Check one frame; return the findings it caused (possibly about earlier frames).
+
+        ``typed``: what :meth:`lane` answered for this frame's bytes (not HANDLED), which spares a decode."""
         try:
             if frame.dir != "err":  # stderr is free text
-                obj = self._decoder(frame)
+                obj = self._decoder(frame, typed)
                 if obj is not HANDLED:
                     self._feed(frame, obj)
                 elif self._unanswered_after is not None:
@@ -93,40 +96,43 @@ class Checker:
             return sink.take()
         return []
 
-    def feed_many(self, frames: Iterable[Frame]) -> list[Finding]:
-        """:meth:`feed` each frame in order; all the findings, in the same order. Schema-clean deltas on
-        the open block (most frames of a session) take a fast lane: one typed decode, no dispatch."""
+    def feed_many(self, frames: Iterable[Frame | FrameEntry]) -> list[Finding]:
+        """:meth:`feed` each frame (or a recording's frame entry) in order; all the findings, in the same
+        order. Schema-clean deltas on the open block (most frames of a session) take :meth:`lane`: one
+        typed decode, no dispatch, and no :class:`Frame` built for an entry."""
         out: list[Finding] = []
-        for frame in frames:
-            if frame.dir != "a2c" or not self.fast(frame.data, frame.t, frame.seq, frame.nl and not frame.cr):
-                out += self.feed(frame)
-        sink = self._sink
-        if sink.out:
-            out += sink.take()
+        lane = None
+        timed = self._unanswered_after is not None
+        item: Any
+        for item in frames:
+            if type(item) is FrameEntry:
+                data: Any = item.json
+                frame = None
+            else:
+                frame, data = item, item.data
+            if item.dir == "a2c" and item.nl and not item.cr and 0 < len(data) <= KIB64:
+                if lane is None:
+                    lane = self.lane()
+                if lane is not None:
+                    typed = lane(data)
+                    if typed is HANDLED:
+                        if timed:
+                            out += self.tick(item.t)
+                        continue
+                    out += self.feed(frame or item.to_frame(), typed)
+                    lane = None  # a fed frame may change the dialect
+                    continue
+            out += self.feed(frame or item.to_frame())
+            lane = None
         return out
 
-    def fast(self, data: Any, t: float, seq: int, plain: bool = True) -> bool:
-        """The fast lane for one agent frame (bytes or a buffer; ``plain``: it ended in LF alone). True when
-        it was checked there: its findings, if any, come with the next :meth:`feed` or :meth:`feed_many`;
-        False (nothing done): :meth:`feed` it."""
-        if not plain or len(data) > KIB64:
-            return False
-        lane = self._decoder.lane()
-        if lane is None or not lane(data):
-            return False
-        if self._unanswered_after is not None:
-            try:
-                self._timeouts(t)
-            except Exception as exc:
-                self._sink.emit("checker.internal_error", t, seq, "a2c",
-                                f"checker failed on this frame: {type(exc).__name__}: {exc}")
-        return True
-
-    def lane(self) -> Callable[[Any], bool] | None:
-        """:meth:`fast` without its tests, for loops that make them (an agent frame ending in LF alone, of
-        1 byte to 64 KiB): ``lane(data)``; None when :meth:`fast` is needed (``unanswered_after`` set, or
-        the dialect not settled yet). Ask again after any :meth:`feed`: the dialect may change there."""
-        return None if self._unanswered_after is not None else self._decoder.lane()
+    def lane(self) -> Callable[[Any], Any] | None:
+        """The fast lane, once the dialect is settled (else None): ``lane(data)`` for an agent frame ending
+        in LF alone, of 1 byte to 64 KiB, answers HANDLED when the frame is checked (then call :meth:`tick`
+        if ``unanswered_after`` is set), or what to pass as :meth:`feed`'s ``typed`` with the frame.
+        Ask again after any :meth:`feed`: the dialect may change there."""
+        lane: Callable[[Any], Any] | None = self._decoder.lane()
+        return lane
 
     def gap(self, t: float, seq: int | None, direction: str | None, dropped: int, text: str) -> list[Finding]:
         """The recording says ``dropped`` bytes were forwarded but not recorded here (a gap note)."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from rpcspy.checker.framing import KIB64
 from rpcspy.events import Event, Exit, Finding, Frame
 from rpcspy.recording.format import FrameEntry
 
@@ -43,10 +42,12 @@ class RecordingCheck:
     """One loop over a recording for ``check``: frames (entries or events) go to the checker, counted
     in the audit; every other item is handed back, in order, for the caller to handle.
 
-    Frame entries whose JSON is a schema-clean delta take :meth:`Checker.fast` on the entry's bytes:
-    no :class:`Frame` is built for them. ``findings``, ``frames`` and ``last_t`` (the last frame's) grow
-    as it goes; the verdicts are those of feeding each frame to :meth:`Checker.feed`.
+    Frames go to :meth:`Checker.feed_many` in batches (entries as they are: no :class:`Frame` is
+    built for a delta on the fast lane). ``findings``, ``frames`` and ``last_t`` (the last frame's)
+    grow as it goes; the verdicts are those of feeding each frame to :meth:`Checker.feed`.
     """
+
+    BATCH = 1024
 
     def __init__(self, checker: Checker, audit: RecordingAudit) -> None:
         self.checker, self.audit = checker, audit
@@ -56,41 +57,33 @@ class RecordingCheck:
 
     def others(self, items: Iterable[Any]) -> Iterator[Any]:
         """Check the frames among ``items``; yield the rest."""
-        checker, findings = self.checker, self.findings
-        feed, fast = checker.feed, checker.fast
-        frames, last_t, top_seq, top_t = 0, self.last_t, 0, 0.0
-        lane = None
+        batch: list[Any] = []
+        size = self.BATCH
+        top_seq, top_t = 0, 0.0
         try:
             for item in items:
                 kind = type(item)
-                if kind is FrameEntry:
-                    data = item.json
-                    frame = None
-                elif kind is Frame:
-                    frame = item
-                    data = item.data
+                if kind is FrameEntry or kind is Frame:
+                    batch.append(item)
+                    if item.seq > top_seq:
+                        top_seq = item.seq
+                    if item.t > top_t:
+                        top_t = item.t
+                    if len(batch) >= size:
+                        self._check(batch)
                 else:
+                    self._check(batch)  # the frames before it first: gap findings follow theirs
                     yield item
-                    continue
-                frames += 1
-                seq = item.seq
-                last_t = item.t
-                if seq > top_seq:
-                    top_seq = seq
-                if last_t > top_t:
-                    top_t = last_t
-                if item.dir == "a2c" and item.nl and not item.cr and 0 < len(data) <= KIB64:
-                    if lane is None:
-                        lane = checker.lane()
-                    if lane(data) if lane is not None else fast(data, last_t, seq):
-                        continue
-                lane = None  # a fed frame may change the dialect
-                findings += feed(frame or item.to_frame())
-            findings += checker.feed_many(())  # what the fast lane left in the sink
+            self._check(batch)
         finally:
             audit = self.audit
-            audit.frames += frames
             audit.last_seq = max(audit.last_seq, top_seq)
             audit.last_t = max(audit.last_t, top_t)
-            self.frames += frames
-            self.last_t = last_t
+
+    def _check(self, batch: list[Any]) -> None:
+        if batch:
+            self.findings += self.checker.feed_many(batch)
+            self.frames += len(batch)
+            self.audit.frames += len(batch)
+            self.last_t = batch[-1].t
+            batch.clear()

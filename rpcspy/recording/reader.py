@@ -35,6 +35,8 @@ from rpcspy.recording.transcripts import raw_records, structured_records, transc
 CHUNK = 1 << 20
 _LONG_LINE = 2048
 """A block whose lines are this long on average is decoded line by line rather than as one array."""
+_SAMPLE = 1 << 16
+"""The average is taken over the block's first 64 KiB."""
 _block_decoder = msgspec.json.Decoder(list[Union[ENTRY_TYPES]])  # type: ignore[valid-type]
 _header_decoder = msgspec.json.Decoder(Header)
 
@@ -137,8 +139,9 @@ class Recording:
             cut = chunk.rfind(b"\n") + 1
             if cut > start:
                 entries = None
-                lines = chunk.count(b"\n", start, cut)
-                if cut - start < lines * _LONG_LINE:  # short lines on average: one call for all
+                sample = min(cut, start + _SAMPLE)  # short lines on average (in the first 64 KiB): one call
+                if chunk.count(b"\n", start, sample) * _LONG_LINE > sample - start:
+                    lines = chunk.count(b"\n", start, cut)
                     try:  # the lines as one JSON array: a blank line or a value over two lines is malformed
                         entries = _block_decoder.decode(b"[" + chunk[start:cut - 1].replace(b"\n", b",") + b"]")
                     except _UNREADABLE:  # then line by line, which says which line is bad

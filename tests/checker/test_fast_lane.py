@@ -162,7 +162,7 @@ def test_clean_deltas_take_the_fast_lane(monkeypatch: pytest.MonkeyPatch) -> Non
     """Not the whole way (``FrameDecoder.__call__``) for them: what makes ``check`` faster on small frames."""
     calls = []
     whole = FrameDecoder.__call__
-    monkeypatch.setattr(FrameDecoder, "__call__", lambda self, frame: calls.append(frame.seq) or whole(self, frame))
+    monkeypatch.setattr(FrameDecoder, "__call__", lambda self, frame, *a: calls.append(frame.seq) or whole(self, frame, *a))
     body = [("a2c", _delta("text", 0, f"w{i} \u2028")) for i in range(50)]
     frames = _frames(PROMPT + body + [("a2c", _update({"type": "text_end", "contentIndex": 0, "content": "x"}))],
                      True)
