@@ -11,6 +11,7 @@ Everything else is handed on as builtins (dict, other JSON value, or
 from __future__ import annotations
 
 import typing
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -64,7 +65,8 @@ class FrameDecoder:
 
         self._validate_decoded = validate_decoded
         self._typed: dict[str, Any] = {}  # direction -> the dialect's typed decode
-        self._typed_a2c: Any = None
+        self.fast_delta: Callable[[Any], Any] = _fast_lane(None, None, {}, stream, self.once)
+        """The hot path alone, for batches (see :func:`_fast_lane`); only while :meth:`lane` gives it."""
 
     def _learn(self, dialect: str) -> None:
         """The dialect's message_update class and its delta event classes."""
@@ -77,7 +79,7 @@ class FrameDecoder:
         from rpcspy.protocol.validation import typed_decoder
 
         self._typed = {d: typed_decoder(d, dialect) for d in ("c2a", "a2c")}
-        self._typed_a2c = self._typed["a2c"]
+        self.fast_delta = _fast_lane(self._typed["a2c"], self._update_cls, self._delta_tags, self.stream, self.once)
         self._dialect = dialect
 
     def __call__(self, frame: Frame, typed: Any = UNTRIED) -> Any:
@@ -140,7 +142,7 @@ class FrameDecoder:
                 return block.pieces
         return None
 
-    def lane(self) -> Any:
+    def lane(self) -> Callable[[Any], Any] | None:
         """:meth:`fast_delta` when it may be used now (the dialect known and settled), else None."""
         schema = self.schema
         dialect = schema.dialect
@@ -153,33 +155,6 @@ class FrameDecoder:
         if dialect is not self._dialect:
             self._learn(dialect)
         return self.fast_delta
-
-    def fast_delta(self, data: Any) -> Any:
-        """The hot path alone, for batches: ``data`` (bytes or a buffer) is an agent frame with LF, no CR,
-        of at most 64 KiB. HANDLED when it was a schema-clean delta on the open block, now appended;
-        else what to pass to :meth:`__call__` with the frame (its typed decode, or UNTRIED), to be
-        checked the whole way. Only while :meth:`lane` gives it (the dialect may change before)."""
-        try:
-            value = self._typed_a2c(data)
-        except msgspec.ValidationError:
-            return None
-        except Exception:  # not JSON (or worse): the whole way reports it
-            return UNTRIED
-        if type(value) is not self._update_cls:
-            return value
-        try:
-            ame = value.assistantMessageEvent
-            block = self.stream.blocks.get(ame.contentIndex)  # :meth:`_open_block`, inline: the hot path
-            if block is None or block.closed or block.delta_type != self._delta_tags.get(type(ame)) \
-                    or not self.stream.active:
-                return value
-            delta = ame.delta
-            if ("\u2028" in delta or "\u2029" in delta) and _LS_A2C not in self.once:  # first: the whole way
-                return value
-        except Exception:  # an event without contentIndex, ...
-            return value
-        block.pieces.append(delta)
-        return HANDLED
 
     def _not_a_struct(self, frame: Frame) -> Any:
         data = frame.data
@@ -194,3 +169,38 @@ class FrameDecoder:
             return too_deep(frame, self.sink, data).value
         check_separators(frame, self.sink, self.once)
         return value
+
+
+def _fast_lane(typed: Any, update_cls: Any, tags: dict[type, str], stream: StreamTracker,
+               once: set[tuple[str, str]]) -> Callable[[Any], Any]:
+    """The hot path alone, for batches, its state bound as locals.
+
+    ``fast_delta(data)``: ``data`` (bytes or a buffer) is an agent frame with LF, no CR, of at most
+    64 KiB. HANDLED when it was a schema-clean delta on the open block, now appended; else what to
+    pass to :meth:`FrameDecoder.__call__` with the frame (its typed decode, or UNTRIED), to be
+    checked the whole way.
+    """
+
+    def fast_delta(data: Any) -> Any:
+        try:
+            value = typed(data)
+        except msgspec.ValidationError:
+            return None
+        except Exception:  # not JSON (or worse): the whole way reports it
+            return UNTRIED
+        if type(value) is not update_cls:
+            return value
+        try:
+            ame = value.assistantMessageEvent
+            block = stream.blocks.get(ame.contentIndex)  # :meth:`FrameDecoder._open_block`, inline
+            if block is None or block.closed or block.delta_type != tags.get(type(ame)) or not stream.active:
+                return value
+            delta = ame.delta
+            if ("\u2028" in delta or "\u2029" in delta) and _LS_A2C not in once:  # first: the whole way
+                return value
+        except Exception:  # an event without contentIndex, ...
+            return value
+        block.pieces.append(delta)
+        return HANDLED
+
+    return fast_delta

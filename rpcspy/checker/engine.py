@@ -103,26 +103,23 @@ class Checker:
         out: list[Finding] = []
         lane = None
         timed = self._unanswered_after is not None
+        entry, kib64, handled = FrameEntry, KIB64, HANDLED
         item: Any
         for item in frames:
-            if type(item) is FrameEntry:
-                data: Any = item.json
-                frame = None
-            else:
-                frame, data = item, item.data
-            if item.dir == "a2c" and item.nl and not item.cr and 0 < len(data) <= KIB64:
+            data = item.json if type(item) is entry else item.data
+            if item.dir == "a2c" and item.nl and not item.cr and 0 < len(data) <= kib64:
                 if lane is None:
                     lane = self.lane()
                 if lane is not None:
                     typed = lane(data)
-                    if typed is HANDLED:
+                    if typed is handled:
                         if timed:
                             out += self.tick(item.t)
                         continue
-                    out += self.feed(frame or item.to_frame(), typed)
+                    out += self.feed(item.to_frame() if type(item) is entry else item, typed)
                     lane = None  # a fed frame may change the dialect
                     continue
-            out += self.feed(frame or item.to_frame())
+            out += self.feed(item.to_frame() if type(item) is entry else item)
             lane = None
         return out
 

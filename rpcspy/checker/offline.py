@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from rpcspy.events import Event, Exit, Finding, Frame
@@ -42,8 +43,8 @@ class RecordingCheck:
     """One loop over a recording for ``check``: frames (entries or events) go to the checker, counted
     in the audit; every other item is handed back, in order, for the caller to handle.
 
-    Frames go to :meth:`Checker.feed_many` in batches (entries as they are: no :class:`Frame` is
-    built for a delta on the fast lane). ``findings``, ``frames`` and ``last_t`` (the last frame's)
+    Frames go to :meth:`Checker.feed_many` a block at a time (entries as they are: no :class:`Frame`
+    is built for a delta on the fast lane). ``findings``, ``frames`` and ``last_t`` (the last frame's)
     grow as it goes; the verdicts are those of feeding each frame to :meth:`Checker.feed`.
     """
 
@@ -55,35 +56,28 @@ class RecordingCheck:
         self.frames = 0
         self.last_t = 0.0
 
-    def others(self, items: Iterable[Any]) -> Iterator[Any]:
-        """Check the frames among ``items``; yield the rest."""
-        batch: list[Any] = []
-        size = self.BATCH
-        top_seq, top_t = 0, 0.0
-        try:
-            for item in items:
-                kind = type(item)
-                if kind is FrameEntry or kind is Frame:
-                    batch.append(item)
-                    if item.seq > top_seq:
-                        top_seq = item.seq
-                    if item.t > top_t:
-                        top_t = item.t
-                    if len(batch) >= size:
-                        self._check(batch)
-                else:
-                    self._check(batch)  # the frames before it first: gap findings follow theirs
-                    yield item
-            self._check(batch)
-        finally:
-            audit = self.audit
-            audit.last_seq = max(audit.last_seq, top_seq)
-            audit.last_t = max(audit.last_t, top_t)
+    def others(self, blocks: Iterable[list[Any]]) -> Iterator[Any]:
+        """Check the frames among ``blocks`` (lists of items, as :meth:`Recording.blocks` reads them);
+        yield the other items."""
+        for block in blocks:
+            start = 0
+            for i in [i for i, e in enumerate(block) if type(e) not in _FRAMES]:
+                if i > start:
+                    self._check(block[start:i])
+                yield block[i]  # after the frames before it: gap findings follow theirs
+                start = i + 1
+            if start < len(block):
+                self._check(block[start:] if start else block)
 
-    def _check(self, batch: list[Any]) -> None:
-        if batch:
-            self.findings += self.checker.feed_many(batch)
-            self.frames += len(batch)
-            self.audit.frames += len(batch)
-            self.last_t = batch[-1].t
-            batch.clear()
+    def _check(self, frames: list[Any]) -> None:
+        self.findings += self.checker.feed_many(frames)
+        self.frames += len(frames)
+        self.last_t = frames[-1].t
+        audit = self.audit
+        audit.frames += len(frames)
+        audit.last_seq = max(audit.last_seq, max(map(_seq, frames)))
+        audit.last_t = max(audit.last_t, max(map(_t, frames)))
+
+
+_FRAMES = (FrameEntry, Frame)
+_seq, _t = attrgetter("seq"), attrgetter("t")

@@ -152,12 +152,16 @@ def _detect(rec: Any) -> tuple[str, str | None]:
 
 
 def _entries(rec: Any, read_events: Any) -> Any:
-    """The recording's entries; events, with a progress bar (rpcspy.cli.recfile), on a terminal.
+    """The recording's entries, a list at a time; events, with a progress bar (rpcspy.cli.recfile), on a terminal.
 
     Without the bar, frame entries go to the checker as they are: the shortest path, since
     reading is a large share of the time on long recordings.
     """
-    return read_events(rec, progress=True) if _stderr_is_tty() else rec.entries()
+    if _stderr_is_tty():
+        from rpcspy.recording.reader import batched
+
+        return batched(read_events(rec, progress=True))
+    return rec.blocks()
 
 
 def _events(items: Any) -> Any:

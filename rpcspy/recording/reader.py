@@ -16,7 +16,7 @@ import os
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import BinaryIO, Union
+from typing import Any, BinaryIO, Union
 
 import msgspec
 
@@ -59,8 +59,9 @@ class Problem:
         return f"{self.path}: line {self.line}: {self.reason}"
 
 
-def _batched(entries: Iterator[msgspec.Struct], size: int = 1024) -> Iterator[list[msgspec.Struct]]:
-    batch: list[msgspec.Struct] = []
+def batched(entries: Iterator[Any], size: int = 1024) -> Iterator[list[Any]]:
+    """Items a list at a time."""
+    batch: list[Any] = []
     for e in entries:
         batch.append(e)
         if len(batch) >= size:
@@ -87,27 +88,27 @@ class Recording:
 
     def entries(self) -> Iterator[msgspec.Struct]:
         """Every entry after the header, in file order, streamed."""
-        for block in self._blocks():
+        for block in self.blocks():
             yield from block
 
     def frames(self) -> Iterator[Frame]:
         """Only the frames, as :class:`Frame` events."""
-        for block in self._blocks():
+        for block in self.blocks():
             for e in block:
                 if type(e) is FrameEntry:
                     yield e.to_frame()
 
-    def _blocks(self) -> Iterator[list[msgspec.Struct]]:
-        """The entries after the header, a list at a time."""
+    def blocks(self) -> Iterator[list[msgspec.Struct]]:
+        """The entries after the header, a list at a time (a block of the file, or up to 1024)."""
         with open(self.path, "rb") as f:
             if self.kind == "rpcspy":
                 yield from self._native(f)
                 return
             lines = _iter_lines(f)
             if self.kind == "structured-transcript":
-                yield from _batched(transcript_entries(structured_records(lines, self._skip)))
+                yield from batched(transcript_entries(structured_records(lines, self._skip)))
             else:
-                yield from _batched(transcript_entries(raw_records(lines)))
+                yield from batched(transcript_entries(raw_records(lines)))
 
     def _native(self, f: BinaryIO) -> Iterator[list[msgspec.Struct]]:
         """The entries after the header, decoded a block of whole lines at a time.

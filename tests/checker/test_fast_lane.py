@@ -23,7 +23,7 @@ from rpcspy.checker.recording import RecordingAudit
 from rpcspy.events import Finding, Frame
 from rpcspy.recording import open_recording
 from rpcspy.recording.decode import decode_entry
-from rpcspy.recording.format import encode_frame
+from rpcspy.recording.format import NoteEntry, encode_frame
 from tests.paths import DATA
 
 GOLDEN_INPUTS = os.path.join(os.path.dirname(DATA), "golden", "inputs")
@@ -54,10 +54,16 @@ def batched(frames: list[Frame], size: int, **kw: Any) -> list[tuple[Any, ...]]:
 def from_entries(frames: list[Frame], **kw: Any) -> list[tuple[Any, ...]]:
     """As ``rpcspy check`` reads a recording: frame entries, the JSON embedded where the writer embeds it."""
     checker = Checker(**kw)
-    entries = [decode_entry(encode_frame(f)) for f in frames]
+    entries: list[Any] = []
+    notes = []
+    for n, f in enumerate(frames):
+        entries.append(decode_entry(encode_frame(f)))
+        if n % 5 == 2:  # other entries between the frames come back, in order
+            notes.append(NoteEntry(seq=0, t=0.0, level="info", text=f"after {f.seq}"))
+            entries.append(notes[-1])
     audit = RecordingAudit("rpcspy")
     run = RecordingCheck(checker, audit)
-    assert list(run.others(entries)) == []
+    assert list(run.others([entries[:7], entries[7:8], entries[8:]])) == notes
     expected = RecordingAudit("rpcspy")
     for frame in frames:
         expected.feed(frame)
