@@ -8,7 +8,8 @@ over interleaved rounds:
 * baseline: `python -c` reading the file and `msgspec.json.decode`-ing every line;
 * `rpcspy check --format json A`;
 * `rpcspy diff A A'` (reads both: its throughput counts the bytes of both);
-* `rpcspy fixture A -o F`.
+* `rpcspy fixture A -o F`;
+* with `--baseline-tree DIR`, `rpcspy check` of the rpcspy in DIR too.
 
 Throughput ratios are taken inside each round, then given as median (min-max). A
 scaling table runs `diff` on recordings of N and 4N frames: linear work shows as a
@@ -50,7 +51,7 @@ def edited_copy(src: str, dst: str, every: int = 20_000) -> None:
                 out.write(line)
 
 
-def offline_table(style: str, mb: float, n: int, tmp: str) -> str:
+def offline_table(style: str, mb: float, n: int, tmp: str, baseline: str | None = None) -> str:
     a, b, fx = (os.path.join(tmp, f"{style}.{x}.jsonl") for x in ("a", "b", "fixture"))
     size_a = generate(a, int(mb * 1024 * 1024), style == "pi-0.84", delta_len=4 if style == "pi-0.84" else 24)
     with open(a, "rb") as f:
@@ -64,6 +65,8 @@ def offline_table(style: str, mb: float, n: int, tmp: str) -> str:
         "check": lambda: run([*RPCSPY, "check", "--format", "json", a], ok=(0, 1), env=env),
         "diff A A'": lambda: run([*RPCSPY, "diff", a, b], ok=(1,), env=env),
         "fixture": lambda: run([*RPCSPY, "fixture", a, "-o", fx, "--force"], env=env),
+        **({"check (baseline)": lambda: run([*RPCSPY, "check", "--format", "json", a], ok=(0, 1), cwd=baseline,
+                                            env={**os.environ, "PYTHONPATH": baseline})} if baseline else {}),
     }, n, f"{style} ")
     secs = {k: [s for s, _ in v] for k, v in got.items()}
     rss = {k: [r / 1024 for _, r in v] for k, v in got.items()}
@@ -78,6 +81,9 @@ def offline_table(style: str, mb: float, n: int, tmp: str) -> str:
         ("`rpcspy fixture A -o F`", "fixture", spread(ratios(mbs["fixture"], mbs["check"])) + " check",
          ">= 0.5x check", ""),
     ]
+    if baseline:
+        rows.insert(2, ("`rpcspy check --format json A`, baseline tree", "check (baseline)",
+                        spread(ratios(mbs["check (baseline)"], mbs["bare decode"])) + " bare", "", ""))
     out = [f"**{style}**: A {size_a / 2**20:.1f} MiB, {lines:,} lines; A' the same with a delta changed every "
            f"{every:,} lines and a frame dropped and one doubled every {3 * every:,}. "
            f"{n} interleaved rounds, median (min-max).", "",
@@ -128,12 +134,13 @@ def main() -> None:
     ap.add_argument("--dialect", choices=["pi-0.73", "pi-0.84", "both"], default="both")
     ap.add_argument("--scale-frames", type=int, default=100_000, help="frames of the small scaling recording")
     ap.add_argument("--baseline-tree", metavar="DIR",
-                    help="also time the scaling diffs with the rpcspy in DIR (`git archive OLD rpcspy | tar -x -C DIR`)")
+                    help="also time `check` and the scaling diffs with the rpcspy in DIR "
+                         "(`git archive OLD rpcspy | tar -x -C DIR`)")
     ap.add_argument("--write-docs", action="store_true")
     args = ap.parse_args()
     styles = ["pi-0.84", "pi-0.73"] if args.dialect == "both" else [args.dialect]
     with tempfile.TemporaryDirectory() as tmp:
-        tables = [offline_table(s, args.mb, args.rounds, tmp) for s in styles]
+        tables = [offline_table(s, args.mb, args.rounds, tmp, args.baseline_tree) for s in styles]
         for name in os.listdir(tmp):
             os.unlink(os.path.join(tmp, name))
         if args.scale_frames:

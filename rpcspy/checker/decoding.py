@@ -11,6 +11,7 @@ Everything else is handed on as builtins (dict, other JSON value, or
 from __future__ import annotations
 
 import typing
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -34,8 +35,12 @@ from rpcspy.protocol.vocabulary import DELTA_EVENTS
 
 HANDLED = object()
 """Returned for a frame fully checked on the fast lane."""
+UNTRIED = object()
+"""For :meth:`FrameDecoder.__call__`: the frame's typed decode is still to be made."""
 _E2_80 = b"\xe2\x80"
 """The first two bytes of U+2028 and U+2029 in UTF-8."""
+_LS_A2C = ("ls", "a2c")
+"""Once reported (framing.line_separator), later separators in agent frames are not looked at."""
 _Struct = msgspec.Struct
 _decode = msgspec.json.decode
 
@@ -54,10 +59,14 @@ class FrameDecoder:
         self._update_cls: Any = None
         self._delta_tags: dict[type, str] = {}
         self._dialect: str | None = None
-        from rpcspy.protocol import validate_bytes
+        self._settled: str | None = None
+        """The dialect once known and no longer refined (the fast lane's condition)."""
+        from rpcspy.protocol.validation import validate_decoded
 
-        self._validate_bytes = validate_bytes
+        self._validate_decoded = validate_decoded
         self._typed: dict[str, Any] = {}  # direction -> the dialect's typed decode
+        self.fast_delta: Callable[[Any], Any] = _fast_lane(None, None, {}, stream, self.once)
+        """The hot path alone, for batches (see :func:`_fast_lane`); only while :meth:`lane` gives it."""
 
     def _learn(self, dialect: str) -> None:
         """The dialect's message_update class and its delta event classes."""
@@ -70,9 +79,11 @@ class FrameDecoder:
         from rpcspy.protocol.validation import typed_decoder
 
         self._typed = {d: typed_decoder(d, dialect) for d in ("c2a", "a2c")}
+        self.fast_delta = _fast_lane(self._typed["a2c"], self._update_cls, self._delta_tags, self.stream, self.once)
         self._dialect = dialect
 
-    def __call__(self, frame: Frame) -> Any:
+    def __call__(self, frame: Frame, typed: Any = UNTRIED) -> Any:
+        """What the rules read of ``frame`` (or HANDLED); ``typed``: what :meth:`fast_delta` answered for it."""
         schema = self.schema
         dialect = schema.dialect
         if dialect is None:  # auto and undecided: builtins, for the detector
@@ -88,32 +99,31 @@ class FrameDecoder:
             dialect = schema.dialect or dialect  # refining only ever replaces a known dialect
         if dialect is not self._dialect:
             self._learn(dialect)
+            typed = UNTRIED  # decoded for another dialect
         if not frame.nl or frame.cr or len(data) > KIB64:
             check_bytes(frame, self.sink, self.once)
-        value: Any  # a Struct of the dialect's frame classes, or the decoded JSON
-        try:  # a message_update Struct from the typed decode is validate_bytes' clean answer
-            value = self._typed[frame.dir](data)
-        except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
-            value = None
+        if typed is UNTRIED:
+            try:
+                typed = self._typed[frame.dir](data)
+            except msgspec.ValidationError:
+                typed = None
+            except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):  # not JSON
+                return self._not_a_struct(frame)
+        value: Any = typed  # a Struct of the dialect's frame classes, or the decoded JSON
         issues: Any = ()
-        if type(value) is not self._update_cls:
-            value, issues = self._validate_bytes(data, frame.dir, dialect)
+        if type(value) is not self._update_cls:  # a message_update Struct is validate_decoded's clean answer
+            value, issues = self._validate_decoded(typed, data, frame.dir, dialect)
             if value is None:  # not JSON, or JSON null
                 return self._not_a_struct(frame)
-        if type(value) is self._update_cls:
-            # the hot path: a schema-clean message_update
-            ame = value.assistantMessageEvent
-            delta_type = self._delta_tags.get(type(ame))
-            stream = self.stream
-            if delta_type is not None and stream.active:
-                block = stream.blocks.get(ame.contentIndex)
-                if block is not None and block.delta_type == delta_type and not block.closed:
-                    delta = ame.delta
-                    block.pieces.append(delta)
-                    # new text arrives in deltas only (pi 0.73 partials repeat it): scan the short string
-                    if "\u2028" in delta or "\u2029" in delta:
-                        check_separators(frame, self.sink, self.once)
-                    return HANDLED
+        if type(value) is self._update_cls:  # the hot path: a schema-clean message_update
+            pieces = self._open_block(value.assistantMessageEvent)
+            if pieces is not None:
+                delta = value.assistantMessageEvent.delta
+                pieces.append(delta)
+                # new text arrives in deltas only (pi 0.73 partials repeat it): scan the short string
+                if "\u2028" in delta or "\u2029" in delta:
+                    check_separators(frame, self.sink, self.once)
+                return HANDLED
         if _E2_80 in data and (LS in data or PS in data):  # one scan for ASCII-only frames
             check_separators(frame, self.sink, self.once)
         if isinstance(value, _Struct):
@@ -121,6 +131,30 @@ class FrameDecoder:
         if issues and type(value) is dict:
             schema.report(frame.t, frame.seq, frame.dir, issues)
         return value
+
+    def _open_block(self, ame: Any) -> list[str] | None:
+        """The pieces of the open block a delta event ``ame`` extends; None for any other event."""
+        delta_type = self._delta_tags.get(type(ame))
+        stream = self.stream
+        if delta_type is not None and stream.active:
+            block = stream.blocks.get(ame.contentIndex)
+            if block is not None and block.delta_type == delta_type and not block.closed:
+                return block.pieces
+        return None
+
+    def lane(self) -> Callable[[Any], Any] | None:
+        """:meth:`fast_delta` when it may be used now (the dialect known and settled), else None."""
+        schema = self.schema
+        dialect = schema.dialect
+        if dialect is None:
+            return None
+        if self._settled is not dialect:
+            if schema.refining:
+                return None
+            self._settled = dialect  # refining never starts again once over
+        if dialect is not self._dialect:
+            self._learn(dialect)
+        return self.fast_delta
 
     def _not_a_struct(self, frame: Frame) -> Any:
         data = frame.data
@@ -135,3 +169,38 @@ class FrameDecoder:
             return too_deep(frame, self.sink, data).value
         check_separators(frame, self.sink, self.once)
         return value
+
+
+def _fast_lane(typed: Any, update_cls: Any, tags: dict[type, str], stream: StreamTracker,
+               once: set[tuple[str, str]]) -> Callable[[Any], Any]:
+    """The hot path alone, for batches, its state bound as locals.
+
+    ``fast_delta(data)``: ``data`` (bytes or a buffer) is an agent frame with LF, no CR, of at most
+    64 KiB. HANDLED when it was a schema-clean delta on the open block, now appended; else what to
+    pass to :meth:`FrameDecoder.__call__` with the frame (its typed decode, or UNTRIED), to be
+    checked the whole way.
+    """
+
+    def fast_delta(data: Any) -> Any:
+        try:
+            value = typed(data)
+        except msgspec.ValidationError:
+            return None
+        except Exception:  # not JSON (or worse): the whole way reports it
+            return UNTRIED
+        if type(value) is not update_cls:
+            return value
+        try:
+            ame = value.assistantMessageEvent
+            block = stream.blocks.get(ame.contentIndex)  # :meth:`FrameDecoder._open_block`, inline
+            if block is None or block.closed or block.delta_type != tags.get(type(ame)) or not stream.active:
+                return value
+            delta = ame.delta
+            if ("\u2028" in delta or "\u2029" in delta) and _LS_A2C not in once:  # first: the whole way
+                return value
+        except Exception:  # an event without contentIndex, ...
+            return value
+        block.pieces.append(delta)
+        return HANDLED
+
+    return fast_delta

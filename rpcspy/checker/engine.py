@@ -8,12 +8,13 @@ internal failure becomes a ``checker.internal_error`` finding.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from rpcspy.checker.correlation import MISSING, NONOBJECT, PARSE, Correlator, Pending, show_id
-from rpcspy.checker.decoding import HANDLED, FrameDecoder
+from rpcspy.checker.decoding import HANDLED, UNTRIED, FrameDecoder
 from rpcspy.checker.findings import Sink
-from rpcspy.checker.framing import Unparsed
+from rpcspy.checker.framing import KIB64, Unparsed
 from rpcspy.checker.lifecycle import Lifecycle
 from rpcspy.checker.misuse import MisuseTracker
 from rpcspy.checker.pitfalls import PitfallRules
@@ -23,6 +24,7 @@ from rpcspy.checker.ui import UiTracker
 from rpcspy.events import Finding, Frame
 from rpcspy.protocol.vocabulary import ANSWER_TYPES as _NOT_COMMANDS
 from rpcspy.protocol.vocabulary import QUEUE_COMMANDS, RUN_BOUNDARIES, TEARDOWN_COMMANDS
+from rpcspy.recording.format import FrameEntry
 
 
 class Checker:
@@ -73,11 +75,13 @@ class Checker:
         return self._schema.reason
 
     # ---- feeding ---------------------------------------------------------------------------
-    def feed(self, frame: Frame) -> list[Finding]:
-        """Check one frame; return the findings it caused (possibly about earlier frames)."""
+    def feed(self, frame: Frame, typed: Any = UNTRIED) -> list[Finding]:
+        """Check one frame; return the findings it caused (possibly about earlier frames).
+
+        ``typed``: what :meth:`lane` answered for this frame's bytes (not HANDLED), which spares a decode."""
         try:
             if frame.dir != "err":  # stderr is free text
-                obj = self._decoder(frame)
+                obj = self._decoder(frame, typed)
                 if obj is not HANDLED:
                     self._feed(frame, obj)
                 elif self._unanswered_after is not None:
@@ -89,6 +93,41 @@ class Checker:
         if sink.out:
             return sink.take()
         return []
+
+    def feed_many(self, frames: Iterable[Frame | FrameEntry]) -> list[Finding]:
+        """:meth:`feed` each frame (or a recording's frame entry) in order; all the findings, in the same
+        order. Schema-clean deltas on the open block (most frames of a session) take :meth:`lane`: one
+        typed decode, no dispatch, and no :class:`Frame` built for an entry."""
+        out: list[Finding] = []
+        lane = None
+        timed = self._unanswered_after is not None
+        entry, kib64, handled = FrameEntry, KIB64, HANDLED
+        item: Any
+        for item in frames:
+            data = item.json if type(item) is entry else item.data
+            if item.dir == "a2c" and item.nl and not item.cr and 0 < len(data) <= kib64:
+                if lane is None:
+                    lane = self.lane()
+                if lane is not None:
+                    typed = lane(data)
+                    if typed is handled:
+                        if timed:
+                            out += self.tick(item.t)
+                        continue
+                    out += self.feed(item.to_frame() if type(item) is entry else item, typed)
+                    lane = None  # a fed frame may change the dialect
+                    continue
+            out += self.feed(item.to_frame() if type(item) is entry else item)
+            lane = None
+        return out
+
+    def lane(self) -> Callable[[Any], Any] | None:
+        """The fast lane, once the dialect is settled (else None): ``lane(data)`` for an agent frame ending
+        in LF alone, of 1 byte to 64 KiB, answers HANDLED when the frame is checked (then call :meth:`tick`
+        if ``unanswered_after`` is set), or what to pass as :meth:`feed`'s ``typed`` with the frame.
+        Ask again after any :meth:`feed`: the dialect may change there."""
+        lane: Callable[[Any], Any] | None = self._decoder.lane()
+        return lane
 
     def gap(self, t: float, seq: int | None, direction: str | None, dropped: int, text: str) -> list[Finding]:
         """The recording says ``dropped`` bytes were forwarded but not recorded here (a gap note)."""

@@ -1,10 +1,17 @@
-"""Checking a recording after the fact: the checker over a stream of events (pure iterator)."""
+"""Checking a recording after the fact: the checker over a stream of events or entries (pure iterators)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any
 
 from rpcspy.events import Event, Exit, Finding, Frame
+from rpcspy.recording.format import FrameEntry
+
+if TYPE_CHECKING:
+    from rpcspy.checker.engine import Checker
+    from rpcspy.checker.recording import RecordingAudit
 
 
 class CheckerUnavailable(RuntimeError):
@@ -30,3 +37,47 @@ def with_checker(stream: Iterable[Event], dialect: str = "auto") -> Iterator[Eve
         if isinstance(event, Frame):
             yield from checker.feed(event)
     yield from checker.finish(last_t, exit_code=exit_code)
+
+
+class RecordingCheck:
+    """One loop over a recording for ``check``: frames (entries or events) go to the checker, counted
+    in the audit; every other item is handed back, in order, for the caller to handle.
+
+    Frames go to :meth:`Checker.feed_many` a block at a time (entries as they are: no :class:`Frame`
+    is built for a delta on the fast lane). ``findings``, ``frames`` and ``last_t`` (the last frame's)
+    grow as it goes; the verdicts are those of feeding each frame to :meth:`Checker.feed`.
+    """
+
+    BATCH = 1024
+
+    def __init__(self, checker: Checker, audit: RecordingAudit) -> None:
+        self.checker, self.audit = checker, audit
+        self.findings: list[Finding] = []
+        self.frames = 0
+        self.last_t = 0.0
+
+    def others(self, blocks: Iterable[list[Any]]) -> Iterator[Any]:
+        """Check the frames among ``blocks`` (lists of items, as :meth:`Recording.blocks` reads them);
+        yield the other items."""
+        for block in blocks:
+            start = 0
+            for i in [i for i, e in enumerate(block) if type(e) not in _FRAMES]:
+                if i > start:
+                    self._check(block[start:i])
+                yield block[i]  # after the frames before it: gap findings follow theirs
+                start = i + 1
+            if start < len(block):
+                self._check(block[start:] if start else block)
+
+    def _check(self, frames: list[Any]) -> None:
+        self.findings += self.checker.feed_many(frames)
+        self.frames += len(frames)
+        self.last_t = frames[-1].t
+        audit = self.audit
+        audit.frames += len(frames)
+        audit.last_seq = max(audit.last_seq, max(map(_seq, frames)))
+        audit.last_t = max(audit.last_t, max(map(_t, frames)))
+
+
+_FRAMES = (FrameEntry, Frame)
+_seq, _t = attrgetter("seq"), attrgetter("t")

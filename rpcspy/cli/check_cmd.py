@@ -95,10 +95,11 @@ def command(recordings: tuple[str, ...], fail_on: str, fmt: str, dialect: str, i
 def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, after: float | None,
                strict_unknown: bool = False) -> Any:
     from rpcspy.checker import Checker
+    from rpcspy.checker.offline import RecordingCheck
     from rpcspy.checker.recording import RecordingAudit
     from rpcspy.checker.report import Result
     from rpcspy.cli.recfile import read_events
-    from rpcspy.events import Exit, Frame, Note
+    from rpcspy.events import Exit, Note
     from rpcspy.recording import RecordingError, open_recording
 
     try:
@@ -106,9 +107,6 @@ def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, af
     except RecordingError as exc:
         click.echo(f"rpcspy: error: {exc}", err=True)
         return None
-    findings = []
-    frames = 0
-    last_t = 0.0
     exit_code: int | None = None
     try:
         reason = None
@@ -117,13 +115,11 @@ def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, af
         checker = Checker(dialect=dialect, strict_fields=strict, ignore=ignore, unanswered_after=after,
                           dialect_reason=reason, strict_unknown=strict_unknown)
         audit = RecordingAudit(rec.kind, ignore=ignore)
-        for event in _events(rec, read_events):
+        run = RecordingCheck(checker, audit)  # the frames: checked there, in one loop
+        findings = run.findings
+        for event in _events(run.others(_entries(rec, read_events))):
             audit.feed(event)
-            if isinstance(event, Frame):
-                frames += 1
-                last_t = event.t
-                findings += checker.feed(event)
-            elif isinstance(event, Exit):
+            if isinstance(event, Exit):
                 exit_code = event.code
             elif isinstance(event, Note) and event.dropped_bytes:
                 findings += checker.gap(event.t, event.seq, event.dir, event.dropped_bytes, event.text)
@@ -132,6 +128,7 @@ def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, af
     except OSError as exc:
         click.echo(f"rpcspy: error: {path}: cannot read: {exc.strerror or exc}", err=True)
         return None
+    frames, last_t = run.frames, run.last_t
     findings += checker.finish(last_t, exit_code=exit_code)
     findings += audit.finish(rec.problems)  # recording.*: the lines skipped are findings, not just warnings
     for n, finding in enumerate(findings, start=1):
@@ -154,21 +151,29 @@ def _detect(rec: Any) -> tuple[str, str | None]:
     return found or ("auto", None)
 
 
-def _events(rec: Any, read_events: Any) -> Any:
-    """Frames, exits and notes; with a progress bar (rpcspy.cli.recfile) on a terminal.
+def _entries(rec: Any, read_events: Any) -> Any:
+    """The recording's entries, a list at a time; events, with a progress bar (rpcspy.cli.recfile), on a terminal.
 
-    Without the bar, frame entries become frames directly: the shortest path, since
+    Without the bar, frame entries go to the checker as they are: the shortest path, since
     reading is a large share of the time on long recordings.
     """
     if _stderr_is_tty():
-        yield from read_events(rec, progress=True)
-        return
-    from rpcspy.events import Exit, Note
-    from rpcspy.recording.format import ExitEntry, FrameEntry, NoteEntry
+        from rpcspy.recording.reader import batched
 
-    for entry in rec.entries():
-        if type(entry) is FrameEntry:
-            yield entry.to_frame()
+        return batched(read_events(rec, progress=True))
+    return rec.blocks()
+
+
+def _events(items: Any) -> Any:
+    """Exit and note entries as events (events pass through); other entries are not needed."""
+    from msgspec import Struct
+
+    from rpcspy.events import Exit, Note
+    from rpcspy.recording.format import ExitEntry, NoteEntry
+
+    for entry in items:
+        if not isinstance(entry, Struct):
+            yield entry
         elif isinstance(entry, ExitEntry):
             yield Exit(entry.seq, entry.t, entry.code, entry.signal)
         elif isinstance(entry, NoteEntry):

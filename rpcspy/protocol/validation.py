@@ -214,11 +214,24 @@ def validate_bytes(data: bytes, direction: str, dialect: str) -> tuple[object | 
     ``msgspec.json.decode``) with the same issues :func:`validate` reports, or ``None``
     (and one ``invalid`` issue) when the bytes are not JSON.
     """
-    dec, ui_dec = _decoders.get((direction, dialect)) or _decoder(direction, dialect)
+    dec = (_decoders.get((direction, dialect)) or _decoder(direction, dialect))[0]
     try:
         value = dec.decode(data)
+    except _ValidationError:
+        value = None
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError) as exc:
+        return None, [_not_json(exc)]
+    return validate_decoded(value, data, direction, dialect)
+
+
+def validate_decoded(value: object, data: bytes, direction: str, dialect: str) -> tuple[object | None, list[SchemaIssue]]:
+    """:func:`validate_bytes` after its first step: ``value`` is what :func:`typed_decoder` answered
+    for ``data`` (None when it raised a validation error): the frame is not decoded twice."""
+    try:
+        if value is None:
+            raise _ValidationError
         if type(value) is _UIEnvelope:
-            value = ui_dec.decode(data)  # type: ignore[union-attr]
+            value = _decoders[direction, dialect][1].decode(data)  # type: ignore[union-attr]
         elif isinstance(value, Response):
             if value.success is False and value.error is UNSET:
                 raise _ValidationError

@@ -16,7 +16,7 @@ import os
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import BinaryIO, Union
+from typing import Any, BinaryIO, Union
 
 import msgspec
 
@@ -34,7 +34,9 @@ from rpcspy.recording.transcripts import raw_records, structured_records, transc
 
 CHUNK = 1 << 20
 _LONG_LINE = 2048
-"""A block whose first line is this long is decoded line by line rather than as one array."""
+"""A block whose lines are this long on average is decoded line by line rather than as one array."""
+_SAMPLE = 1 << 16
+"""The average is taken over the block's first 64 KiB."""
 _block_decoder = msgspec.json.Decoder(list[Union[ENTRY_TYPES]])  # type: ignore[valid-type]
 _header_decoder = msgspec.json.Decoder(Header)
 
@@ -57,8 +59,9 @@ class Problem:
         return f"{self.path}: line {self.line}: {self.reason}"
 
 
-def _batched(entries: Iterator[msgspec.Struct], size: int = 1024) -> Iterator[list[msgspec.Struct]]:
-    batch: list[msgspec.Struct] = []
+def batched(entries: Iterator[Any], size: int = 1024) -> Iterator[list[Any]]:
+    """Items a list at a time."""
+    batch: list[Any] = []
     for e in entries:
         batch.append(e)
         if len(batch) >= size:
@@ -85,33 +88,32 @@ class Recording:
 
     def entries(self) -> Iterator[msgspec.Struct]:
         """Every entry after the header, in file order, streamed."""
-        for block in self._blocks():
+        for block in self.blocks():
             yield from block
 
     def frames(self) -> Iterator[Frame]:
         """Only the frames, as :class:`Frame` events."""
-        for block in self._blocks():
+        for block in self.blocks():
             for e in block:
                 if type(e) is FrameEntry:
                     yield e.to_frame()
 
-    def _blocks(self) -> Iterator[list[msgspec.Struct]]:
-        """The entries after the header, a list at a time."""
+    def blocks(self) -> Iterator[list[msgspec.Struct]]:
+        """The entries after the header, a list at a time (a block of the file, or up to 1024)."""
         with open(self.path, "rb") as f:
             if self.kind == "rpcspy":
                 yield from self._native(f)
                 return
             lines = _iter_lines(f)
             if self.kind == "structured-transcript":
-                yield from _batched(transcript_entries(structured_records(lines, self._skip)))
+                yield from batched(transcript_entries(structured_records(lines, self._skip)))
             else:
-                yield from _batched(transcript_entries(raw_records(lines)))
+                yield from batched(transcript_entries(raw_records(lines)))
 
     def _native(self, f: BinaryIO) -> Iterator[list[msgspec.Struct]]:
         """The entries after the header, decoded a block of whole lines at a time.
 
-        The complete lines of each read are a block. A block of short lines (judged by its
-        first) is decoded in one call as a JSON array, its LFs turned into commas; a block
+        The complete lines of each read are a block. A block of short lines (on average) is decoded in one call as a JSON array, its LFs turned into commas; a block
         that is then not an array of one entry per line (a blank or bad line, a value over
         two lines or two on one), or of long lines, is decoded line by line, each sliced
         from the read.
@@ -138,7 +140,8 @@ class Recording:
             cut = chunk.rfind(b"\n") + 1
             if cut > start:
                 entries = None
-                if chunk.find(b"\n", start, start + _LONG_LINE) >= 0:  # short lines: one call for all
+                sample = min(cut, start + _SAMPLE)  # short lines on average (in the first 64 KiB): one call
+                if chunk.count(b"\n", start, sample) * _LONG_LINE > sample - start:
                     lines = chunk.count(b"\n", start, cut)
                     try:  # the lines as one JSON array: a blank line or a value over two lines is malformed
                         entries = _block_decoder.decode(b"[" + chunk[start:cut - 1].replace(b"\n", b",") + b"]")

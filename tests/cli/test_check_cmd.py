@@ -160,6 +160,17 @@ def test_progress_bar_only_on_a_terminal(rec: str, monkeypatch: pytest.MonkeyPat
     assert [kw["progress"] for kw in seen] == [True]  # the plain path reads entries directly
 
 
+@pytest.mark.parametrize("name", ["transcripts/structured/04_framing_and_errors.jsonl",
+                                  "transcripts/05_null_frame_crash.jsonl", "transcripts/60_extension_ui.jsonl"])
+def test_the_terminal_path_finds_what_the_plain_path_finds(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Events with a progress bar on a terminal, entries as they are otherwise: the same findings."""
+    from rpcspy.cli import check_cmd
+
+    plain = run("--format", "json", f"{DATA}/{name}")
+    monkeypatch.setattr(check_cmd, "_stderr_is_tty", lambda: True)
+    assert run("--format", "json", f"{DATA}/{name}").stdout == plain.stdout and plain.stdout
+
+
 def test_filters_choose_which_findings_are_reported() -> None:
     t04 = f"{DATA}/transcripts/structured/04_framing_and_errors.jsonl"
     everything = run("--format", "json", t04)

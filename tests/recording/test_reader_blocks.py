@@ -56,3 +56,17 @@ def test_blocks_read_like_lines(tmp_path_factory, picks, last_lf, chunk, long_li
     want, problems = line_by_line(data)
     assert got == want
     assert [str(p).replace(str(path), "") for p in rec.problems] == problems
+
+
+def test_a_block_of_short_lines_is_one_call_even_when_its_first_line_is_long(tmp_path, monkeypatch):
+    """Judged by the lines' average length: a long first line (a `message_end` after many small deltas)
+    does not send the whole block line by line."""
+    long = b'{"kind":"frame","seq":1,"t":0.1,"dir":"a2c","json":{"type":"x","text":"' + b"a" * 5000 + b'"}}'
+    short = [b'{"kind":"frame","seq":%d,"t":0.2,"dir":"a2c","json":{"type":"y"}}' % n for n in range(2, 400)]
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(HEADER + b"\n" + b"\n".join([long, *short]) + b"\n")
+    one_by_one = []
+    line = reader.Recording._line
+    monkeypatch.setattr(reader.Recording, "_line", lambda self, *a: one_by_one.append(a[1]) or line(self, *a))
+    assert [e.seq for e in open_recording(path).entries()] == list(range(1, 400))
+    assert one_by_one == []
