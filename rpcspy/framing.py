@@ -34,27 +34,19 @@ class LineFramer:
         """Bytes held for an unfinished line."""
         return self._pending
 
-    def feed(self, chunk: bytes) -> Iterator[bytes]:
-        """Yield each complete line (without its LF) that ``chunk`` finishes."""
-        start = 0
-        find = chunk.find
-        while True:
-            nl = find(b"\n", start)
-            if nl < 0:
-                break
-            if self._pieces:
-                self._pieces.append(chunk[start:nl])
-                line = b"".join(self._pieces)
-                self._pieces.clear()
-                self._pending = 0
-            else:
-                line = chunk[start:nl]
-            yield line
-            start = nl + 1
-        if start < len(chunk):
-            rest = chunk[start:] if start else chunk
+    def feed(self, chunk: bytes) -> list[bytes]:
+        """The complete lines (without their LF) that ``chunk`` finishes, split in one call."""
+        lines = chunk.split(b"\n")
+        rest = lines.pop()
+        if self._pieces and lines:  # the first line began in earlier chunks
+            self._pieces.append(lines[0])
+            lines[0] = b"".join(self._pieces)
+            self._pieces.clear()
+            self._pending = 0
+        if rest:
             self._pieces.append(rest)
             self._pending += len(rest)
+        return lines
 
     def finish(self) -> bytes | None:
         """At EOF: the last line if it had no LF, else None."""

@@ -201,17 +201,25 @@ class ControlServer:
 
     # --- observer ----------------------------------------------------------------------
     def handle(self, event: Event, emit: Emit) -> None:
+        self.handle_batch([event])
+
+    def handle_batch(self, events: list[Event]) -> None:
+        """Events in order: the why tracker, counts and answers to injections, the backlog, watchers."""
         with self._why_lock:
-            self._why.observe(event)
-        if isinstance(event, Frame):
-            self.frames[event.dir] += 1
-            if event.injected and event.dir != "err":
-                self.injected[event.dir] += 1
-                if event.dir == "a2c":
-                    self._answer(event.data)
-            size = len(event.data) + 64
-        else:
-            size = 128
+            observe = self._why.observe
+            for event in events:
+                observe(event)
+        sized: list[tuple[Event, int]] = []
+        for event in events:
+            if isinstance(event, Frame):
+                self.frames[event.dir] += 1
+                if event.injected and event.dir != "err":
+                    self.injected[event.dir] += 1
+                    if event.dir == "a2c":
+                        self._answer(event.data)
+                sized.append((event, len(event.data) + 64))
+                continue
+            sized.append((event, 128))
             if isinstance(event, Start):
                 self.agent_pid = event.pid
                 try:
@@ -224,14 +232,15 @@ class ControlServer:
             elif isinstance(event, Eof) and event.dir == "c2a":
                 self.input_closed = True
         with self._lock:
-            self._backlog.append((event, size))
-            self._backlog_bytes += size
+            self._backlog.extend(sized)
+            self._backlog_bytes += sum(size for _, size in sized)
             while len(self._backlog) > BACKLOG_EVENTS or self._backlog_bytes > BACKLOG_BYTES:
                 self._backlog_bytes -= self._backlog.popleft()[1]
             if self._subs:
-                line = event_line(event)
-                for conn in self._subs:
-                    conn.push(line)
+                for event, _ in sized:
+                    line = event_line(event)
+                    for conn in self._subs:
+                        conn.push(line)
 
     def flush(self) -> None:
         pass
