@@ -232,8 +232,13 @@ class ControlServer:
             elif isinstance(event, Eof) and event.dir == "c2a":
                 self.input_closed = True
         with self._lock:
-            self._backlog.extend(sized)
-            self._backlog_bytes += sum(size for _, size in sized)
+            held = sized
+            if len(held) >= BACKLOG_EVENTS:  # what was held before falls out anyway
+                held = held[-BACKLOG_EVENTS:]
+                self._backlog.clear()
+                self._backlog_bytes = 0
+            self._backlog.extend(held)
+            self._backlog_bytes += sum(size for _, size in held)
             while len(self._backlog) > BACKLOG_EVENTS or self._backlog_bytes > BACKLOG_BYTES:
                 self._backlog_bytes -= self._backlog.popleft()[1]
             if self._subs:

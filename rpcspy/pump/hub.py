@@ -114,9 +114,9 @@ class Dispatcher:
         if not lines:
             return
         self.frames[direction] += len(lines)
-        # a line other than the first ends in CR only where the chunk has CR LF (the first one's CR
-        # may have ended the previous chunk)
-        crs = b"\r\n" in chunk or lines[0].endswith(b"\r")
+        # only a chunk with a CR can end a line in CR, except the first line, whose CR may have
+        # ended the previous chunk (a search for CR alone is memchr: CR LF costs 100x more)
+        crs = b"\r" in chunk or lines[0].endswith(b"\r")
         for i in range(0, len(lines), BATCH_FRAMES):
             part = lines[i:i + BATCH_FRAMES] if len(lines) > BATCH_FRAMES else lines
             self._frames(direction, t, part, crs, injected)
@@ -132,11 +132,27 @@ class Dispatcher:
             self.last_frame[direction] = self._seq
         else:
             events = []
+            append = events.append
+            derived: list[Event] = []
+            emit = derived.append
+            seq = self._seq
             for line in lines:
                 cr = crs and line.endswith(b"\r")
-                self._seq += 1
-                self.last_frame[direction] = self._seq
-                self._one(Frame(self._seq, t, direction, line[:-1] if cr else line, True, cr, injected), events)
+                self._seq = seq = self._seq + 1
+                frame = Frame(seq, t, direction, line[:-1] if cr else line, True, cr, injected)
+                append(frame)
+                for obs in self._emitters:
+                    try:
+                        obs.handle(frame, emit)
+                    except Exception as exc:  # an observer must never take the session down
+                        self._drop(obs, exc)
+                if derived:  # numbered after their frame, and shown to the emitters in turn
+                    extras = derived[:]
+                    derived.clear()
+                    for extra in extras:
+                        extra.seq = self._next()
+                        self._one(extra, events)
+            self.last_frame[direction] = seq
         self._deliver(events)
 
     def eof(self, direction: Direction, t: float) -> None:

@@ -21,7 +21,6 @@ FORMAT_VERSION = 1
 
 _WS = frozenset(b" \t\r\n")
 _raw_decoder = msgspec.json.Decoder(msgspec.Raw)
-_raws_decoder = msgspec.json.Decoder(list[msgspec.Raw])
 _encode = msgspec.json.encode
 
 
@@ -134,14 +133,17 @@ Entry = StartEntry | SpawnFailedEntry | FrameEntry | EofEntry | ExitEntry | Note
 ENTRY_TYPES: tuple[type[msgspec.Struct], ...] = (StartEntry, SpawnFailedEntry, FrameEntry, EofEntry, ExitEntry, NoteEntry, FindingEntry)
 
 
-def frame_pieces(frame: Frame, embeddable: bool | None = None) -> list[bytes]:
+def frame_pieces(frame: Frame) -> list[bytes]:
     """A frame entry line (with LF) as pieces, the frame's own bytes passed through.
 
     Hand-built rather than via msgspec so the frame's bytes are not re-encoded:
     valid JSON is embedded verbatim, so the recording holds it exactly and ``jq``
     reads it. Returning pieces lets the writer use ``writev`` without a copy.
-    ``embeddable``: already known (:func:`frames_lines` decides for a whole batch).
     """
+    return _pieces(frame, _embeddable(frame.data))
+
+
+def _pieces(frame: Frame, embeddable: bool) -> list[bytes]:
     data = frame.data
     head = b'{"kind":"frame","seq":%d,"t":%.6f,"dir":"%s"' % (frame.seq, frame.t, _DIR_BYTES[frame.dir])
     if frame.nl and not frame.cr and not frame.injected:
@@ -155,37 +157,36 @@ def frame_pieces(frame: Frame, embeddable: bool | None = None) -> list[bytes]:
         if frame.injected:
             tail += b',"injected":true'
         tail += b"}\n"
-    if _embeddable(data) if embeddable is None else embeddable:
+    if embeddable:
         return [head + b',"json":', data, tail]
     return [head, _escaped(data), tail]
 
 
-BATCH_BYTES = 4 << 20
-"""Frames up to this many bytes together are checked with one decode and encoded line by line."""
+SMALL_FRAME = 64 << 10
+"""A frame up to this size is copied into its line (one formatting operation); a larger one is passed through."""
 
 
 def frames_lines(frames: list[Frame]) -> list[bytes]:
-    """The entry lines of consecutive frames, byte for byte what :func:`frame_pieces` makes of each.
+    """The entry lines of consecutive frames as pieces, byte for byte what :func:`frame_pieces` makes of each.
 
-    Small frames are the common case: one msgspec call tells whether every one of them is
-    embeddable, and each plain line is then one formatting operation. Large ones stay pieces.
+    The common frame (a small one, valid JSON, LF-terminated, not injected) becomes its whole
+    line in one formatting operation, the part naming time and direction shared by a run.
     """
-    datas = [f.data for f in frames]
-    if sum(map(len, datas)) > BATCH_BYTES:
-        return [piece for f in frames for piece in frame_pieces(f)]
-    every = _all_embeddable(datas)
     out: list[bytes] = []
     t: float | None = None
     d = ""
     mid = b""
     for f in frames:
-        if every and f.nl and not f.cr and not f.injected:
+        data = f.data
+        if not (f.nl and not f.cr and not f.injected and len(data) <= SMALL_FRAME):
+            out += frame_pieces(f)
+        elif not _embeddable(data):
+            out += _pieces(f, False)
+        else:
             if f.t != t or f.dir != d:
                 t, d = f.t, f.dir
                 mid = b',"t":%.6f,"dir":"%s","json":' % (t, _DIR_BYTES[d])
-            out.append(b'{"kind":"frame","seq":%d%s%s}\n' % (f.seq, mid, f.data))
-        else:
-            out += frame_pieces(f, True if every else None)
+            out.append(b'{"kind":"frame","seq":%d%s%s}\n' % (f.seq, mid, data))
     return out
 
 
@@ -208,24 +209,6 @@ def _embeddable(data: bytes) -> bool:
     except DECODE_ERRORS:  # too deep for a decoder: kept as text, never lost
         return False
     return True
-
-
-def _all_embeddable(datas: list[bytes]) -> bool:
-    """True when :func:`_embeddable` holds for every one of ``datas`` (one decode); False: ask each.
-
-    Joined as one JSON array, as many elements as lines, each as long as its line: then each
-    element is exactly its line. (An element that began late, after leading whitespace or inside
-    the line, would end as late; the next one could begin no earlier relative to its line, and the
-    last one must end at the closing bracket, so none began late.)
-    """
-    joined = b",".join(datas)
-    try:
-        if not joined.isascii():
-            joined.decode("utf-8")  # the commas are ASCII: valid as a whole exactly when each line is
-        raws = _raws_decoder.decode(b"[" + joined + b"]")
-    except DECODE_ERRORS:
-        return False
-    return list(map(len, raws)) == list(map(len, datas))
 
 
 def _escaped(data: bytes) -> bytes:

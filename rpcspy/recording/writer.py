@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed, Start
 from rpcspy.recording.claim import RecordingRefused, open_recording_file
 from rpcspy.recording.format import (
-    BATCH_BYTES,
     EofEntry,
     ExitEntry,
     FindingEntry,
@@ -137,9 +136,8 @@ class RecordingWriter:
             j = i
             while j < n and type(events[j]) is Frame:
                 j += 1
-            if j > i:  # a run of frames: encoded together, small lines joined into one piece
-                lines = frames_lines(events[i:j])  # type: ignore[arg-type]
-                self._add([b"".join(lines)] if sum(map(len, lines)) <= BATCH_BYTES else lines)
+            if j > i:  # a run of frames: encoded together
+                self._add(frames_lines(events[i:j]))  # type: ignore[arg-type]
                 i = j
             else:
                 self._add([event_line(events[i])])

@@ -213,3 +213,32 @@ def test_a_gap_note_between_batches_keeps_the_count() -> None:
     d.data("a2c", 1.2, b"4\n")
     assert [e[0] for e in seen.events] == ["frame", "frame", "Note", "frame"]
     assert [e[1] for e in seen.events] == [1, 2, 3, 4]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 3000), min_size=1, max_size=6), st.integers(0, 2))
+def test_the_control_socket_holds_the_same_backlog_and_counts_in_batches(sizes: list[int], big: int) -> None:
+    """A batch larger than the backlog's bound keeps what per-event delivery keeps (and no more)."""
+    from rpcspy.pump.control import ControlServer
+    from rpcspy.pump.observer_process import ChildSession
+
+    events: list[Event] = []
+    for i in range(sum(sizes)):
+        data = b"x" * (5000 * big if i % 7 == 0 else 10)
+        events.append(Frame(i + 1, 0.0, "a2c" if i % 3 else "c2a", data, True, False, i % 5 == 0))
+    with tempfile.TemporaryDirectory() as tmp:
+        servers = [ControlServer(ChildSession(-1, ["x"], None, pid), directory=tmp) for pid in (1, 2)]
+        try:
+            for e in events:
+                servers[0].handle(e, _fail)
+            start = 0
+            for n in sizes:
+                servers[1].handle_batch(events[start:start + n])
+                start += n
+            each, batched = servers
+            assert list(each._backlog) == list(batched._backlog)
+            assert each._backlog_bytes == batched._backlog_bytes
+            assert (each.frames, each.injected) == (batched.frames, batched.injected)
+        finally:
+            for srv in servers:
+                srv.close()

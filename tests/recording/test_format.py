@@ -75,7 +75,8 @@ def test_writer_and_reader_round_trip(frames: list) -> None:
 
 
 _tricky = st.sampled_from([b"", b" {}", b"{} ", b"\t1", b"1\t", b"[1", b"2],3", b' "a', b'"', b'",2', b"1,2", b"\xff",
-                           b'"\xc3"', b"[" * 1100 + b"]" * 1100, b"{}", b'{"a":1}', b"7"])
+                           b'"\xc3"', b"[" * 1100 + b"]" * 1100, b"{}", b'{"a":1}', b"7",
+                           b'"' + b"x" * (64 << 10) + b'"', b'"' + b"x" * ((64 << 10) - 2) + b'"'])
 
 
 @settings(max_examples=400)
@@ -83,19 +84,10 @@ _tricky = st.sampled_from([b"", b" {}", b"{} ", b"\t1", b"1\t", b"[1", b"2],3", 
                           st.sampled_from([0.5, 1.25])), max_size=12),
        st.sampled_from(["a2c", "c2a", "err"]))
 def test_frames_lines_are_frame_pieces_byte_for_byte(rows: list, direction: str) -> None:
-    """The batch encoder (one decode for every frame) writes what the per-frame encoder writes."""
+    """The batch encoder writes what the per-frame encoder writes."""
     from rpcspy.recording.format import frame_pieces, frames_lines
 
     frames = [Frame(i + 1, t, direction, data, nl, cr, injected)  # type: ignore[arg-type]
               for i, (data, cr, nl, injected, t) in enumerate(rows)]
     assert b"".join(frames_lines(frames)) == b"".join(b"".join(frame_pieces(f)) for f in frames)
 
-
-def test_a_line_cannot_borrow_bytes_from_its_neighbours_in_a_batch() -> None:
-    """Joined, ` "a` and `",2` read as two array elements of the right lengths: neither is valid JSON alone."""
-    from rpcspy.recording.format import frames_lines
-
-    frames = [Frame(1, 0.0, "a2c", b' "a'), Frame(2, 0.0, "a2c", b'",2'), Frame(3, 0.0, "a2c", b"[1"),
-              Frame(4, 0.0, "a2c", b"2]")]
-    lines = b"".join(frames_lines(frames)).splitlines()
-    assert all(b'"text":' in line for line in lines)
