@@ -291,7 +291,6 @@ class Hub:
         """Hand over a chunk that has already been forwarded; never waits."""
         n = len(chunk)
         with self._cond:
-            tell = False
             if self._pending + n > self._max_pending and self._pending:  # a gap: the same one while it lasts
                 self._dropped[direction] = self._dropped.get(direction, 0) + n
                 last = self._queue[-1] if self._queue else None
@@ -300,14 +299,10 @@ class Hub:
                 else:
                     self._queue.append(["drop", direction, t, n, FELL_BEHIND])
                     self._cond.notify()
-                tell, self._told = not self._told, True
             else:
                 self._pending += n
                 self._queue.append(("data", direction, t, chunk, injected))
                 self._cond.notify()
-        if tell:
-            self._warn(f"{FELL_BEHIND}; what they miss is left out of the recording, which says how much "
-                       "(forwarding goes on)")
 
     def publish_eof(self, direction: Direction, t: float) -> None:
         self._put(("eof", direction, t))
@@ -351,6 +346,10 @@ class Hub:
                 elif kind == "eof":
                     d.eof(*item[1:])
                 elif kind == "drop":
+                    if not self._told:  # said here, in the hub's thread like its other warnings
+                        self._told = True
+                        self._warn(f"{FELL_BEHIND}; what they miss is left out of the recording, which says how "
+                                   "much (forwarding goes on)")
                     d.dropped(*item[1:])
                 elif kind == "observer":
                     d.add_observer(item[1])

@@ -162,8 +162,9 @@ def _pieces(frame: Frame, embeddable: bool) -> list[bytes]:
     return [head, _escaped(data), tail]
 
 
-SMALL_FRAME = 64 << 10
-"""A frame up to this size is copied into its line (one formatting operation); a larger one is passed through."""
+SMALL_FRAME = 2 << 10
+"""A frame up to this size is copied into its line (one formatting operation); a larger one is passed
+through as a piece (copying 9 KB frames made a 300 MB stream of them 5% slower to record)."""
 
 
 def frames_lines(frames: list[Frame]) -> list[bytes]:

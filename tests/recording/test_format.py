@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rpcspy.events import Frame
-from rpcspy.recording.format import FrameEntry, encode_frame
+from rpcspy.recording.format import SMALL_FRAME, FrameEntry, encode_frame
 from rpcspy.recording.reader import open_recording
 from rpcspy.recording.writer import RecordingWriter, make_header
 
@@ -76,7 +76,7 @@ def test_writer_and_reader_round_trip(frames: list) -> None:
 
 _tricky = st.sampled_from([b"", b" {}", b"{} ", b"\t1", b"1\t", b"[1", b"2],3", b' "a', b'"', b'",2', b"1,2", b"\xff",
                            b'"\xc3"', b"[" * 1100 + b"]" * 1100, b"{}", b'{"a":1}', b"7",
-                           b'"' + b"x" * (64 << 10) + b'"', b'"' + b"x" * ((64 << 10) - 2) + b'"'])
+                           b'"' + b"x" * SMALL_FRAME + b'"', b'"' + b"x" * (SMALL_FRAME - 2) + b'"'])
 
 
 @settings(max_examples=400)
