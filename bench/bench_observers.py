@@ -2,9 +2,10 @@
 
 Per-frame cost: the frames of a delta-only stream (bench/stream_gen.py --small) are fed
 in 64 KiB chunks to the observers' Dispatcher (rpcspy/pump/hub.py) with no observer,
-with the Recorder, with the live checker, and with both (what the observer process does),
+with the Recorder, with the live checker, with the control socket (nobody connected), with
+recorder and checker, and with all three (what the observer process of `rpcspy run` does),
 against a bare baseline that splits the same chunks on LF and `msgspec.json.decode`s every
-line. From the per-frame cost of "both" follows the backlog the observers have to catch
+line. From the per-frame cost of "all three" follows the backlog the observers have to catch
 up on after a fast stream: frames x cost, minus what they did while it poured in.
 
 Memory: a Checker fed a session of small commands, each answered (`set_auto_retry`),
@@ -52,11 +53,16 @@ def observers(kind: str, tmp: str) -> list:
     from rpcspy.recording.writer import RecordingWriter, make_header
 
     out: list = []
-    if kind in ("recorder", "both"):
+    if kind in ("recorder", "both", "all three"):
         out.append(Recorder(RecordingWriter(os.path.join(tmp, "obs.rec"), make_header(["x"]), warn=print)))
-    if kind in ("checker", "both"):
+    if kind in ("checker", "both", "all three"):
         out.append(CheckObserver(CheckOptions(dialect="auto", strict_fields=False, ignore=frozenset(), report=None,
                                               min_severity="error", unanswered_after=None)))
+    if kind in ("control", "all three"):  # the control socket with nobody connected, as in every proxy
+        from rpcspy.pump.control import ControlServer
+        from rpcspy.pump.observer_process import ChildSession
+
+        out.append(ControlServer(ChildSession(-1, ["x"], None, os.getpid()), directory=tmp))
     return out
 
 
@@ -86,7 +92,7 @@ def feed(kind: str, chunks: list[bytes], tmp: str) -> float:
 def cost_table(frames: int, rounds: int) -> str:
     data = stream(frames)
     chunks = [data[i:i + 65536] for i in range(0, len(data), 65536)]
-    kinds = ["bare", "dispatch only", "recorder", "checker", "both"]
+    kinds = ["bare", "dispatch only", "recorder", "checker", "control", "both", "all three"]
     secs: dict[str, list[float]] = {k: [] for k in kinds}
     with tempfile.TemporaryDirectory() as tmp:
         feed("both", chunks[:20], tmp)  # warm up: schemas are built on first use

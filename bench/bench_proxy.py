@@ -165,6 +165,8 @@ def main() -> None:
         recorded: list[float] = []  # share of the stream's frames in rpcspy's recording, per round
         for r in range(args.rounds):
             for name, prefix in var.items():
+                if name == "baseline" and os.path.exists(os.path.join(tmp, "baseline.rec")):
+                    os.unlink(os.path.join(tmp, "baseline.rec"))  # a baseline tree may refuse to overwrite
                 sec, done, peak, streaming = stream_once(prefix, path)
                 got[name].append((sec, done, peak, streaming))
                 if name == "rpcspy":
@@ -226,7 +228,9 @@ def render(rows: list[tuple[str, str, str]], size: int, frames: int, args: argpa
     lines = [f"Stream: {size / 1e6:.0f} MB, {frames:,} {shape}; {args.rounds} interleaved rounds, median "
              f"(min-max); {args.pings} round trips per variant and round, p50 and p99 taken per round. Command: "
              f"`python bench/bench_proxy.py{' --small' if args.small else ''} --size {args.size:g} "
-             f"--rounds {args.rounds}{' --baseline-tree ' + args.baseline_tree if args.baseline_tree else ''}`. Throughput is bytes over the time from the first byte the client receives "
+             f"--rounds {args.rounds}{f' --pings {args.pings}' if args.pings != 5000 else ''}"
+             f"{' --no-long' if args.no_long else ''}"
+             f"{' --baseline-tree ' + args.baseline_tree if args.baseline_tree else ''}`. Throughput is bytes over the time from the first byte the client receives "
              "to the last; the client checks every byte.", "",
              "| measure | value | compared |", "|---|---|---|"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]

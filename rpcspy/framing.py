@@ -16,6 +16,10 @@ stdlib give up with RecursionError near 1000 levels of nesting, even for a value
 or kept raw. Code that decodes a frame catches these, never a narrower set."""
 
 
+SPLIT_BELOW = 2048
+"""Lines up to this long are split with ``bytes.split``; longer ones are found with ``bytes.find``."""
+
+
 class LineFramer:
     """Incremental LF framer: ``feed()`` chunks, get complete lines back.
 
@@ -34,27 +38,38 @@ class LineFramer:
         """Bytes held for an unfinished line."""
         return self._pending
 
-    def feed(self, chunk: bytes) -> Iterator[bytes]:
-        """Yield each complete line (without its LF) that ``chunk`` finishes."""
-        start = 0
+    def feed(self, chunk: bytes) -> list[bytes]:
+        """The complete lines (without their LF) that ``chunk`` finishes.
+
+        Short lines are split in one call; long ones are found with ``find`` (memchr), which
+        skips a long line about 3x faster than ``split``'s byte loop.
+        """
         find = chunk.find
-        while True:
-            nl = find(b"\n", start)
-            if nl < 0:
-                break
-            if self._pieces:
-                self._pieces.append(chunk[start:nl])
-                line = b"".join(self._pieces)
-                self._pieces.clear()
-                self._pending = 0
-            else:
-                line = chunk[start:nl]
-            yield line
-            start = nl + 1
-        if start < len(chunk):
-            rest = chunk[start:] if start else chunk
+        nl = find(b"\n")
+        if nl < 0:
+            lines: list[bytes] = []
+            rest = chunk
+        elif 0 <= find(b"\n", nl + 1) - nl <= SPLIT_BELOW:  # the next line is short: most likely all are
+            lines = chunk.split(b"\n")
+            rest = lines.pop()
+        else:
+            lines = []
+            append = lines.append
+            start = 0
+            while nl >= 0:
+                append(chunk[start:nl])
+                start = nl + 1
+                nl = find(b"\n", start)
+            rest = chunk[start:]
+        if self._pieces and lines:  # the first line began in earlier chunks
+            self._pieces.append(lines[0])
+            lines[0] = b"".join(self._pieces)
+            self._pieces.clear()
+            self._pending = 0
+        if rest:
             self._pieces.append(rest)
             self._pending += len(rest)
+        return lines
 
     def finish(self) -> bytes | None:
         """At EOF: the last line if it had no LF, else None."""

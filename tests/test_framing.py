@@ -28,6 +28,20 @@ def test_any_chunking_yields_the_lf_split(data: bytes, cuts: list[int]) -> None:
     assert rebuilt == data
 
 
+long_lines_st = st.lists(st.tuples(st.integers(0, 5000), st.sampled_from([b"x", b"\r", b"\n"])), max_size=12).map(
+    lambda parts: b"".join(b"y" * n + end for n, end in parts))
+
+
+@settings(max_examples=300)
+@given(long_lines_st, st.lists(st.integers(min_value=0, max_value=60_000), max_size=8))
+def test_long_and_short_lines_in_any_chunking_yield_the_lf_split(data: bytes, cuts: list[int]) -> None:
+    """Both ways of cutting a chunk (split for short lines, find for long ones) give the same lines."""
+    framer = LineFramer()
+    lines = [line for chunk in chunked(data, cuts) for line in framer.feed(chunk)]
+    expected = data.split(b"\n")
+    assert lines == expected[:-1] and framer.finish() == (expected[-1] or None)
+
+
 def test_u2028_cr_and_nul_are_not_separators() -> None:
     data = "a\u2028b\rc\x00d\u2029e\n".encode()
     assert list(LineFramer().feed(data)) == [data[:-1]]

@@ -50,6 +50,7 @@ class CheckObserver:
         self._finished = False
         if options.report:
             self._open_report(options.report)
+        self._told_dialect = self._out is None  # nobody to tell
 
     def _open_report(self, target: str) -> None:
         if target == "stderr":
@@ -60,7 +61,7 @@ class CheckObserver:
         self._colour = self._out.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
 
     def handle(self, event: Event, emit: Emit) -> None:
-        if isinstance(event, Frame):
+        if type(event) is Frame:  # the common case first, and nothing more when nothing was found
             found = self.checker.feed(event)
         elif isinstance(event, Exit):
             self._finished = True
@@ -69,8 +70,9 @@ class CheckObserver:
             found = self.checker.gap(event.t, event.seq, event.dir, event.dropped_bytes, event.text)
         else:
             return
-        self._publish(found, emit)
-        if not self._told_dialect and self.checker.dialect != "auto" and self._out is not None:
+        if found:
+            self._publish(found, emit)
+        if not self._told_dialect and self.checker.dialect != "auto":
             self._told_dialect = True
             self._write(f"rpcspy: dialect {self.checker.dialect} ({self.checker.dialect_reason})", "note")
 

@@ -178,19 +178,27 @@ class ControlServer:
 
     # --- observer ----------------------------------------------------------------------
     def handle(self, event: Event, emit: Emit) -> None:
+        self.handle_batch([event])
+
+    def handle_batch(self, events: list[Event]) -> None:
+        """Events in order: the why tracker, counts and answers to injections, the backlog, watchers."""
         with self._why_lock:
-            self._why.observe(event)
-        if isinstance(event, Frame):
-            self.frames[event.dir] += 1
-            if event.injected and event.dir != "err":
-                self.injected[event.dir] += 1
-                if event.dir == "a2c":  # a diverted answer: to its injector only
-                    with self._lock:
-                        self._execute(self._ledger.answer(event.data))
-            size = len(event.data) + 64
-        else:
-            size = 128
-            if isinstance(event, Start):
+            feed, observe = self._why.feed, self._why.observe
+            for event in events:
+                if type(event) is Frame:
+                    feed(event)
+                else:
+                    observe(event)
+        frames = self.frames
+        for event in events:
+            if type(event) is Frame:
+                frames[event.dir] += 1
+                if event.injected and event.dir != "err":
+                    self.injected[event.dir] += 1
+                    if event.dir == "a2c":  # a diverted answer: to its injector only
+                        with self._lock:
+                            self._execute(self._ledger.answer(event.data))
+            elif isinstance(event, Start):
                 self.agent_pid = event.pid
                 try:
                     self._write_meta()
@@ -202,12 +210,17 @@ class ControlServer:
                     self._execute(self._ledger.fail_all("the agent exited before answering"))
             elif isinstance(event, Eof) and event.dir == "c2a":
                 self.input_closed = True
+        # only the last BACKLOG_EVENTS can stay in the backlog: what came before them falls out anyway
+        held = [(e, len(e.data) + 64 if type(e) is Frame else 128) for e in events[-BACKLOG_EVENTS:]]
         with self._lock:
-            self._backlog.append((event, size))
-            self._backlog_bytes += size
+            if len(events) >= BACKLOG_EVENTS:
+                self._backlog.clear()
+                self._backlog_bytes = 0
+            self._backlog.extend(held)
+            self._backlog_bytes += sum(size for _, size in held)
             while len(self._backlog) > BACKLOG_EVENTS or self._backlog_bytes > BACKLOG_BYTES:
                 self._backlog_bytes -= self._backlog.popleft()[1]
-            if self._subs:
+            for event in events if self._subs else ():
                 line = event_line(event)
                 for conn in self._subs:
                     conn.push(line)

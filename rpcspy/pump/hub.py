@@ -1,11 +1,14 @@
 """Feeding observers: frame chunks off the forwarding path, number events, isolate failures.
 
-:class:`Dispatcher` does the work in one thread: it frames chunks (LF only),
-numbers every event, and calls each observer in turn; an observer that raises is
-dropped with one warning. Two feeders sit in front of it:
+:class:`Dispatcher` does the work in one thread: it frames chunks (LF only, a whole
+chunk per call), numbers every event, and hands the events to each observer; an
+observer that raises is dropped with one warning. Observers that may emit derived
+events (the checker's findings) see one event at a time, so a finding is numbered
+right after its frame; the others (recorder, control socket) get the numbered events
+of a whole chunk in one ``handle_batch`` call. Two feeders sit in front of it:
 
 * :class:`Hub` (this module): a thread in the proxy's own process, with a queue
-  bounded in bytes (used by the REPL and tests);
+  bounded in bytes that never makes a relay wait (used by the REPL and drive);
 * the observer process (``observer_process.py``), the proxy's default, so observers
   never share a GIL with the relays and survive a crash of the proxy.
 """
@@ -24,10 +27,18 @@ if TYPE_CHECKING:
     from rpcspy.pump.tape import Tape
 
 Emit = Callable[[Event], None]
+BATCH_FRAMES = 4096
+"""At most this many frames per batch: a huge chunk of small lines is handed over in parts."""
+FELL_BEHIND = "the observers fell behind (their queue was full)"
 
 
 class Observer(Protocol):
-    """Something that watches a session: recorder, checker, renderer, control socket."""
+    """Something that watches a session: recorder, checker, renderer, control socket.
+
+    One that never emits may also have ``handle_batch(events)`` (:class:`Batched`): the
+    dispatcher then hands it the events of a whole chunk at once, numbered and in order,
+    instead of calling :meth:`handle` per event.
+    """
 
     name: str
 
@@ -39,6 +50,15 @@ class Observer(Protocol):
 
     def close(self) -> None:
         """End of session."""
+
+
+@runtime_checkable
+class Batched(Protocol):
+    """An observer that never emits and takes consecutive numbered events in batches.
+
+    ``handle_batch(events)`` means exactly ``handle(event, emit)`` for each event in turn."""
+
+    def handle_batch(self, events: list[Event]) -> None: ...
 
 
 @runtime_checkable
@@ -74,7 +94,10 @@ class Dispatcher:
     """Single-threaded: turns chunks and events into numbered events for observers."""
 
     def __init__(self, observers: Iterable[Observer], *, warn: Callable[[str], None]) -> None:
-        self.observers: list[Observer] = list(observers)
+        self.observers: list[Observer] = []
+        self._emitters: tuple[Observer, ...] = ()
+        """Observers called per event (they may emit); the others take batches."""
+        self._batched: tuple[Batched, ...] = ()
         self._warn = warn
         self._framers = {d: LineFramer() for d in DIRECTIONS}
         self._seq = 0
@@ -82,14 +105,55 @@ class Dispatcher:
         self.frames: dict[str, int] = {d: 0 for d in DIRECTIONS}
         self.last_frame: dict[str, int] = {d: 0 for d in DIRECTIONS}
         """The seq of the last (complete) frame of each direction: where a gap begins."""
+        for obs in observers:
+            self.add_observer(obs)
 
     def data(self, direction: Direction, t: float, chunk: bytes, injected: bool = False) -> None:
         self.counts[direction] += len(chunk)
-        for line in self._framers[direction].feed(chunk):
-            data, cr = split_cr(line)
-            self.frames[direction] += 1
-            self.last_frame[direction] = seq = self._next()
-            self.dispatch(Frame(seq, t, direction, data, True, cr, injected))
+        lines = self._framers[direction].feed(chunk)
+        if not lines:
+            return
+        self.frames[direction] += len(lines)
+        # only a chunk with a CR can end a line in CR, except the first line, whose CR may have
+        # ended the previous chunk (a search for CR alone is memchr: CR LF costs 100x more)
+        crs = b"\r" in chunk or lines[0].endswith(b"\r")
+        for i in range(0, len(lines), BATCH_FRAMES):
+            part = lines[i:i + BATCH_FRAMES] if len(lines) > BATCH_FRAMES else lines
+            self._frames(direction, t, part, crs, injected)
+
+    def _frames(self, direction: Direction, t: float, lines: list[bytes], crs: bool, injected: bool) -> None:
+        """Number ``lines`` as frames, show them to the emitters one by one, then to the rest at once."""
+        events: list[Event]
+        if not crs and not self._emitters:  # nothing can come between two frames: numbered in one go
+            first = self._seq + 1
+            self._seq += len(lines)
+            events = [Frame(seq, t, direction, line, True, False, injected)
+                      for seq, line in zip(range(first, self._seq + 1), lines, strict=True)]
+            self.last_frame[direction] = self._seq
+        else:
+            events = []
+            append = events.append
+            derived: list[Event] = []
+            emit = derived.append
+            seq = self._seq
+            for line in lines:
+                cr = crs and line.endswith(b"\r")
+                self._seq = seq = self._seq + 1
+                frame = Frame(seq, t, direction, line[:-1] if cr else line, True, cr, injected)
+                append(frame)
+                for obs in self._emitters:
+                    try:
+                        obs.handle(frame, emit)
+                    except Exception as exc:  # an observer must never take the session down
+                        self._drop(obs, exc)
+                if derived:  # numbered after their frame, and shown to the emitters in turn
+                    extras = derived[:]
+                    derived.clear()
+                    for extra in extras:
+                        extra.seq = self._next()
+                        self._one(extra, events)
+            self.last_frame[direction] = seq
+        self._deliver(events)
 
     def eof(self, direction: Direction, t: float) -> None:
         last = self._framers[direction].finish()
@@ -122,18 +186,42 @@ class Dispatcher:
         return self._seq
 
     def dispatch(self, event: Event) -> None:
+        """Hand one numbered event (and what the observers derive from it) to every observer."""
+        events: list[Event] = []
+        self._one(event, events)
+        self._deliver(events)
+
+    def _one(self, event: Event, out: list[Event]) -> None:
+        """Show ``event`` to the emitters; append it, and after it what they derived (numbered), to ``out``."""
+        out.append(event)
+        if not self._emitters:
+            return
         derived: list[Event] = []
-        for obs in list(self.observers):
+        for obs in self._emitters:
             try:
                 obs.handle(event, derived.append)
             except Exception as exc:  # an observer must never take the session down
                 self._drop(obs, exc)
         for extra in derived:
             extra.seq = self._next()
-            self.dispatch(extra)
+            self._one(extra, out)
+
+    def _deliver(self, events: list[Event]) -> None:
+        """The events of one batch, in order, to the observers that take batches."""
+        for obs in self._batched:
+            try:
+                obs.handle_batch(events)
+            except Exception as exc:
+                self._drop(obs, exc)  # type: ignore[arg-type]
 
     def add_observer(self, observer: Observer) -> None:
         self.observers.append(observer)
+        self._sort()
+
+    def _sort(self) -> None:
+        self._batched = tuple(o for o in self.observers if isinstance(o, Batched))
+        self._emitters = tuple(o for o in self.observers if not isinstance(o, Batched))
+
 
     def tick(self, t: float) -> None:
         """Time passed with no traffic: observers with a ``tick(t, emit)`` may report (overdue answers)."""
@@ -167,35 +255,31 @@ class Dispatcher:
     def _drop(self, obs: Observer, exc: BaseException) -> None:
         if obs in self.observers:
             self.observers.remove(obs)
+            self._sort()
             self._warn(f"observer {obs.name} failed and was turned off: {type(exc).__name__}: {exc}")
 
 
 class Hub:
     """A :class:`Sink` that feeds a :class:`Dispatcher` in a thread of this process.
 
-    The queue is bounded in bytes: when observers fall behind, a relay waits up to
-    ``stall_timeout`` seconds (backpressure, nothing lost), then drops the chunk and
-    the recording gets a ``note`` saying how many bytes are missing.
+    The queue is bounded in bytes and a relay never waits for it: a chunk that does not
+    fit is dropped at once, and the recording gets a ``note`` saying how many bytes of
+    which direction are missing and after which frame (a gap, as in the observer process).
     """
 
     tape: Tape | None = None
     """No tape: relays hand over every chunk."""
 
-    def __init__(
-        self,
-        observers: Iterable[Observer],
-        *,
-        warn: Callable[[str], None],
-        max_pending: int = 8 << 20,
-        stall_timeout: float = 5.0,
-    ) -> None:
+    def __init__(self, observers: Iterable[Observer], *, warn: Callable[[str], None],
+                 max_pending: int = 8 << 20) -> None:
         self.dispatcher = Dispatcher(observers, warn=warn)
+        self._warn = warn
         self._max_pending = max_pending
-        self._stall_timeout = stall_timeout
-        self._queue: deque[tuple] = deque()
+        self._queue: deque[tuple | list] = deque()
         self._pending = 0
         self._cond = threading.Condition()
         self._closed = False
+        self._told = False
         self._dropped: dict[str, int] = {}
         self._thread = threading.Thread(target=self._run, name="rpcspy-hub", daemon=True)
 
@@ -204,20 +288,21 @@ class Hub:
         return self.dispatcher.observers
 
     def publish(self, direction: Direction, t: float, chunk: bytes, injected: bool = False) -> None:
-        """Hand over a chunk that has already been forwarded."""
+        """Hand over a chunk that has already been forwarded; never waits."""
         n = len(chunk)
         with self._cond:
-            if self._pending + n > self._max_pending and self._pending:
-                if not self._cond.wait_for(
-                    lambda: self._pending + n <= self._max_pending or self._closed, self._stall_timeout
-                ):
-                    self._dropped[direction] = self._dropped.get(direction, 0) + n
-                    self._queue.append(("drop", direction, t, n))
+            if self._pending + n > self._max_pending and self._pending:  # a gap: the same one while it lasts
+                self._dropped[direction] = self._dropped.get(direction, 0) + n
+                last = self._queue[-1] if self._queue else None
+                if isinstance(last, list) and last[1] == direction:
+                    last[3] += n
+                else:
+                    self._queue.append(["drop", direction, t, n, FELL_BEHIND])
                     self._cond.notify()
-                    return
-            self._pending += n
-            self._queue.append(("data", direction, t, chunk, injected))
-            self._cond.notify()
+            else:
+                self._pending += n
+                self._queue.append(("data", direction, t, chunk, injected))
+                self._cond.notify()
 
     def publish_eof(self, direction: Direction, t: float) -> None:
         self._put(("eof", direction, t))
@@ -230,7 +315,7 @@ class Hub:
         """Attach an observer mid-session."""
         self._put(("observer", observer))
 
-    def _put(self, item: tuple) -> None:
+    def _put(self, item: tuple | list) -> None:
         with self._cond:
             self._queue.append(item)
             self._cond.notify()
@@ -261,6 +346,10 @@ class Hub:
                 elif kind == "eof":
                     d.eof(*item[1:])
                 elif kind == "drop":
+                    if not self._told:  # said here, in the hub's thread like its other warnings
+                        self._told = True
+                        self._warn(f"{FELL_BEHIND}; what they miss is left out of the recording, which says how "
+                                   "much (forwarding goes on)")
                     d.dropped(*item[1:])
                 elif kind == "observer":
                     d.add_observer(item[1])

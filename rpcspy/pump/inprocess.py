@@ -37,6 +37,9 @@ class _EventsObserver:
     def handle(self, event: Event, emit: Any) -> None:
         self.batch.append(event)
 
+    def handle_batch(self, events: list[Event]) -> None:
+        self.batch += events
+
     def flush(self) -> None:
         if self.batch:
             batch, self.batch = self.batch, []

@@ -8,7 +8,7 @@ from rpcspy.recording.writer import RecordingWriter
 
 
 class Recorder:
-    """Writes events through a :class:`RecordingWriter`, one batch per hub wake-up."""
+    """Writes events through a :class:`RecordingWriter`, a batch of events encoded together."""
 
     name = "recorder"
 
@@ -17,6 +17,9 @@ class Recorder:
 
     def handle(self, event: Event, emit: Emit) -> None:
         self.writer.write_event(event)
+
+    def handle_batch(self, events: list[Event]) -> None:
+        self.writer.write_events(events)
 
     def flush(self) -> None:
         self.writer.flush()

@@ -24,6 +24,7 @@ from rpcspy.recording.format import (
     encode_entry,
     encode_frame,
     frame_pieces,
+    frames_lines,
 )
 
 
@@ -125,6 +126,22 @@ class RecordingWriter:
                 self.flush()
         else:
             self._add([event_line(event)])
+
+    def write_events(self, events: list[Event]) -> None:
+        """Append the lines of many events, byte for byte what :meth:`write_event` writes for each."""
+        if self._fd is None:
+            return
+        i, n = 0, len(events)
+        while i < n:
+            j = i
+            while j < n and type(events[j]) is Frame:
+                j += 1
+            if j > i:  # a run of frames: encoded together
+                self._add(frames_lines(events[i:j]))  # type: ignore[arg-type]
+                i = j
+            else:
+                self._add([event_line(events[i])])
+                i += 1
 
     def _add(self, pieces: list[bytes]) -> None:
         self._buf.extend(pieces)

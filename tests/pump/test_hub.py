@@ -91,20 +91,35 @@ class Blocks(Collect):
         super().handle(event, emit)
 
 
-def test_stalled_observer_costs_bounded_memory_then_a_gap_note() -> None:
-    blocker = Blocks()
-    hub = Hub([blocker], warn=print, max_pending=1000, stall_timeout=0.2)
+def test_a_stalled_observer_never_delays_publish_its_misses_become_gap_notes() -> None:
+    blocker = Blocks()  # stalled until released, which happens only after every publish returned
+    warnings: list[str] = []
+    hub = Hub([blocker], warn=warnings.append, max_pending=1000)
     hub.start()
     hub.publish("a2c", 0.0, b"first\n")  # the hub thread takes it and blocks in the observer
-    for _ in range(5):
-        hub.publish("a2c", 0.1, b"x" * 600 + b"\n")  # the queue fills; later chunks wait, then are dropped
+
+    def publish_all() -> None:
+        for _ in range(20):  # each would wait while the observer is stalled, if publish waited
+            hub.publish("a2c", 0.1, b"x" * 600 + b"\n")
+        hub.publish("c2a", 0.2, b"y" * 600 + b"\n")
+
+    publisher = threading.Thread(target=publish_all)
+    publisher.start()
+    publisher.join(60)  # a hang guard, not a timing: the observer stays stalled until after this line
+    returned = not publisher.is_alive()
     blocker.release.set()
+    publisher.join()
     hub.close()
+    assert returned, "publish waited for a stalled observer"
     notes = [e for e in blocker.events if isinstance(e, Note)]
-    assert notes and all(n.dropped_bytes == 601 for n in notes)
-    assert hub.dropped["a2c"] == 601 * len(notes)
     frames = [e for e in blocker.events if isinstance(e, Frame)]
-    assert len(frames) + len(notes) == 6
+    assert sum(n.dropped_bytes for n in notes) == sum(hub.dropped.values()) == 601 * (22 - len(frames))
+    assert len(frames) >= 2  # what fits in the bound is kept, in order
+    first = notes[0]
+    assert first.dir == "a2c" and first.text.startswith("the observers fell behind (their queue was full): ")
+    assert f"bytes of a2c (after frame {frames[1].seq}) were forwarded but not recorded" in first.text
+    assert len(notes) == 2 and notes[1].dir == "c2a"  # one gap per direction while it lasts
+    assert len(warnings) == 1 and warnings[0].startswith("the observers fell behind (their queue was full); ")
 
 
 def test_a_gap_counts_the_line_it_cuts_and_says_after_which_frame() -> None:

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rpcspy.events import Frame
-from rpcspy.recording.format import FrameEntry, encode_frame
+from rpcspy.recording.format import SMALL_FRAME, FrameEntry, encode_frame
 from rpcspy.recording.reader import open_recording
 from rpcspy.recording.writer import RecordingWriter, make_header
 
@@ -72,3 +72,22 @@ def test_writer_and_reader_round_trip(frames: list) -> None:
         assert rec.kind == "rpcspy" and rec.header.argv == ["agent"]
         assert [(f.seq, f.dir, f.raw()) for f in rec.frames()] == [(f.seq, f.dir, f.raw()) for f in written]
         assert not rec.problems
+
+
+_tricky = st.sampled_from([b"", b" {}", b"{} ", b"\t1", b"1\t", b"[1", b"2],3", b' "a', b'"', b'",2', b"1,2", b"\xff",
+                           b'"\xc3"', b"[" * 1100 + b"]" * 1100, b"{}", b'{"a":1}', b"7",
+                           b'"' + b"x" * SMALL_FRAME + b'"', b'"' + b"x" * (SMALL_FRAME - 2) + b'"'])
+
+
+@settings(max_examples=400)
+@given(st.lists(st.tuples(st.one_of(frame_bytes, _tricky), st.booleans(), st.booleans(), st.booleans(),
+                          st.sampled_from([0.5, 1.25])), max_size=12),
+       st.sampled_from(["a2c", "c2a", "err"]))
+def test_frames_lines_are_frame_pieces_byte_for_byte(rows: list, direction: str) -> None:
+    """The batch encoder writes what the per-frame encoder writes."""
+    from rpcspy.recording.format import frame_pieces, frames_lines
+
+    frames = [Frame(i + 1, t, direction, data, nl, cr, injected)  # type: ignore[arg-type]
+              for i, (data, cr, nl, injected, t) in enumerate(rows)]
+    assert b"".join(frames_lines(frames)) == b"".join(b"".join(frame_pieces(f)) for f in frames)
+
