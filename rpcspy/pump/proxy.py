@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rpcspy.backpressure import STALL_AFTER
 from rpcspy.events import Direction, Exit, Note, SpawnFailed, Start
 from rpcspy.pump.hub import Hub, Observer, Sink
 from rpcspy.pump.relay import Relay, monotonic_clock
@@ -46,6 +47,8 @@ class ProxyConfig:
     """``record_path`` already opened and locked (rpcspy.recording.writer.open_recording_file)."""
     tmp_dir: str | None = None
     """Where the tape and the spool live (unlinked files); None: ``$TMPDIR``, else /tmp."""
+    gap_after: float = STALL_AFTER
+    """At a bound, how long observers that make no progress are waited for before gaps (0: never wait)."""
 
 
 class StderrWriter:
@@ -111,7 +114,7 @@ class ProxySession:
 
             child = ChildSession(-1, list(cfg.argv), cfg.record_path, os.getpid())
             self._observer_process = fork_observers(self._make_observers, child, warn=self.warn,
-                                                    tmp_dir=cfg.tmp_dir)
+                                                    tmp_dir=cfg.tmp_dir, stall_after=cfg.gap_after)
             self.sink = self._observer_process.sink
             return self._observer_process.command_fd
         hub = Hub(self._make_observers(self), warn=self.warn)
@@ -190,6 +193,7 @@ class ProxySession:
         self.agent_relay = AgentRelay("a2c", proc.stdout.fileno(), cfg.stdout, sink, self.clock,
                                       on_dst_closed=self._dst_closed, warn=self.warn)
         self.agent_relay.dst_open = not client_gone
+        self.agent_relay.stall_after = cfg.gap_after
         self.client_relay = ClientRelay("c2a", cfg.stdin, proc.stdin.fileno(), sink, self.clock,
                                         close_dst=proc.stdin.close, on_dst_closed=self._dst_closed,
                                         commands=commands, on_divert=self.agent_relay.divert_ids)

@@ -11,10 +11,12 @@ from __future__ import annotations
 import os
 import select
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import cast
 
+from rpcspy.backpressure import POLL, STALL_AFTER, Backpressure, Verdict
 from rpcspy.events import Note
 from rpcspy.pump import wire
 from rpcspy.pump.hub import TapeSink
@@ -24,7 +26,8 @@ from rpcspy.pump.tape import BACKLOG_BOUND, CLIENT_GONE, SendRefused, Tape, pipe
 SMALL = 1 << 16
 """Agent output below this many bytes (waiting in the pipe) is copied, not put on the tape."""
 
-TAPE_FULL = f"the observers were {BACKLOG_BOUND >> 20} MiB behind the agent's output (the tape's bound)"
+TAPE_FULL = (f"the observers made no progress for {STALL_AFTER:g} s, {BACKLOG_BOUND >> 20} MiB behind the agent's "
+             "output (the tape's bound)")
 
 DIVERT_WINDOW = 4096
 """How many bytes of a line are held, at most, to decide whether it answers an injection."""
@@ -131,6 +134,9 @@ class ClientRelay(Relay):
 class AgentRelay(Relay):
     """agent stdout -> client stdout, diverting responses to injected ids."""
 
+    stall_after = STALL_AFTER
+    """At the tape's bound, how long observers that make no progress are waited for (then gaps)."""
+
     def __init__(self, *args, warn: Callable[[str], None] | None = None,
                  **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -181,10 +187,13 @@ class AgentRelay(Relay):
     def _by_tape(self, tape: Tape, sink: TapeSink) -> bool:
         """Bulk output goes agent pipe -> tape -> client inside the kernel; small chunks are copied.
 
-        Returns True at EOF; False to continue on the plain path (an injection needs to
-        look at the bytes, or the tape failed, e.g. a full disk).
+        At the tape's bound the relay stops reading the agent's pipe (so the agent waits) for as
+        long as the observers make progress (:class:`Backpressure`); only once they stall is output
+        forwarded without the tape, as a gap. Returns True at EOF; False to continue on the plain
+        path (an injection needs to look at the bytes, or the tape failed, e.g. a full disk).
         """
         src, clock = self.src, self.clock
+        gate = Backpressure(self.stall_after)
         while not self._markers:
             if self._wake_r in select.select([src, self._wake_r], [], [])[0]:
                 os.read(self._wake_r, 64)
@@ -195,6 +204,9 @@ class AgentRelay(Relay):
             if sink.dead:  # nobody reads the tape any more
                 return False
             if tape.over_bound:
+                if gate.decide(full=True, position=tape.consumed, now=time.monotonic()) is Verdict.WAIT:
+                    select.select([self._wake_r], [], [], POLL)  # the agent waits; an injection wakes us
+                    continue
                 if not self._copy_untaped(sink):
                     return True
                 continue
@@ -216,8 +228,8 @@ class AgentRelay(Relay):
         return False
 
     def _copy_untaped(self, sink: TapeSink) -> bool:
-        """The observers are BACKLOG_BOUND behind: forward a chunk without the tape (which would
-        only grow) and record a gap. False at EOF."""
+        """The observers are BACKLOG_BOUND behind and stalled: forward a chunk without the tape (which
+        would only grow) and record a gap. False at EOF."""
         chunk = os.read(self.src, CHUNK)
         if not chunk:
             return False
