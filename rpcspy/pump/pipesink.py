@@ -80,6 +80,7 @@ class PipeSink:
         self.sent = 0
         """Bytes the pipe has taken: the observers' progress, as this end sees it."""
         self._gate = Backpressure(stall_after)
+        self._closed = self._told_late = False
         self._clock = clock
         os.set_blocking(fd, False)
 
@@ -124,6 +125,9 @@ class PipeSink:
         """Write one message now if the pipe has room, else hold it; past the bounds, wait for room
         while the pipe keeps taking bytes, and count it (data) or its loss (events) once it stalls."""
         if self.dead:
+            if self._closed and size and direction != "c2a" and not self._told_late:  # a relay outlived the end
+                self._told_late = True
+                self._warn(f"{direction} output forwarded after the recording was closed is not in it")
             return
         in_memory = size - on_tape
         with self._lock:
@@ -224,6 +228,7 @@ class PipeSink:
                                "the recording may end early")
                 self.dead = True
                 os.close(self.fd)
+            self._closed = True
         if self.tape is not None:
             self.tape.close()
             self.tape = None

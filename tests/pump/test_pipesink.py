@@ -139,3 +139,18 @@ def test_a_stalled_reader_costs_a_gap_after_the_stall_time_then_no_more_waiting(
     data = sum(len(m.payload) for m in messages if m.kind == wire.DATA) - len(b"after")
     assert data + wire.load_gap(messages[kinds.index(wire.GAP)].payload)[0] == sent * len(chunk)
     sink.close(timeout=1)
+
+
+def test_output_published_after_close_is_said_not_silently_dropped(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A relay still running when the session's end was handed over (it outlived the drain timeout):
+    what it forwards then cannot be recorded, and stderr says so once."""
+    sink, r, warnings = _sink(monkeypatch, hold=1 << 20)
+    sink.publish("a2c", 1.0, b"before\n")
+    sink.close(timeout=1)
+    sink.publish("c2a", 2.0, b"to an agent that has exited: nothing of the agent's is missing\n")
+    assert warnings == []
+    sink.publish("a2c", 2.0, b"late\n")
+    sink.publish("a2c", 2.0, b"later\n")
+    sink.publish_eof("a2c", 3.0)
+    assert warnings == ["a2c output forwarded after the recording was closed is not in it"]
+    os.close(r)

@@ -130,7 +130,7 @@ def test_a_full_tmpdir_costs_recording_not_forwarding(tmp_path: Path) -> None:
 
 def test_observers_stopped_for_less_than_gap_after_slow_the_client_and_lose_nothing(tmp_path: Path) -> None:
     """A client flooding commands while the observers are stopped is held back (its writes block), not recorded
-    with holes: once they run again every frame of both directions is recorded (before: 80 MiB flood, gaps)."""
+    with holes: once they run again every frame of both directions is recorded."""
     rec = tmp_path / "r.jsonl"
     proc = spawn(rec, fake("echo"), "--gap-after", "120")
     assert proc.stdin is not None and proc.stdout is not None

@@ -264,7 +264,7 @@ def test_the_tape_holds_no_more_than_its_bound(tmp_path: Path, monkeypatch: pyte
 def test_at_the_bound_the_agent_waits_for_observers_that_progress(tmp_path: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """Observers slower than the agent but moving: the relay stops reading the agent at the bound until they
-    catch up, so everything goes on the tape and nothing becomes a gap (before: 12 MiB of gaps)."""
+    catch up, so everything goes on the tape and nothing becomes a gap (with stall_after=0: gaps)."""
     monkeypatch.setattr(tape_module, "BACKLOG_BOUND", 4 << 20)
     out_r, out_w = os.pipe()
     got = bytearray()
