@@ -1,7 +1,7 @@
 """The observers' pipe, emptied into a disk spool by a process that does nothing else.
 
-The proxy never waits on observers only if its message pipe is emptied at once,
-whatever the observers are doing. A thread cannot promise that (a checker or the
+The proxy waits on observers only at a bound, and only while they progress, if its
+message pipe is emptied at once, whatever the observers are doing. A thread cannot promise that (a checker or the
 recorder holds the GIL for as long as one big frame takes), so a small drain
 process, forked by the observer process before it starts any thread, splices the
 pipe onto the end of an unlinked spool file inside the kernel and publishes how

@@ -152,11 +152,12 @@ class ProxySession:
         relays = self._start_relays(proc, commands, client_gone=cfg.stdout in closed)
         with SignalForwarder(proc.pid, self._note_forwarded):
             returncode = proc.wait()
+            patience = max(cfg.drain_timeout, cfg.gap_after + 1.0)  # a relay may wait that long for observers
             for relay in relays[1:]:
-                relay.join(cfg.drain_timeout)
+                relay.join(patience)
                 if relay.is_alive():
                     sink.publish_event(Note(0, self.clock(), "warning",
-                                            f"{relay.direction} still open {cfg.drain_timeout}s after the agent "
+                                            f"{relay.direction} still open {patience:g}s after the agent "
                                             "exited (a child process holds the pipe); stopped waiting",
                                             dir=relay.direction))
         code, signum = exit_status(returncode)
