@@ -38,7 +38,12 @@ HELD_MAX = 4096
 """Events (start, notes, exit, ends of stream) held while the pipe is full; later ones are counted, not kept."""
 HOLD_BYTES = 16 << 20
 """Forwarded chunks held in memory while the pipe is full, before the relays wait for room."""
-FELL_BEHIND = f"the observers stalled (their pipe was full and took nothing for {STALL_AFTER:g} s)"
+
+
+def fell_behind(stall_after: float) -> str:
+    """Why the pipe's data became a gap, said in the recording and once on stderr."""
+    waited = f" and took nothing for {stall_after:g} s" if stall_after > 0 else ""
+    return f"the observers stalled (their pipe was full{waited})"
 
 
 @dataclass
@@ -80,6 +85,7 @@ class PipeSink:
         self.sent = 0
         """Bytes the pipe has taken: the observers' progress, as this end sees it."""
         self._gate = Backpressure(stall_after)
+        self._fell_behind = fell_behind(stall_after)
         self._closed = self._told_late = False
         self._clock = clock
         os.set_blocking(fd, False)
@@ -146,9 +152,9 @@ class PipeSink:
                     return
                 if self._gate.decide(full=True, position=self.sent, now=self._clock()) is Verdict.CUT:
                     if direction is None:
-                        self._add_gap("c2a", t, 0, 0, FELL_BEHIND).events += 1
+                        self._add_gap("c2a", t, 0, 0, self._fell_behind).events += 1
                     else:
-                        self._add_gap(direction, t, size, on_tape, FELL_BEHIND)
+                        self._add_gap(direction, t, size, on_tape, self._fell_behind)
                     return
                 select.select([], [self.fd], [], POLL)  # the pipe is draining: the relay (and its writer) waits
 

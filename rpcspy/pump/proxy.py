@@ -152,7 +152,8 @@ class ProxySession:
         relays = self._start_relays(proc, commands, client_gone=cfg.stdout in closed)
         with SignalForwarder(proc.pid, self._note_forwarded):
             returncode = proc.wait()
-            patience = max(cfg.drain_timeout, cfg.gap_after + 1.0)  # a relay may wait that long for observers
+            # A relay may be waiting up to gap_after for stalled observers: a longer one is added to the drain time.
+            patience = cfg.drain_timeout + (cfg.gap_after if cfg.gap_after >= cfg.drain_timeout else 0.0)
             for relay in relays[1:]:
                 relay.join(patience)
                 if relay.is_alive():

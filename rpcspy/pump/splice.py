@@ -26,8 +26,12 @@ from rpcspy.pump.tape import BACKLOG_BOUND, CLIENT_GONE, SendRefused, Tape, pipe
 SMALL = 1 << 16
 """Agent output below this many bytes (waiting in the pipe) is copied, not put on the tape."""
 
-TAPE_FULL = (f"the observers made no progress for {STALL_AFTER:g} s, {BACKLOG_BOUND >> 20} MiB behind the agent's "
-             "output (the tape's bound)")
+
+def tape_full(stall_after: float) -> str:
+    """Why the agent's output past the tape's bound became a gap."""
+    waited = f"made no progress for {stall_after:g} s" if stall_after > 0 else "were"
+    return f"the observers {waited}, {BACKLOG_BOUND >> 20} MiB behind the agent's output (the tape's bound)"
+
 
 DIVERT_WINDOW = 4096
 """How many bytes of a line are held, at most, to decide whether it answers an injection."""
@@ -236,7 +240,7 @@ class AgentRelay(Relay):
         t = self.clock()
         self.bytes += len(chunk)
         self._last_byte_was_nl, self._tape_last = chunk.endswith(b"\n"), False
-        sink.publish_gap(self.direction, t, len(chunk), TAPE_FULL)
+        sink.publish_gap(self.direction, t, len(chunk), tape_full(self.stall_after))
         if self.dst_open:
             self._forward(chunk)
         return True

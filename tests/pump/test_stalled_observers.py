@@ -4,7 +4,10 @@ for longer than that; the recording says what it lacks. Observers stopped for le
 from __future__ import annotations
 
 import os
+import re
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -13,7 +16,7 @@ import pytest
 
 from rpcspy.recording import open_recording
 from rpcspy.recording.format import ExitEntry, FindingEntry, NoteEntry
-from tests.pump.proxyrun import fake, spawn
+from tests.pump.proxyrun import RPCSPY, fake, spawn
 from tests.pump.smallfs import fill, tiny_tmpfs
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "splice"), reason="Linux proxy internals")
@@ -181,3 +184,35 @@ def test_a_killed_observer_process_costs_the_recording_not_forwarding(tmp_path: 
     assert got == data
     err = proc.stderr.read()  # type: ignore[union-attr]
     assert b"observer process gone" in err and b"Traceback" not in err, err
+
+
+def test_a_relay_waiting_for_observers_is_waited_for_after_the_agent_exits(tmp_path: Path) -> None:
+    """With a --gap-after longer than the 5 s the proxy gives its relays after the agent exits, the relay
+    holding the agent's last stderr (observers stopped) is still waited for: it cuts a gap, forwards the
+    rest and ends; the recording has no false "still open" note (before: one, and the relay cut off)."""
+    rec = tmp_path / "r.jsonl"
+    agent = [sys.executable, "-c", "import os, sys; sys.stdin.readline(); "
+             "[os.write(2, b'e' * 65536) for _ in range(288)]"]  # 18 MiB: fits in the pipes and the hold, then exit
+    proc = subprocess.Popen([*RPCSPY, "-o", str(rec), "--gap-after", "6", "--", *agent], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stderr is not None
+    err = bytearray()
+    reader = threading.Thread(target=lambda: err.extend(proc.stderr.read()), daemon=True)  # type: ignore[union-attr]
+    reader.start()
+    stopped = _wait_for_observer_tree(proc.pid)
+    for pid in stopped:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        proc.stdin.write(b"go\n")
+        proc.stdin.close()
+        time.sleep(9)  # past the stall time and the old 5 s: the relay has cut its gap and ended by now
+    finally:
+        for pid in stopped:
+            os.kill(pid, signal.SIGCONT)
+    assert proc.wait(120) == 0
+    reader.join(60)
+    agent_err = re.sub(rb"rpcspy: [^\n]*\n", b"", bytes(err))  # rpcspy's own lines go between chunks
+    assert agent_err == b"e" * (18 << 20)  # the user's terminal got all of the agent's stderr
+    notes = [e.text for e in open_recording(rec).entries() if isinstance(e, NoteEntry)]
+    assert not any("still open" in n for n in notes), notes
+    assert _gaps(rec) and any("took nothing for 6 s" in n for n in notes)  # what they missed is said, and why
