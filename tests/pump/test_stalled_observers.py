@@ -50,6 +50,22 @@ def _wait_for_observer_tree(proxy: int) -> list[int]:
     raise AssertionError("the observer process and its drain process never started")
 
 
+def _stop_observers(proxy: int) -> list[int]:
+    """SIGSTOP the observer process and its drain process once both run; their pids (for SIGCONT)."""
+    stopped = _wait_for_observer_tree(proxy)
+    for pid in stopped:
+        os.kill(pid, signal.SIGSTOP)
+    return stopped
+
+
+def _read_to_end(stream) -> tuple[bytearray, threading.Thread]:  # type: ignore[no-untyped-def]
+    """Read ``stream`` to its end in a thread: what it got, and the thread (to join)."""
+    got = bytearray()
+    reader = threading.Thread(target=lambda: got.extend(stream.read()), daemon=True)
+    reader.start()
+    return got, reader
+
+
 def _gaps(rec: Path) -> list[NoteEntry]:
     return [e for e in open_recording(rec).entries() if isinstance(e, NoteEntry) and e.dropped_bytes]
 
@@ -138,12 +154,8 @@ def test_observers_stopped_for_less_than_gap_after_slow_the_client_and_lose_noth
     proc = spawn(rec, fake("echo"), "--gap-after", "120")
     assert proc.stdin is not None and proc.stdout is not None
     lines = [b'{"type":"during","n":%d,"x":"%s"}\n' % (n, b"z" * 32000) for n in range(1300)]  # 40 MiB
-    got = bytearray()
-    reader = threading.Thread(target=lambda: got.extend(proc.stdout.read()), daemon=True)  # type: ignore[union-attr]
-    reader.start()
-    stopped = _wait_for_observer_tree(proc.pid)
-    for pid in stopped:
-        os.kill(pid, signal.SIGSTOP)
+    got, reader = _read_to_end(proc.stdout)
+    stopped = _stop_observers(proc.pid)
 
     def flood() -> None:
         for line in lines:
@@ -196,12 +208,8 @@ def test_a_relay_waiting_for_observers_is_waited_for_after_the_agent_exits(tmp_p
     proc = subprocess.Popen([*RPCSPY, "-o", str(rec), "--gap-after", "6", "--", *agent], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdin is not None and proc.stderr is not None
-    err = bytearray()
-    reader = threading.Thread(target=lambda: err.extend(proc.stderr.read()), daemon=True)  # type: ignore[union-attr]
-    reader.start()
-    stopped = _wait_for_observer_tree(proc.pid)
-    for pid in stopped:
-        os.kill(pid, signal.SIGSTOP)
+    err, reader = _read_to_end(proc.stderr)
+    stopped = _stop_observers(proc.pid)
     try:
         proc.stdin.write(b"go\n")
         proc.stdin.close()
