@@ -62,7 +62,7 @@ a recording path that is refused (nothing is started then).""",
                    "observers (see --gap-after); if DIR is full, the recording gets a gap note and forwarding "
                    "goes on.")
 @click.option("--gap-after", "gap_after", type=click.FloatRange(min=0), default=STALL_AFTER, show_default=True,
-              metavar="SECONDS",
+              metavar="SECONDS", envvar="RPCSPY_GAP_AFTER", show_envvar=True,
               help="When the observers fall 256 MiB behind, rpcspy stops reading the agent's (or the client's) "
                    "pipe, slowing it down, for as long as they make progress, so nothing is lost; once they make "
                    "none for SECONDS (stopped, stuck, killed), what they miss is forwarded at full speed and "
