@@ -7,6 +7,8 @@ import sys
 
 import click
 
+from rpcspy.backpressure import STALL_AFTER
+
 DEFAULT_DIR = "recordings"
 DIALECT_CHOICES = ("auto", "pi-0.73", "pi-0.84", "pi-0.99", "pi-feb2026", "omp")
 """rpcspy.protocol.DIALECTS plus auto, spelled out so the proxy starts without importing the schemas."""
@@ -25,6 +27,7 @@ Examples:
   rpcspy -o session.jsonl -- pi --mode rpc --no-session
   RPCSPY_DIR=/tmp/rec rpcspy -- omp --mode rpc
   rpcspy --tmp-dir /var/tmp -- pi --mode rpc      # a tmpfs /tmp is RAM
+  rpcspy --gap-after 0 -- pi --mode rpc  # never slow the agent for the recording
 \b
 Exit status: the agent's (128+N if signal N killed it); 127 if the agent
 command is not found, 126 if it cannot be executed, 2 for a usage error or
@@ -59,13 +62,20 @@ a recording path that is refused (nothing is started then).""",
 @click.option("--tmp-dir", "tmp_dir", metavar="DIR", envvar="RPCSPY_TMPDIR", show_envvar=True,
               type=click.Path(exists=True, file_okay=False, writable=True),
               help="Where the tape and spool (unlinked files holding what the observers have not read yet) live; "
-                   "default $TMPDIR, else /tmp. Each holds at most 256 MiB; past that, or if DIR is full, the "
-                   "recording gets a gap note and forwarding goes on.")
+                   "default $TMPDIR, else /tmp. Each holds at most 256 MiB; past that the agent waits for the "
+                   "observers (see --gap-after); if DIR is full, the recording gets a gap note and forwarding "
+                   "goes on.")
+@click.option("--gap-after", "gap_after", type=click.FloatRange(min=0), default=STALL_AFTER, show_default=True,
+              metavar="SECONDS", envvar="RPCSPY_GAP_AFTER", show_envvar=True,
+              help="When the observers fall 256 MiB behind, rpcspy stops reading the agent's (or the client's) "
+                   "pipe, slowing it down, for as long as they make progress, so nothing is lost; once they make "
+                   "none for SECONDS (stopped, stuck, killed), what they miss is forwarded at full speed and "
+                   "recorded as a gap note. 0: never slow anyone down (bursts may become gaps).")
 @click.argument("agent", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- AGENT_CMD [ARGS...]")
 def command(output: str | None, overwrite: bool, directory: str, no_record: bool, check: bool, dialect: str,
             report: str | None, report_level: str, strict_fields: bool, strict_unknown: bool,
             unanswered_after: float | None, ignore: tuple[str, ...], no_control: bool,
-            tmp_dir: str | None, agent: tuple[str, ...]) -> None:
+            tmp_dir: str | None, gap_after: float, agent: tuple[str, ...]) -> None:
     """Proxy AGENT_CMD transparently and record both directions and its stderr.
 
     Your client spawns `rpcspy -- pi --mode rpc` instead of `pi --mode rpc` and
@@ -98,7 +108,8 @@ def command(output: str | None, overwrite: bool, directory: str, no_record: bool
                                report=report, min_severity=report_level, unanswered_after=unanswered_after)
         observers.append(lambda _session: [CheckObserver(options)])
     config = ProxyConfig(argv=argv, record_path=path, observers=observers, observer_process=True,
-                         control=not no_control, record_fd=_claim(path, overwrite), tmp_dir=tmp_dir)
+                         control=not no_control, record_fd=_claim(path, overwrite), tmp_dir=tmp_dir,
+                         gap_after=gap_after)
     code = run_proxy(config)
     if sys.stdout is not None:  # None when rpcspy was started with stdout closed
         sys.stdout.flush()

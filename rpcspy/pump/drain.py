@@ -1,7 +1,7 @@
 """The observers' pipe, emptied into a disk spool by a process that does nothing else.
 
-The proxy never waits on observers only if its message pipe is emptied at once,
-whatever the observers are doing. A thread cannot promise that (a checker or the
+The proxy waits on observers only at a bound, and only while they progress, if its
+message pipe is emptied at once, whatever the observers are doing. A thread cannot promise that (a checker or the
 recorder holds the GIL for as long as one big frame takes), so a small drain
 process, forked by the observer process before it starts any thread, splices the
 pipe onto the end of an unlinked spool file inside the kernel and publishes how
@@ -9,9 +9,13 @@ far it got in a page of shared memory. The dispatcher reads the spool at its own
 pace and punches out what it has read.
 
 Two bounds: the drain process stops taking from the pipe while the spool holds
-:data:`SPOOL_BOUND` unread bytes (the pipe then fills and the proxy records a gap
-instead of waiting), and if the spool's disk fails (full, quota) it stops for good:
-the dispatcher reads what the spool holds, then the pipe directly, and says so once.
+:data:`SPOOL_BOUND` unread bytes (the pipe then fills and the proxy's relays wait
+while the observers progress, and record a gap once they stall: see
+:mod:`rpcspy.backpressure`), and if the spool's disk fails (full, quota) it stops for
+good: the dispatcher reads what the spool holds, then the pipe directly, and says so
+once. A drain process whose observer process died leaves (at its next wake-up, or
+while it waits at the bound), so the pipe closes and the proxy stops recording
+instead of waiting for a reader that will never come.
 """
 
 from __future__ import annotations
@@ -67,24 +71,27 @@ class PipeSpool:
         if not hasattr(os, "splice"):
             self._state.value = DIRECT
             return
+        parent = os.getpid()
         pid = os.fork()
         if pid == 0:
             code = 0
             try:
                 _keep_only((self.pipe, self.fd, self._wake_w))
                 os.set_blocking(self._wake_w, False)
-                self._drain()
+                self._drain(parent)
             except BaseException:  # noqa: BLE001 - never return into the caller's code
                 code = 70
             os._exit(code)
         self.pid = pid
         os.close(self._wake_w)
 
-    def _drain(self) -> None:
+    def _drain(self, parent: int) -> None:
         written = 0
         while True:
             while written - load_u64(self._read) >= SPOOL_BOUND:
-                time.sleep(_PAUSE)  # the observers are far behind: let the pipe fill (the proxy counts a gap)
+                if os.getppid() != parent:  # the observer process died: nobody will read the spool
+                    return
+                time.sleep(_PAUSE)  # the observers are far behind: let the pipe fill (the proxy waits for them)
             select.select([self.pipe], [], [])
             try:
                 n = os.splice(self.pipe, self.fd, 1 << 20, offset_dst=written, flags=os.SPLICE_F_NONBLOCK)

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from rpcspy.backpressure import STALL_AFTER
 from rpcspy.events import Exit, Note, Start
 from rpcspy.pump import wire
 from rpcspy.pump.drain import PipeSpool
@@ -86,10 +87,12 @@ def fork_observers(
     *,
     warn: Warn,
     tmp_dir: str | None = None,
+    stall_after: float = STALL_AFTER,
 ) -> ObserverProcess:
     """Fork the observer process; call before starting threads or the agent.
 
     The tape and the spool (unlinked files) go in ``tmp_dir`` (None: ``$TMPDIR``, else /tmp).
+    ``stall_after``: how long the proxy's sink waits for observers that make no progress (then gaps).
     """
     data_r, data_w = os.pipe()
     cmd_r, cmd_w = os.pipe()
@@ -116,7 +119,7 @@ def fork_observers(
         os._exit(code)
     os.close(data_r)
     os.close(cmd_w)
-    return ObserverProcess(pid, PipeSink(data_w, warn=warn, tape=tape), cmd_r)
+    return ObserverProcess(pid, PipeSink(data_w, warn=warn, tape=tape, stall_after=stall_after), cmd_r)
 
 
 def _open_tape(warn: Warn, tmp_dir: str | None) -> Tape | None:

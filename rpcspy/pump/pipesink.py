@@ -1,14 +1,17 @@
 """The proxy's end of the observer pipe: what relays forwarded, as wire messages.
 
-Forwarding never waits on observers. Every write is non-blocking: when the pipe
-is full (the observer process is stopped, or its disk spool failed and it fell
-behind), what does not fit is not waited for but held, in order: events and ends
-of stream up to :data:`HELD_MAX` of them, data up to :data:`HOLD_BYTES` (the
-chunks themselves, not copies), which rides out a moment's delay. Past that, data
-become a *gap*: a count of bytes forwarded but not recorded, per direction, sent
-as one ``GAP`` message once the pipe has room again (the recording gets a note
-saying what, how many bytes and after which frame). The agent's bulk output travels on the tape
-(:mod:`rpcspy.pump.tape`): only a header goes through the message pipe.
+Every write is non-blocking: when the pipe is full (the observers are behind, their
+spool at its bound, or they are stopped), what does not fit is held, in order:
+events and ends of stream up to :data:`HELD_MAX` of them, data up to
+:data:`HOLD_BYTES` (the chunks themselves, not copies), which rides out a moment's
+delay. Past that, the publishing relay waits for room (so the agent or the client
+that writes is slowed down) for as long as the pipe keeps taking bytes; only once
+it has taken none for :data:`rpcspy.backpressure.STALL_AFTER` seconds (the
+observers stalled or died) do data become a *gap*: a count of bytes forwarded but
+not recorded, per direction, sent as one ``GAP`` message once the pipe has room
+again (the recording gets a note saying what, how many bytes and after which
+frame). The agent's bulk output travels on the tape (:mod:`rpcspy.pump.tape`): only
+a header goes through the message pipe.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from rpcspy.backpressure import POLL, STALL_AFTER, Backpressure, Verdict
 from rpcspy.events import Direction, Event
 from rpcspy.pump import wire
 
@@ -33,8 +37,13 @@ Warn = Callable[[str], None]
 HELD_MAX = 4096
 """Events (start, notes, exit, ends of stream) held while the pipe is full; later ones are counted, not kept."""
 HOLD_BYTES = 16 << 20
-"""Forwarded chunks held in memory while the pipe is full, before they become a gap."""
-FELL_BEHIND = "the observers fell behind (their pipe was full)"
+"""Forwarded chunks held in memory while the pipe is full, before the relays wait for room."""
+
+
+def fell_behind(stall_after: float) -> str:
+    """Why the pipe's data became a gap, said in the recording and once on stderr."""
+    waited = f" and took nothing for {stall_after:g} s" if stall_after > 0 else ""
+    return f"the observers stalled (their pipe was full{waited})"
 
 
 @dataclass
@@ -55,9 +64,10 @@ class _Gap:
 
 
 class PipeSink:
-    """Proxy side: serialise what the relays forwarded into the observer pipe, never waiting."""
+    """Proxy side: serialise what the relays forwarded into the observer pipe, waiting only while it drains."""
 
-    def __init__(self, fd: int, *, warn: Warn, tape: Tape | None = None) -> None:
+    def __init__(self, fd: int, *, warn: Warn, tape: Tape | None = None, stall_after: float = STALL_AFTER,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.fd = fd
         self.tape = tape
         """Where the agent relay may put bulk output instead of the pipe, or None."""
@@ -72,6 +82,12 @@ class PipeSink:
         self.dead = False
         self.gap_bytes = 0
         """Bytes forwarded but not recorded, over the session."""
+        self.sent = 0
+        """Bytes the pipe has taken: the observers' progress, as this end sees it."""
+        self._gate = Backpressure(stall_after)
+        self._fell_behind = fell_behind(stall_after)
+        self._closed = self._told_late = False
+        self._clock = clock
         os.set_blocking(fd, False)
 
     @property
@@ -112,28 +128,35 @@ class PipeSink:
                 return True
 
     def _offer(self, pieces: list[bytes], direction: Direction | None, t: float, size: int, on_tape: int) -> None:
-        """Write one message now if the pipe has room, else hold it (events) or count it (data)."""
+        """Write one message now if the pipe has room, else hold it; past the bounds, wait for room
+        while the pipe keeps taking bytes, and count it (data) or its loss (events) once it stalls."""
         if self.dead:
+            if self._closed and size and direction != "c2a" and not self._told_late:  # a relay outlived the end
+                self._told_late = True
+                self._warn(f"{direction} output forwarded after the recording was closed is not in it")
             return
+        in_memory = size - on_tape
         with self._lock:
-            try:
-                if self._catch_up() and self._write(pieces):
+            while True:
+                try:
+                    if self._catch_up() and self._write(pieces):
+                        return
+                except OSError as exc:
+                    self._cut_off(f"observer process gone ({exc.strerror or exc}); recording stopped, "
+                                  "forwarding continues")
                     return
-            except OSError as exc:
-                self._cut_off(f"observer process gone ({exc.strerror or exc}); recording stopped, "
-                              "forwarding continues")
-                return
-            in_memory = size - on_tape
-            if direction is None:
-                if len(self._held) < HELD_MAX:
-                    self._held.append((pieces, 0))
-                else:
-                    self._add_gap("c2a", t, 0, 0, FELL_BEHIND).events += 1
-            elif self._held_bytes + in_memory <= HOLD_BYTES and len(self._held) < HELD_MAX:
-                self._held.append((pieces, in_memory))
-                self._held_bytes += in_memory
-            else:
-                self._add_gap(direction, t, size, on_tape, FELL_BEHIND)
+                if len(self._held) < HELD_MAX and (direction is None or
+                                                   self._held_bytes + in_memory <= HOLD_BYTES):
+                    self._held.append((pieces, in_memory))
+                    self._held_bytes += in_memory
+                    return
+                if self._gate.decide(full=True, position=self.sent, now=self._clock()) is Verdict.CUT:
+                    if direction is None:
+                        self._add_gap("c2a", t, 0, 0, self._fell_behind).events += 1
+                    else:
+                        self._add_gap(direction, t, size, on_tape, self._fell_behind)
+                    return
+                select.select([], [self.fd], [], POLL)  # the pipe is draining: the relay (and its writer) waits
 
     def _add_gap(self, direction: Direction, t: float, size: int, on_tape: int, reason: str) -> _Gap:
         last = self._held[-1] if self._held else None
@@ -172,6 +195,7 @@ class PipeSink:
             n = os.writev(self.fd, views)
         except BlockingIOError:
             return False
+        self.sent += n
         if n < total:
             self._rest = _after(views, n)
         return True
@@ -182,6 +206,7 @@ class PipeSink:
             n = os.writev(self.fd, views)
         except BlockingIOError:
             return False
+        self.sent += n
         self._rest = _after(views, n)
         return not self._rest
 
@@ -209,6 +234,7 @@ class PipeSink:
                                "the recording may end early")
                 self.dead = True
                 os.close(self.fd)
+            self._closed = True
         if self.tape is not None:
             self.tape.close()
             self.tape = None

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from rpcspy.backpressure import STALL_AFTER
 from rpcspy.events import Direction, Exit, Note, SpawnFailed, Start
 from rpcspy.pump.hub import Hub, Observer, Sink
 from rpcspy.pump.relay import Relay, monotonic_clock
@@ -44,6 +45,8 @@ class ProxyConfig:
     """``record_path`` already opened and locked (rpcspy.recording.writer.open_recording_file)."""
     tmp_dir: str | None = None
     """Where the tape and the spool live (unlinked files); None: ``$TMPDIR``, else /tmp."""
+    gap_after: float = STALL_AFTER
+    """At a bound, how long observers that make no progress are waited for before gaps (0: never wait)."""
 
 
 class Warner(Protocol):
@@ -134,7 +137,7 @@ class ProxySession:
 
             child = ChildSession(-1, list(cfg.argv), cfg.record_path, cfg.mode, os.getpid(), self.started)
             self._observer_process = fork_observers(self._make_observers, child, warn=self.warn,
-                                                    tmp_dir=cfg.tmp_dir)
+                                                    tmp_dir=cfg.tmp_dir, stall_after=cfg.gap_after)
             self.sink = self._observer_process.sink
             return self._observer_process.command_fd
         hub = Hub(self._make_observers(self), warn=self.warn)
@@ -172,11 +175,13 @@ class ProxySession:
         relays = self._start_relays(proc, commands, client_gone=cfg.stdout in closed)
         with SignalForwarder(proc.pid, self._note_forwarded):
             returncode = proc.wait()
+            # A relay may be waiting up to gap_after for stalled observers: a longer one is added to the drain time.
+            patience = cfg.drain_timeout + (cfg.gap_after if cfg.gap_after >= cfg.drain_timeout else 0.0)
             for relay in relays[1:]:
-                relay.join(cfg.drain_timeout)
+                relay.join(patience)
                 if relay.is_alive():
                     sink.publish_event(Note(0, self.clock(), "warning",
-                                            f"{relay.direction} still open {cfg.drain_timeout}s after the agent "
+                                            f"{relay.direction} still open {patience:g}s after the agent "
                                             "exited (a child process holds the pipe); stopped waiting",
                                             dir=relay.direction))
         code, signum = exit_status(returncode)
@@ -213,6 +218,7 @@ class ProxySession:
         self.agent_relay = AgentRelay("a2c", proc.stdout.fileno(), cfg.stdout, sink, self.clock,
                                       on_dst_closed=self._dst_closed, warn=self.warn)
         self.agent_relay.dst_open = not client_gone
+        self.agent_relay.stall_after = cfg.gap_after
         self.client_relay = ClientRelay("c2a", cfg.stdin, proc.stdin.fileno(), sink, self.clock,
                                         close_dst=proc.stdin.close, on_dst_closed=self._dst_closed,
                                         commands=commands, on_divert=self.agent_relay.divert_ids)

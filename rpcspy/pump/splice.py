@@ -11,10 +11,12 @@ from __future__ import annotations
 import os
 import select
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import cast
 
+from rpcspy.backpressure import POLL, STALL_AFTER, Backpressure, Verdict
 from rpcspy.events import Note
 from rpcspy.injection.divert import PASS, Diverter
 from rpcspy.injection.gate import LineGate
@@ -26,7 +28,12 @@ from rpcspy.pump.tape import BACKLOG_BOUND, CLIENT_GONE, SendRefused, Tape, pipe
 SMALL = 1 << 16
 """Agent output below this many bytes (waiting in the pipe) is copied, not put on the tape."""
 
-TAPE_FULL = f"the observers were {BACKLOG_BOUND >> 20} MiB behind the agent's output (the tape's bound)"
+
+def tape_full(stall_after: float) -> str:
+    """Why the agent's output past the tape's bound became a gap."""
+    waited = f"made no progress for {stall_after:g} s" if stall_after > 0 else "were"
+    return f"the observers {waited}, {BACKLOG_BOUND >> 20} MiB behind the agent's output (the tape's bound)"
+
 
 
 class ClientRelay(Relay):
@@ -132,6 +139,9 @@ class AgentRelay(Relay):
     """agent stdout -> client stdout, diverting responses to injected ids (which lines is the
     core's :class:`Diverter`'s decision)."""
 
+    stall_after = STALL_AFTER
+    """At the tape's bound, how long observers that make no progress are waited for (then gaps)."""
+
     def __init__(self, *args, warn: Callable[[str], None] | None = None,
                  **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -182,10 +192,13 @@ class AgentRelay(Relay):
     def _by_tape(self, tape: Tape, sink: TapeSink) -> bool:
         """Bulk output goes agent pipe -> tape -> client inside the kernel; small chunks are copied.
 
-        Returns True at EOF; False to continue on the plain path (an injection needs to
-        look at the bytes, or the tape failed, e.g. a full disk).
+        At the tape's bound the relay stops reading the agent's pipe (so the agent waits) for as
+        long as the observers make progress (:class:`Backpressure`); only once they stall is output
+        forwarded without the tape, as a gap. Returns True at EOF; False to continue on the plain
+        path (an injection needs to look at the bytes, or the tape failed, e.g. a full disk).
         """
         src, clock = self.src, self.clock
+        gate = Backpressure(self.stall_after)
         while not self._markers:
             if self._wake_r in select.select([src, self._wake_r], [], [])[0]:
                 os.read(self._wake_r, 64)
@@ -196,6 +209,9 @@ class AgentRelay(Relay):
             if sink.dead:  # nobody reads the tape any more
                 return False
             if tape.over_bound:
+                if gate.decide(full=True, position=tape.consumed, now=time.monotonic()) is Verdict.WAIT:
+                    select.select([self._wake_r], [], [], POLL)  # the agent waits; an injection wakes us
+                    continue
                 if not self._copy_untaped(sink):
                     return True
                 continue
@@ -217,15 +233,15 @@ class AgentRelay(Relay):
         return False
 
     def _copy_untaped(self, sink: TapeSink) -> bool:
-        """The observers are BACKLOG_BOUND behind: forward a chunk without the tape (which would
-        only grow) and record a gap. False at EOF."""
+        """The observers are BACKLOG_BOUND behind and stalled: forward a chunk without the tape (which
+        would only grow) and record a gap. False at EOF."""
         chunk = os.read(self.src, CHUNK)
         if not chunk:
             return False
         t = self.clock()
         self.bytes += len(chunk)
         self._last_byte_was_nl, self._tape_last = chunk.endswith(b"\n"), False
-        sink.publish_gap(self.direction, t, len(chunk), TAPE_FULL)
+        sink.publish_gap(self.direction, t, len(chunk), tape_full(self.stall_after))
         if self.dst_open:
             self._forward(chunk)
         return True

@@ -1,5 +1,6 @@
 """`rpcspy run` options that need no agent."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +22,16 @@ def test_unknown_dialect_is_refused() -> None:
     done = subprocess.run([sys.executable, "-m", "rpcspy", "--dialect", "pi-9", "--", "true"], capture_output=True,
                           timeout=30)
     assert done.returncode == 2 and b"pi-9" in done.stderr
+
+
+def test_gap_after_is_checked_and_read_from_the_environment() -> None:
+    for opts, env in (["--gap-after", "-1"], {}), ([], {"RPCSPY_GAP_AFTER": "-1"}):
+        done = subprocess.run([sys.executable, "-m", "rpcspy", "--no-record", *opts, "--", "true"],
+                              capture_output=True, timeout=30, env={**os.environ, **env})
+        assert done.returncode == 2 and b"--gap-after" in done.stderr, done.stderr
+    ok = subprocess.run([sys.executable, "-m", "rpcspy", "--no-record", "--", "true"], capture_output=True,
+                        timeout=30, env={**os.environ, "RPCSPY_GAP_AFTER": "0"})
+    assert ok.returncode == 0, ok.stderr
 
 
 def test_live_findings_are_recorded_and_reported(tmp_path: Path) -> None:

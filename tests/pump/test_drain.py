@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -101,3 +103,45 @@ def test_a_full_disk_hands_over_to_the_pipe(tmp_path: Path) -> None:
 
 def test_no_spool_file_at_all_hands_over_to_the_pipe(tmp_path: Path) -> None:
     _hands_over_to_the_pipe(tmp_path / "missing", error=errno.ENOENT)  # mkstemp fails
+
+
+@settings(max_examples=1, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.just(None))
+def test_a_drain_process_at_its_bound_leaves_when_its_observer_process_dies(monkeypatch: pytest.MonkeyPatch,
+                                                                            _: None) -> None:
+    """Otherwise it waits for a reader forever, holding the pipe open: the proxy would wait on a pipe that never
+    drains (until its stall time) and the orphan would never end."""
+    monkeypatch.setattr(drain, "SPOOL_BOUND", 1 << 20)
+    r, w = os.pipe()
+    middle = os.fork()
+    if middle == 0:  # the observer process: starts its drain process, reads nothing
+        try:
+            PipeSpool(r).start()
+            time.sleep(120)
+        finally:
+            os._exit(0)
+    os.close(r)
+    os.set_blocking(w, False)
+    deadline = time.monotonic() + 60  # hang guards, not measurements
+    full_since = None
+    while full_since is None or time.monotonic() - full_since < 0.5:  # the spool at its bound, the pipe full
+        assert time.monotonic() < deadline
+        try:
+            os.write(w, b"c" * 65536)
+            full_since = None
+        except BlockingIOError:
+            full_since = full_since or time.monotonic()
+            time.sleep(0.01)
+    os.kill(middle, signal.SIGKILL)  # it dies while its drain process waits at the bound
+    os.waitpid(middle, 0)
+    try:
+        while time.monotonic() < deadline:
+            try:
+                os.write(w, b"c" * 65536)  # once the drain process left, EPIPE
+            except BlockingIOError:
+                time.sleep(0.01)
+        raise AssertionError("the drain process never left: the pipe stayed open")
+    except BrokenPipeError:
+        pass
+    finally:
+        os.close(w)

@@ -1,9 +1,13 @@
-"""The proxy's end of the observer pipe never blocks: a full pipe holds events, then counts data as a gap."""
+"""The proxy's end of the observer pipe: a full pipe holds messages, then waits while the reader drains it,
+and counts data as a gap only once the reader stalls (or at once with ``stall_after=0``)."""
 
 from __future__ import annotations
 
 import fcntl
+import itertools
 import os
+import threading
+import time
 
 from rpcspy.events import Note
 from rpcspy.pump import pipesink, wire
@@ -11,12 +15,12 @@ from rpcspy.pump.pipesink import PipeSink
 from rpcspy.pump.spawn import F_SETPIPE_SZ
 
 
-def _sink(monkeypatch, hold: int) -> tuple[PipeSink, int, list[str]]:  # type: ignore[no-untyped-def]
+def _sink(monkeypatch, hold: int, **kwargs) -> tuple[PipeSink, int, list[str]]:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(pipesink, "HOLD_BYTES", hold)
     r, w = os.pipe()
     fcntl.fcntl(w, F_SETPIPE_SZ, 4096)
     warnings: list[str] = []
-    return PipeSink(w, warn=warnings.append), r, warnings
+    return PipeSink(w, warn=warnings.append, **kwargs), r, warnings
 
 
 def _drain(r: int) -> list[wire.Message]:
@@ -30,14 +34,14 @@ def _drain(r: int) -> list[wire.Message]:
         out += decoder.feed(data)
 
 
-def test_a_full_pipe_never_blocks_and_the_gap_is_sent_in_order(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    sink, r, warnings = _sink(monkeypatch, hold=10_000)
+def test_without_patience_a_full_pipe_never_blocks_and_the_gap_is_sent_in_order(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    sink, r, warnings = _sink(monkeypatch, hold=10_000, stall_after=0)
     chunk = b"x" * 3000
     for _ in range(20):  # 60 KB into a 4 KB pipe with 10 KB held: returns every time, nothing blocks
         sink.publish("a2c", 1.0, chunk)
     sink.publish_event(Note(0, 2.0, "info", "after the flood"))
     assert sink.stalled and sink.gap_bytes > 0
-    assert len(warnings) == 1 and "fell behind" in warnings[0]
+    assert len(warnings) == 1 and "observers stalled" in warnings[0]
     messages = _drain(r)
     while not sink.flush():  # room again: what waits goes, in order
         messages += _drain(r)
@@ -68,3 +72,85 @@ def test_a_message_the_pipe_took_in_part_is_finished_before_any_other(monkeypatc
     assert [m.payload[:1] for m in messages if m.kind == wire.DATA] == [b"a", b"b", b"c"]
     assert [len(m.payload) for m in messages if m.kind == wire.DATA] == [3000, 3000, 10]
     assert messages[-1].kind == wire.EOF
+
+
+def test_a_reader_that_keeps_draining_is_waited_for_and_nothing_is_lost(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Past the hold bound the publisher waits while the reader progresses (slowly): no gap at all."""
+    sink, r, _ = _sink(monkeypatch, hold=10_000, stall_after=30.0)
+    got: list[wire.Message] = []
+    done = threading.Event()
+
+    def slow_reader() -> None:
+        decoder = wire.WireDecoder()
+        while not done.is_set() or sum(m.kind == wire.EOF for m in got) == 0:
+            try:
+                data = os.read(r, 1024)
+            except BlockingIOError:
+                data = b""
+            got.extend(decoder.feed(data))
+            time.sleep(0.002)
+
+    os.set_blocking(r, False)
+    reader = threading.Thread(target=slow_reader)
+    reader.start()
+    chunks = [bytes([65 + i % 26]) * 3000 for i in range(60)]  # 180 KB through a 4 KB pipe, 10 KB held
+    for chunk in chunks:
+        sink.publish("c2a", 1.0, chunk)
+    sink.publish_eof("c2a", 2.0)
+    while not sink.flush():
+        time.sleep(0.01)
+    done.set()
+    reader.join(60)
+    assert sink.gap_bytes == 0
+    assert [m.payload for m in got if m.kind == wire.DATA] == chunks
+    assert [m.kind for m in got][-1] == wire.EOF
+    sink.close(timeout=1)
+
+
+def test_a_stalled_reader_costs_a_gap_after_the_stall_time_then_no_more_waiting(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    ticks = itertools.count()
+    calls = []
+
+    def clock() -> float:
+        calls.append(1)
+        return next(ticks) * 0.5  # every look at the clock is half a second later
+
+    sink, r, warnings = _sink(monkeypatch, hold=10_000, stall_after=2.0, clock=clock)
+    chunk = b"y" * 3000
+    sent = 0
+    while not calls:  # the pipe, then the hold bound (10 KB) fill up without a look at the clock
+        sink.publish("a2c", 1.0, chunk)
+        sent += 1
+        assert sent <= 6
+    # The chunk past the bound: nothing drains, so it waited 2 s by the clock (5 looks), then was cut.
+    assert len(calls) == 5 and sink.gap_bytes == len(chunk)
+    assert len(warnings) == 1 and "observers stalled" in warnings[0]
+    for _ in range(10):  # still stalled: every later chunk is cut at once, one look at the clock each
+        sink.publish("a2c", 1.0, chunk)
+    assert len(calls) == 15 and sink.gap_bytes == 11 * len(chunk)
+    sent += 10
+    messages = _drain(r)  # the reader comes back: what was held goes, then the gap, in order
+    while not sink.flush():
+        messages += _drain(r)
+    sink.publish("a2c", 3.0, b"after")
+    messages += _drain(r)
+    kinds = [m.kind for m in messages]
+    assert kinds.count(wire.GAP) == 1 and kinds[-1] == wire.DATA and messages[-1].payload == b"after"
+    data = sum(len(m.payload) for m in messages if m.kind == wire.DATA) - len(b"after")
+    assert data + wire.load_gap(messages[kinds.index(wire.GAP)].payload)[0] == sent * len(chunk)
+    sink.close(timeout=1)
+
+
+def test_output_published_after_close_is_said_not_silently_dropped(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A relay still running when the session's end was handed over (it outlived the drain timeout):
+    what it forwards then cannot be recorded, and stderr says so once."""
+    sink, r, warnings = _sink(monkeypatch, hold=1 << 20)
+    sink.publish("a2c", 1.0, b"before\n")
+    sink.close(timeout=1)
+    sink.publish("c2a", 2.0, b"to an agent that has exited: nothing of the agent's is missing\n")
+    assert warnings == []
+    sink.publish("a2c", 2.0, b"late\n")
+    sink.publish("a2c", 2.0, b"later\n")
+    sink.publish_eof("a2c", 3.0)
+    assert warnings == ["a2c output forwarded after the recording was closed is not in it"]
+    os.close(r)

@@ -1,9 +1,14 @@
-"""Observers that stop (SIGSTOP) or whose disk is full never hold forwarding up; the recording says what it lacks."""
+"""Observers that stop (SIGSTOP) for longer than --gap-after, die, or whose disk is full never hold forwarding up
+for longer than that; the recording says what it lacks. Observers stopped for less lose nothing: the writer waits."""
 
 from __future__ import annotations
 
 import os
+import re
 import signal
+import subprocess
+import sys
+import threading
 import time
 from pathlib import Path
 
@@ -11,7 +16,7 @@ import pytest
 
 from rpcspy.recording import open_recording
 from rpcspy.recording.format import ExitEntry, FindingEntry, NoteEntry
-from tests.pump.proxyrun import fake, spawn
+from tests.pump.proxyrun import RPCSPY, fake, spawn
 from tests.pump.smallfs import fill, tiny_tmpfs
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "splice"), reason="Linux proxy internals")
@@ -30,6 +35,35 @@ def _observer_tree(proxy: int) -> list[int]:
         if Path(f"/proc/{kid}/cmdline").read_bytes().split(b"\0")[1:3] == [b"-m", b"rpcspy"]:
             return [kid, *_children(kid)]
     raise AssertionError("no observer process")
+
+
+def _wait_for_observer_tree(proxy: int) -> list[int]:
+    """The observer process and its drain process, once both have started."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if len(tree := _observer_tree(proxy)) >= 2:
+                return tree
+        except (AssertionError, OSError):
+            pass
+        time.sleep(0.01)
+    raise AssertionError("the observer process and its drain process never started")
+
+
+def _stop_observers(proxy: int) -> list[int]:
+    """SIGSTOP the observer process and its drain process once both run; their pids (for SIGCONT)."""
+    stopped = _wait_for_observer_tree(proxy)
+    for pid in stopped:
+        os.kill(pid, signal.SIGSTOP)
+    return stopped
+
+
+def _read_to_end(stream) -> tuple[bytearray, threading.Thread]:  # type: ignore[no-untyped-def]
+    """Read ``stream`` to its end in a thread: what it got, and the thread (to join)."""
+    got = bytearray()
+    reader = threading.Thread(target=lambda: got.extend(stream.read()), daemon=True)
+    reader.start()
+    return got, reader
 
 
 def _gaps(rec: Path) -> list[NoteEntry]:
@@ -77,7 +111,7 @@ def test_stopped_observers_do_not_stop_forwarding(tmp_path: Path) -> None:
     proc.stdin.close()
     assert proc.stdout.read() == b""
     assert proc.wait(60) == 0
-    assert b"the observers fell behind" in proc.stderr.read()  # type: ignore[union-attr]
+    assert b"the observers stalled" in proc.stderr.read()  # type: ignore[union-attr]
     gaps = _gaps(rec)
     assert gaps and all("forwarded but not recorded" in g.text for g in gaps)
     assert {g.dir for g in gaps} <= {"c2a", "a2c"} and sum(g.dropped_bytes for g in gaps) > 0
@@ -111,3 +145,82 @@ def test_a_full_tmpdir_costs_recording_not_forwarding(tmp_path: Path) -> None:
         assert any("No space left on device" in n for n in notes)
         recorded = sum(len(f.raw()) for f in open_recording(rec).frames() if f.dir == "a2c")
         assert recorded + sum(g.dropped_bytes for g in _gaps(rec) if g.dir == "a2c") == len(data)  # none unsaid
+
+
+def test_observers_stopped_for_less_than_gap_after_slow_the_client_and_lose_nothing(tmp_path: Path) -> None:
+    """A client flooding commands while the observers are stopped is held back (its writes block), not recorded
+    with holes: once they run again every frame of both directions is recorded."""
+    rec = tmp_path / "r.jsonl"
+    proc = spawn(rec, fake("echo"), "--gap-after", "120")
+    assert proc.stdin is not None and proc.stdout is not None
+    lines = [b'{"type":"during","n":%d,"x":"%s"}\n' % (n, b"z" * 32000) for n in range(1300)]  # 40 MiB
+    got, reader = _read_to_end(proc.stdout)
+    stopped = _stop_observers(proc.pid)
+
+    def flood() -> None:
+        for line in lines:
+            proc.stdin.write(line)  # type: ignore[union-attr]
+        proc.stdin.close()  # type: ignore[union-attr]
+
+    writer = threading.Thread(target=flood, daemon=True)
+    writer.start()
+    try:
+        writer.join(1.0)
+        held_back = writer.is_alive()  # 80 MiB to record, 17 MiB of room: the client waits
+    finally:
+        for pid in stopped:
+            os.kill(pid, signal.SIGCONT)
+    writer.join(120)
+    reader.join(120)
+    assert proc.wait(120) == 0
+    assert held_back
+    assert bytes(got) == b"".join(lines)
+    assert _gaps(rec) == []
+    frames = list(open_recording(rec).frames())
+    assert [f.raw() for f in frames if f.dir == "c2a"] == lines
+    assert b"".join(f.raw() for f in frames if f.dir == "a2c") == b"".join(lines)
+
+
+def test_a_killed_observer_process_costs_the_recording_not_forwarding(tmp_path: Path) -> None:
+    """SIGKILL of the observer process mid-burst: its drain process leaves too, the proxy's next write to the
+    pipe fails, and it forwards the rest at full speed, byte-exact, and exits with the agent."""
+    data = os.urandom(48 << 20).replace(b"\n", b"n") + b"\n"
+    src = tmp_path / "out.bin"
+    src.write_bytes(data)
+    proc = spawn(tmp_path / "r.jsonl", fake("file", str(src)))
+    proc.stdin.close()  # type: ignore[union-attr]
+    tree = _wait_for_observer_tree(proc.pid)
+    os.kill(tree[0], signal.SIGKILL)  # the observer process; its drain process is tree[1]
+    got = proc.stdout.read()  # type: ignore[union-attr]
+    assert proc.wait(60) == 0
+    assert got == data
+    err = proc.stderr.read()  # type: ignore[union-attr]
+    assert b"observer process gone" in err and b"Traceback" not in err, err
+
+
+def test_a_relay_waiting_for_observers_is_waited_for_after_the_agent_exits(tmp_path: Path) -> None:
+    """With a --gap-after longer than the 5 s the proxy gives its relays after the agent exits, the relay
+    holding the agent's last stderr (observers stopped) is still waited for: it cuts a gap, forwards the
+    rest and ends; the recording has no false "still open" note (before: one, and the relay cut off)."""
+    rec = tmp_path / "r.jsonl"
+    agent = [sys.executable, "-c", "import os, sys; sys.stdin.readline(); "
+             "[os.write(2, b'e' * 65536) for _ in range(288)]"]  # 18 MiB: fits in the pipes and the hold, then exit
+    proc = subprocess.Popen([*RPCSPY, "-o", str(rec), "--gap-after", "6", "--", *agent], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stderr is not None
+    err, reader = _read_to_end(proc.stderr)
+    stopped = _stop_observers(proc.pid)
+    try:
+        proc.stdin.write(b"go\n")
+        proc.stdin.close()
+        time.sleep(9)  # past the stall time and the old 5 s: the relay has cut its gap and ended by now
+    finally:
+        for pid in stopped:
+            os.kill(pid, signal.SIGCONT)
+    assert proc.wait(120) == 0
+    reader.join(60)
+    agent_err = re.sub(rb"rpcspy: [^\n]*\n", b"", bytes(err))  # rpcspy's own lines go between chunks
+    assert agent_err == b"e" * (18 << 20)  # the user's terminal got all of the agent's stderr
+    notes = [e.text for e in open_recording(rec).entries() if isinstance(e, NoteEntry)]
+    assert not any("still open" in n for n in notes), notes
+    assert _gaps(rec) and any("took nothing for 6 s" in n for n in notes)  # what they missed is said, and why

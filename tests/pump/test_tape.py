@@ -6,6 +6,7 @@ import fcntl
 import os
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -59,11 +60,14 @@ class TapeSink:
         return {k for k, _ in self.order}
 
 
-def _run(tmp_path: Path, dst: int, data: bytes, tape: Tape | None = None, dead: bool = False) -> TapeSink:
+def _run(tmp_path: Path, dst: int, data: bytes, tape: Tape | None = None, dead: bool = False,
+         stall_after: float | None = None) -> TapeSink:
     src_r, src_w = os.pipe()
     fcntl.fcntl(src_w, F_SETPIPE_SZ, 1 << 20)  # as the proxy's pipes: bulk writes wait there whole
     sink = TapeSink(tape or Tape(str(tmp_path)), dead=dead)
     relay = AgentRelay("a2c", src_r, dst, sink, lambda: 0.0, warn=sink.warnings.append)  # type: ignore[arg-type]
+    if stall_after is not None:
+        relay.stall_after = stall_after
     relay.start()
     _write_all(src_w, data)
     os.close(src_w)
@@ -237,8 +241,9 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def test_the_tape_holds_no_more_than_its_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Observers that read nothing: the tape stops at BACKLOG_BOUND, the rest is forwarded and counted as a gap."""
+def _past_a_small_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stall_after: float,
+                        observers: Callable[[Tape, threading.Event], None] | None = None) -> tuple[TapeSink, Tape, bytes]:
+    """16 MiB of agent output against a 4 MiB tape bound; ``observers(tape, done)`` plays them (None: nobody reads)."""
     monkeypatch.setattr(tape_module, "BACKLOG_BOUND", 4 << 20)
     out_r, out_w = os.pipe()
     got = bytearray()
@@ -246,12 +251,61 @@ def test_the_tape_holds_no_more_than_its_bound(tmp_path: Path, monkeypatch: pyte
     reader.start()
     data = os.urandom(16 << 20)
     tape = Tape(str(tmp_path))
-    sink = _run(tmp_path, out_w, data, tape=tape)
+    done = threading.Event()
+    playing = threading.Thread(target=observers, args=(tape, done)) if observers else None
+    if playing is not None:
+        playing.start()
+    try:
+        sink = _run(tmp_path, out_w, data, tape=tape, stall_after=stall_after)
+    finally:
+        done.set()
+        if playing is not None:
+            playing.join(10)
     os.close(out_w)
     reader.join(10)
     assert bytes(got) == data  # the client got everything
+    return sink, tape, data
+
+
+def test_the_tape_holds_no_more_than_its_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Observers that read nothing: the tape stops at BACKLOG_BOUND, and once they made no progress for the
+    stall time the rest is forwarded and counted as a gap."""
+    sink, tape, data = _past_a_small_bound(tmp_path, monkeypatch, stall_after=0.2)
     on_tape = sum(n for k, n in sink.order if k == "tape")  # type: ignore[misc]
     gaps = sum(n for k, n in sink.order if k == "gap")  # type: ignore[misc]
     assert tape.written == on_tape and (4 << 20) <= on_tape < (4 << 20) + (1 << 20)  # the bound, plus one chunk
     assert on_tape + gaps + sum(len(c) for k, c in sink.order if k == "data") == len(data)  # type: ignore[misc]
     assert gaps > 0
+
+
+def test_at_the_bound_the_agent_waits_for_observers_that_progress(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Observers slower than the agent but moving: the relay stops reading the agent at the bound until they
+    catch up, so everything goes on the tape and nothing becomes a gap (with stall_after=0: gaps)."""
+    seen = bytearray()
+
+    def slow_observers(tape: Tape, done: threading.Event) -> None:  # 256 KiB at a time, with a pause
+        while not done.is_set() or tape.consumed < tape.written:
+            upto = min(tape.written, tape.consumed + (256 << 10))
+            seen.extend(tape.read(tape.consumed, upto - tape.consumed))
+            tape.release(upto)
+            time.sleep(0.005)
+
+    sink, _, data = _past_a_small_bound(tmp_path, monkeypatch, stall_after=30.0, observers=slow_observers)
+    assert "gap" not in sink.kinds()
+    on_tape = sum(n for k, n in sink.order if k == "tape")  # type: ignore[misc]
+    assert on_tape + sum(len(c) for k, c in sink.order if k == "data") == len(data)  # type: ignore[misc]
+    assert bytes(seen) == b"".join(  # the observers read every taped byte, in order
+        data[i:i + n] for i, n in _taped_ranges(sink))
+
+
+def _taped_ranges(sink: TapeSink) -> list[tuple[int, int]]:
+    """(offset in the stream, length) of each range the relay put on the tape."""
+    out, pos = [], 0
+    for kind, what in sink.order:
+        if kind == "tape":
+            out.append((pos, what))
+            pos += what  # type: ignore[operator]
+        elif kind == "data":
+            pos += len(what)  # type: ignore[arg-type]
+    return out  # type: ignore[return-value]

@@ -1,0 +1,64 @@
+"""When the observers are at a bound: make the writer wait, or cut a gap (pure: no clock, no I/O).
+
+The proxy holds what its observers have not taken yet up to a bound (the tape's, the
+observer pipe's held bytes). At the bound it has two choices: stop reading the agent's
+(or the client's) pipe until the observers take some, which slows the writer down
+(backpressure), or forward without recording and note a gap. A recording with holes
+is the worse outcome while the observers are working, so :class:`Backpressure`
+says *wait* for as long as they keep making progress, and *cut* only once they
+have made none for :data:`STALL_AFTER` seconds (stopped, killed, stuck on a full
+terminal) or are known dead. Progress is any change of the position the pump shows
+it (bytes the observers have read, bytes the pipe took). Once they move again it
+says *wait* again, so a stopped and resumed observer costs one gap, not the rest of
+the session.
+
+The pump shows it the position and the time; it never reads a clock or sleeps itself,
+so tests decide it exactly (like :class:`rpcspy.pump.tape_reader.BurstGauge`).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+STALL_AFTER = 2.0
+"""Seconds without any progress of the observers, at a bound, after which the proxy stops
+waiting for them and records a gap instead (then forwards at full speed until they move)."""
+POLL = 0.01
+"""While waiting at a bound, the pump looks at the observers' position again this often."""
+
+
+class Verdict(enum.Enum):
+    GO = "go"
+    """Not at a bound: carry on."""
+    WAIT = "wait"
+    """At a bound and the observers are progressing (or only just stopped): wait for them."""
+    CUT = "cut"
+    """At a bound and the observers stalled or are dead: forward without recording (a gap)."""
+
+
+@dataclass
+class Backpressure:
+    """Wait while the observers progress; cut a gap once they have stalled for ``stall_after`` seconds."""
+
+    stall_after: float = STALL_AFTER
+    mark: int | None = None
+    """The observers' position when last seen at the bound (None: not at a bound)."""
+    since: float = 0.0
+    """When that position was first seen."""
+
+    def decide(self, *, full: bool, position: int, now: float, dead: bool = False) -> Verdict:
+        """The bound is reached (``full``) and the observers are at ``position`` at time ``now``: what now?"""
+        if not full:
+            self.mark = None
+            return Verdict.GO
+        if dead:
+            return Verdict.CUT
+        if position != self.mark:
+            self.mark, self.since = position, now
+            return Verdict.WAIT if self.stall_after > 0 else Verdict.CUT
+        return Verdict.CUT if now - self.since >= self.stall_after else Verdict.WAIT
+
+    def stalled(self, now: float) -> bool:
+        """Whether the observers, last seen at the bound, have made no progress for ``stall_after``."""
+        return self.mark is not None and now - self.since >= self.stall_after
