@@ -82,7 +82,7 @@ class ClientRelay(Relay):
                 self._take_commands()
             if self.src in ready:
                 try:
-                    return os.read(self.src, CHUNK)
+                    return self._read_src()
                 except BlockingIOError:
                     continue
                 except OSError as exc:
