@@ -21,12 +21,13 @@ Two loads, the same in every variant and round:
 The agent stays alive until the client closes its stdin, so the forwarding process
 is still there to be read after the last frame.
 
-    python bench/bench_forward_cpu.py [--rounds 5] [--pings 20000] [--frames 200000] [--write-docs]
+    python bench/bench_forward_cpu.py [--rounds 5] [--pings 20000] [--frames 1000000] [--write-docs]
 """
 
 from __future__ import annotations
 
 import argparse
+import mmap
 import os
 import subprocess
 import sys
@@ -93,33 +94,35 @@ def one_at_a_time(prefix: list[str], pings: int) -> tuple[float, float, float]:
     return cpu / (2 * pings), rtts[len(rtts) // 2], rtts[min(len(rtts) - 1, int(0.99 * len(rtts)))]
 
 
-def burst(prefix: list[str], path: str, expected: bytes) -> float:
+def burst(prefix: list[str], path: str, frames: int) -> float:
     """CPU seconds per frame forwarded while the agent writes ``path`` frame by frame."""
     proc = subprocess.Popen([*prefix, PY, "-c", BURST_AGENT, path], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert proc.stdin is not None and proc.stdout is not None
     fd = proc.stdout.fileno()
-    got = bytearray()
-    cpu0 = None
-    while len(got) < len(expected):
-        chunk = os.read(fd, 1 << 20)
-        if not chunk:
-            break
-        if cpu0 is None:
-            cpu0 = cpu_seconds(proc.pid)
-        got += chunk
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as expected:
+        size, pos, same = len(expected), 0, True
+        cpu0 = None
+        while pos < size:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            if cpu0 is None:
+                cpu0 = cpu_seconds(proc.pid)
+            same = same and expected[pos:pos + len(chunk)] == chunk
+            pos += len(chunk)
     cpu = cpu_seconds(proc.pid) - (cpu0 or 0.0)
     proc.stdin.close()
     rest = proc.stdout.read()
-    if proc.wait() != 0 or rest or got != expected:
+    if proc.wait() != 0 or rest or not same or pos != size:
         raise SystemExit(f"FAIL: {prefix} did not deliver the frames byte for byte")
-    return cpu / expected.count(b"\n")
+    return cpu / frames
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--pings", type=int, default=20000, help="round trips per variant and round")
-    ap.add_argument("--frames", type=int, default=200000, help="frames per burst (about 280 bytes each)")
+    ap.add_argument("--frames", type=int, default=1_000_000, help="frames per burst (about 280 bytes each)")
     ap.add_argument("--tree", action="append", default=[], metavar="DIR",
                     help="also measure the rpcspy in DIR (e.g. `git archive 582dc98 rpcspy | tar -x -C DIR`)")
     ap.add_argument("--write-docs", action="store_true")
@@ -128,18 +131,18 @@ def main() -> None:
         path = os.path.join(tmp, "frames.jsonl")
         generate(path, args.frames * 280, small=True)
         with open(path, "rb") as f:
-            expected = f.read()
+            frames = sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
         var = variants(tmp, args.tree)
         ping: dict[str, list[tuple[float, float, float]]] = {k: [] for k in var}
         pour: dict[str, list[float]] = {k: [] for k in var}
         for r in range(args.rounds):
             for name, prefix in var.items():
                 ping[name].append(one_at_a_time(prefix, args.pings))
-                pour[name].append(burst(prefix, path, expected))
+                pour[name].append(burst(prefix, path, frames))
                 print(f"round {r + 1}: {name:16s} {ping[name][-1][0] * 1e6:6.1f} us a frame one at a time "
                       f"(p50 {ping[name][-1][1] * 1e6:.0f} us, p99 {ping[name][-1][2] * 1e6:.0f} us), "
                       f"{pour[name][-1] * 1e6:6.1f} us a frame in a burst", file=sys.stderr)
-    table = render(ping, pour, expected.count(b"\n"), args)
+    table = render(ping, pour, frames, args)
     print(table)
     if args.write_docs:
         write_section("forwarding CPU", table)
