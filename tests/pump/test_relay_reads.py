@@ -45,6 +45,22 @@ def test_next_read_size(asked: int, got: int, next_ask: int) -> None:
     assert next_read_size(asked, got) == next_ask
 
 
+REAL_READ = os.read
+
+
+def _spy_reads(monkeypatch: pytest.MonkeyPatch, src: int) -> list[int]:
+    """Patch os.read to note every size asked of ``src``; the list it fills."""
+    asked: list[int] = []
+
+    def spy(fd: int, n: int) -> bytes:
+        if fd == src:
+            asked.append(n)
+        return REAL_READ(fd, n)
+
+    monkeypatch.setattr(relay_module.os, "read", spy)
+    return asked
+
+
 def _relay_reads(monkeypatch: pytest.MonkeyPatch, writes: list[bytes], pace: bool = False,
                  ) -> tuple[list[int], bytes, ListSink]:
     """Run a Relay over a pipe fed with ``writes`` (``pace``: each once the last was forwarded);
@@ -52,15 +68,8 @@ def _relay_reads(monkeypatch: pytest.MonkeyPatch, writes: list[bytes], pace: boo
     src_r, src_w = os.pipe()
     fcntl.fcntl(src_w, F_SETPIPE_SZ, 1 << 20)
     out_r, out_w = os.pipe()
-    asked: list[int] = []
-    real_read = os.read
-
-    def spy(fd: int, n: int) -> bytes:
-        if fd == src_r:
-            asked.append(n)
-        return real_read(fd, n)
-
-    monkeypatch.setattr(relay_module.os, "read", spy)
+    asked = _spy_reads(monkeypatch, src_r)
+    real_read = REAL_READ
     sink = ListSink()
     relay = Relay("a2c", src_r, out_w, sink, lambda: 0.0)  # type: ignore[arg-type]
     got = bytearray()
@@ -142,15 +151,8 @@ def test_a_small_agent_chunk_is_read_at_its_own_size(monkeypatch: pytest.MonkeyP
 
     src_r, src_w = os.pipe()
     out_r, out_w = os.pipe()
-    asked: list[int] = []
-    real_read = os.read
-
-    def spy(fd: int, n: int) -> bytes:
-        if fd == src_r:
-            asked.append(n)
-        return real_read(fd, n)
-
-    monkeypatch.setattr(relay_module.os, "read", spy)
+    asked = _spy_reads(monkeypatch, src_r)
+    real_read = REAL_READ
     sink = ListSink()
     sink.tape = Tape(str(tmp_path))  # type: ignore[assignment]
     sink.dead = False  # type: ignore[attr-defined]
