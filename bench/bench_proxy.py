@@ -165,6 +165,8 @@ def main() -> None:
         recorded: list[float] = []  # share of the stream's frames in rpcspy's recording, per round
         for r in range(args.rounds):
             for name, prefix in var.items():
+                if name == "baseline" and os.path.exists(old_rec := os.path.join(tmp, "baseline.rec")):
+                    os.unlink(old_rec)  # an older tree may not know --overwrite, a newer one refuses without it
                 sec, done, peak, streaming = stream_once(prefix, path)
                 got[name].append((sec, done, peak, streaming))
                 if name == "rpcspy":

@@ -210,8 +210,8 @@ class AgentRelay(Relay):
             if len(ready) > 1 or ready[0][0] == wake:  # the wake pipe: divert_ids was called
                 os.read(wake, 64)
                 continue
-            if 0 < (n := pipe_holds(src, waiting)) < SMALL:
-                self._copy_small(n)
+            if 0 < pipe_holds(src, waiting) < SMALL:
+                self._copy_small()
                 continue
             if sink.dead:  # nobody reads the tape any more
                 return False
@@ -250,11 +250,11 @@ class AgentRelay(Relay):
             self._forward(chunk)
         return True
 
-    def _copy_small(self, n: int) -> None:
-        """A small chunk (a response, a delta: the ``n`` bytes waiting) is read and written whole:
-        fewer system calls, and the observers get it without touching the tape. Reading
-        exactly what waits allocates no more than the chunk."""
-        chunk = os.read(self.src, n)
+    def _copy_small(self) -> None:
+        """A small chunk (a response, a delta) is read and written whole: fewer system calls,
+        and the observers get it without touching the tape. It reads up to SMALL, not just
+        what FIONREAD saw: what arrived since comes in the same read."""
+        chunk = os.read(self.src, SMALL)
         t = self.clock()
         self.bytes += len(chunk)
         self._last_byte_was_nl = chunk.endswith(b"\n")

@@ -144,31 +144,6 @@ def test_write_all_finishes_on_a_slow_non_blocking_reader() -> None:
     assert bytes(got) == data + b"tail\n"
 
 
-def test_a_small_agent_chunk_is_read_at_its_own_size(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    """The agent relay reads what FIONREAD says is waiting: no 64 KiB request (and allocation) per frame."""
-    from rpcspy.pump.splice import AgentRelay
-    from rpcspy.pump.tape import Tape
-
-    src_r, src_w = os.pipe()
-    out_r, out_w = os.pipe()
-    asked = _spy_reads(monkeypatch, src_r)
-    real_read = REAL_READ
-    sink = ListSink()
-    sink.tape = Tape(str(tmp_path))  # type: ignore[assignment]
-    sink.dead = False  # type: ignore[attr-defined]
-    relay = AgentRelay("a2c", src_r, out_w, sink, lambda: 0.0)  # type: ignore[arg-type]
-    relay.start()
-    frames = [b'{"type":"message_update","n":%d}\n' % i + b" " * i for i in range(20)]
-    for frame in frames:
-        write_all(src_w, frame)
-        assert real_read(out_r, 1 << 16) == frame  # one at a time, as a client waiting for each
-    os.close(src_w)
-    relay.join(10)
-    assert not relay.is_alive()
-    assert sink.chunks == frames and sink.eof
-    assert asked == [len(f) for f in frames]
-
-
 def test_client_relay_stops_polling_the_commands_of_a_gone_observer_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """When the observer process's command pipe ends, it leaves the poll set: a pipe at EOF is
     always ready, and polling it would spin the relay until the client's next byte."""
