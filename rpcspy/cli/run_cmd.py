@@ -89,6 +89,7 @@ def command(output: str | None, overwrite: bool, directory: str, no_record: bool
     from rpcspy.pump.stdio import fill_closed_std_fds
 
     fill_closed_std_fds()  # first: a file opened below must not take the number of a closed stdin/stdout
+    from rpcspy.pump.hub import Observer
     from rpcspy.pump.proxy import ProxyConfig, run_proxy
     from rpcspy.pump.session import ObserverFactory
     from rpcspy.recording.naming import default_path
@@ -100,13 +101,16 @@ def command(output: str | None, overwrite: bool, directory: str, no_record: bool
         raise click.UsageError("no agent command given: rpcspy [OPTIONS] -- AGENT_CMD [ARGS...]")
     path = None if no_record else (output or default_path(directory, argv))
     observers: list[ObserverFactory] = []
-    if check:
-        from rpcspy.pump.check_observer import CheckObserver, CheckOptions
+    if check:  # the checker (and the schemas it loads) is imported by the observer process, after the fork
+        def checker(_session: object) -> list[Observer]:
+            from rpcspy.pump.check_observer import CheckObserver, CheckOptions
 
-        options = CheckOptions(dialect=dialect, strict_fields=strict_fields, strict_unknown=strict_unknown,
-                               ignore=frozenset(ignore),
-                               report=report, min_severity=report_level, unanswered_after=unanswered_after)
-        observers.append(lambda _session: [CheckObserver(options)])
+            return [CheckObserver(CheckOptions(dialect=dialect, strict_fields=strict_fields,
+                                               strict_unknown=strict_unknown, ignore=frozenset(ignore),
+                                               report=report, min_severity=report_level,
+                                               unanswered_after=unanswered_after))]
+
+        observers.append(checker)
     config = ProxyConfig(argv=argv, record_path=path, observers=observers, observer_process=True,
                          control=not no_control, record_fd=_claim(path, overwrite), tmp_dir=tmp_dir,
                          gap_after=gap_after)

@@ -189,15 +189,13 @@ class PipeSink:
 
     def _write(self, pieces: list[bytes]) -> bool:
         """Start writing one message; False if the pipe took none of it (it may take part: the rest waits)."""
-        views = [memoryview(p) for p in pieces if p]
-        total = sum(len(v) for v in views)
         try:
-            n = os.writev(self.fd, views)
+            n = os.writev(self.fd, pieces)
         except BlockingIOError:
             return False
         self.sent += n
-        if n < total:
-            self._rest = _after(views, n)
+        if n < sum(map(len, pieces)):
+            self._rest = _after([memoryview(p) for p in pieces if p], n)
         return True
 
     def _write_views(self, views: list[memoryview]) -> bool:

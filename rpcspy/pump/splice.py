@@ -8,6 +8,7 @@ Both keep the plain fast path until an injection happens.
 
 from __future__ import annotations
 
+import array
 import os
 import select
 import threading
@@ -36,6 +37,15 @@ def tape_full(stall_after: float) -> str:
 
 
 
+def _poll_for(*fds: int | None) -> select.poll:
+    """A poll set waiting for input on ``fds`` (None left out), in that order."""
+    poll = select.poll()
+    for fd in fds:
+        if fd is not None:
+            poll.register(fd, select.POLLIN)
+    return poll
+
+
 class ClientRelay(Relay):
     """client stdin -> agent stdin, accepting injected lines from other threads (where they
     enter is the core's :class:`LineGate`'s decision)."""
@@ -52,6 +62,7 @@ class ClientRelay(Relay):
         os.set_blocking(self._wake_w, False)
         self._gate = LineGate()
         self.eof = False
+        self._poll: select.poll | None = None
 
     def inject(self, line: bytes) -> None:
         """Queue one complete line (ending in LF) for the agent; thread-safe."""
@@ -78,28 +89,35 @@ class ClientRelay(Relay):
                 self._forward(line)
 
     def _read(self) -> bytes:
+        if self._poll is None:  # one poll set for the session: src, the wake pipe, the commands
+            self._poll = _poll_for(self.src, self._wake_r, self._commands)
+        src = self.src
         while True:
             if self._gate.at_boundary and self._pending:
                 self._flush_injections()
-            fds = [self.src, self._wake_r] if self._commands is None else [self.src, self._wake_r, self._commands]
-            ready, _, _ = select.select(fds, [], [])
-            if self._wake_r in ready:
-                os.read(self._wake_r, 4096)
-            if self._commands is not None and self._commands in ready:
-                self._take_commands()
-            if self.src in ready:
-                try:
-                    return os.read(self.src, CHUNK)
-                except BlockingIOError:
+            ready = self._poll.poll()
+            if len(ready) != 1 or ready[0][0] != src:  # the usual case is the client's input alone
+                fds = {fd for fd, _ in ready}
+                if self._wake_r in fds:
+                    os.read(self._wake_r, 4096)
+                if self._commands is not None and self._commands in fds:
+                    self._take_commands()
+                if src not in fds:
                     continue
-                except OSError as exc:
-                    self.read_error = exc
-                    return b""
+            try:
+                return self._read_src()
+            except BlockingIOError:
+                continue
+            except OSError as exc:
+                self.read_error = exc
+                return b""
 
     def _take_commands(self) -> None:
         """Requests from the observer process: inject a line, divert an id prefix."""
         data = os.read(self._commands, 1 << 16)  # type: ignore[arg-type]
         if not data:
+            if self._poll is not None:
+                self._poll.unregister(self._commands)  # type: ignore[arg-type]
             self._commands = None  # the observer process is gone
             return
         for msg in self._decoder.feed(data):
@@ -197,13 +215,16 @@ class AgentRelay(Relay):
         forwarded without the tape, as a gap. Returns True at EOF; False to continue on the plain
         path (an injection needs to look at the bytes, or the tape failed, e.g. a full disk).
         """
-        src, clock = self.src, self.clock
+        src, wake, clock = self.src, self._wake_r, self.clock
         gate = Backpressure(self.stall_after)
+        poll = _poll_for(src, wake)
+        waiting = array.array("i", [0])  # FIONREAD's answer, filled in place
         while not self._markers:
-            if self._wake_r in select.select([src, self._wake_r], [], [])[0]:
-                os.read(self._wake_r, 64)
+            ready = poll.poll()
+            if len(ready) > 1 or ready[0][0] == wake:  # the wake pipe: divert_ids was called
+                os.read(wake, 64)
                 continue
-            if 0 < pipe_holds(src) < SMALL:
+            if 0 < pipe_holds(src, waiting) < SMALL:
                 self._copy_small()
                 continue
             if sink.dead:  # nobody reads the tape any more
@@ -248,11 +269,13 @@ class AgentRelay(Relay):
 
     def _copy_small(self) -> None:
         """A small chunk (a response, a delta) is read and written whole: fewer system calls,
-        and the observers get it without touching the tape."""
+        and the observers get it without touching the tape. It reads up to SMALL, not just
+        what FIONREAD saw: what arrived since comes in the same read."""
         chunk = os.read(self.src, SMALL)
         t = self.clock()
         self.bytes += len(chunk)
-        self._last_byte_was_nl, self._tape_last = chunk.endswith(b"\n"), False
+        self._last_byte_was_nl = chunk.endswith(b"\n")
+        self._tape_last = False
         self._pass(chunk, t)
 
     def _send(self, tape: Tape, start: int, n: int) -> None:

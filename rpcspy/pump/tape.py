@@ -20,6 +20,7 @@ the fork, so each process sees the other's progress without a message.
 
 from __future__ import annotations
 
+import array
 import ctypes
 import errno
 import fcntl
@@ -63,9 +64,14 @@ def load_u64(cell: ctypes.c_uint64) -> int:
     return a
 
 
-def pipe_holds(fd: int) -> int:
-    """How many bytes pipe ``fd`` holds now (FIONREAD); 0 at EOF or when unknown."""
+def pipe_holds(fd: int, into: array.array[int] | None = None) -> int:
+    """How many bytes pipe ``fd`` holds now (FIONREAD); 0 at EOF or when unknown.
+
+    ``into``: an ``array("i", [0])`` of the caller's, filled in place (no object per call)."""
     try:
+        if into is not None:
+            fcntl.ioctl(fd, termios.FIONREAD, into)
+            return into[0]
         return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
     except OSError:
         return 0

@@ -34,3 +34,40 @@ def test_help_imports_nothing_heavy(command: str) -> None:
     heavy = [m for m in modules if m.startswith(HEAVY) and (m in HEAVY or m.startswith(tuple(h + "." for h in HEAVY)))
              and m not in LIGHT]
     assert heavy == []
+
+
+PROXY_HEAVY = ("msgspec", "rich", "prompt_toolkit", "rpcspy.checker", "rpcspy.protocol", "rpcspy.render",
+               "rpcspy.replay", "rpcspy.interactive", "rpcspy.diagnose", "rpcspy.recording.writer",
+               "rpcspy.recording.format", "rpcspy.pump.recorder", "rpcspy.pump.check_observer",
+               "rpcspy.pump.control")
+"""What the observer process imports after the fork, and the proxy itself never needs to forward."""
+PROXY_PROBE = """
+import sys
+from rpcspy.pump import proxy
+real = proxy.ProxySession._start_relays
+seen = sys.argv[1]
+def start_relays(self, *args, **kwargs):
+    relays = real(self, *args, **kwargs)
+    with open(seen, "w") as f:  # the proxy's modules once the agent runs and bytes can flow
+        f.write(" ".join(sorted(sys.modules)))
+    return relays
+proxy.ProxySession._start_relays = start_relays
+sys.argv = ["rpcspy", *sys.argv[2:]]
+from rpcspy.cli import main
+main()
+"""
+
+
+@pytest.mark.parametrize("options", [[], ["--no-check"], ["--no-control"]])
+def test_the_proxy_starts_forwarding_without_the_observers_imports(tmp_path, options: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """The proxy's start (until the relays run) imports neither the checker, the schemas nor the recorder:
+    the observer process imports them after the fork, off the client's critical path."""
+    seen = tmp_path / "modules"
+    subprocess.run([sys.executable, "-c", PROXY_PROBE, str(seen), *options, "--overwrite", "-o",
+                    str(tmp_path / "r.rec"), "--", "cat"], stdin=subprocess.DEVNULL, capture_output=True,
+                   check=True, timeout=60)
+    modules = seen.read_text().split()
+    assert "rpcspy.pump.splice" in modules  # the probe saw the proxy running
+    heavy = [m for m in modules if (m in PROXY_HEAVY or m.startswith(tuple(h + "." for h in PROXY_HEAVY)))
+             and m not in LIGHT]  # the injection decider's name sets: literals, nothing built
+    assert heavy == []
