@@ -14,7 +14,7 @@ run's events), so a ``pi-0.84`` decision stays *refinable*: a later disposition 
 
 from typing import Any, Literal
 
-from rpcspy.protocol.vocabulary import DISPOSED_COMMANDS
+from rpcspy.protocol.vocabulary import DISPOSED_COMMANDS, MESSAGE_EDGES, names
 
 DEFAULT = "pi-0.73"
 
@@ -36,7 +36,8 @@ _DECISIVE: dict[str, tuple[str, str]] = {
 }
 _PI084_COMMANDS = frozenset({"clear_queue", "get_available_thinking_levels", "get_entries", "get_tree"})
 """Commands pi >= 0.84 answers with success and pi 0.73 does not know (omp is caught by `ready`)."""
-_MESSAGE_EVENTS = frozenset({"message_start", "message_end", "turn_end"})
+_MESSAGE_EVENTS = names(MESSAGE_EDGES | {"turn_end"})
+"""Events that carry a whole ``message`` (its fields tell the dialects apart)."""
 REFINED = {"pi-0.84": "pi-0.99"}
 """A decided dialect -> the newer one later frames may still show it to be."""
 
