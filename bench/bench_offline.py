@@ -9,7 +9,7 @@ over interleaved rounds:
 * `rpcspy check --format json A`;
 * `rpcspy diff A A'` (reads both: its throughput counts the bytes of both);
 * `rpcspy fixture A -o F`;
-* with `--baseline-tree DIR`, `rpcspy check` of the rpcspy in DIR too.
+* with `--baseline-tree DIR`, `rpcspy check` and `rpcspy fixture` of the rpcspy in DIR too.
 
 Throughput ratios are taken inside each round, then given as median (min-max). A
 scaling table runs `diff` on recordings of N and 4N frames: linear work shows as a
@@ -67,6 +67,8 @@ def offline_table(style: str, mb: float, n: int, tmp: str, baseline: str | None 
         "fixture": lambda: run([*RPCSPY, "fixture", a, "-o", fx, "--force"], env=env),
         **({"check (baseline)": lambda: run([*RPCSPY, "check", "--format", "json", a], ok=(0, 1), cwd=baseline,
                                             env={**os.environ, "PYTHONPATH": baseline})} if baseline else {}),
+        **({"fixture (baseline)": lambda: run([*RPCSPY, "fixture", a, "-o", fx, "--force"], cwd=baseline,
+                                              env={**os.environ, "PYTHONPATH": baseline})} if baseline else {}),
     }, n, f"{style} ")
     secs = {k: [s for s, _ in v] for k, v in got.items()}
     rss = {k: [r / 1024 for _, r in v] for k, v in got.items()}
@@ -84,6 +86,8 @@ def offline_table(style: str, mb: float, n: int, tmp: str, baseline: str | None 
     if baseline:
         rows.insert(2, ("`rpcspy check --format json A`, baseline tree", "check (baseline)",
                         spread(ratios(mbs["check (baseline)"], mbs["bare decode"])) + " bare", "", ""))
+        rows.append(("`rpcspy fixture A -o F`, baseline tree (vs this tree's check)", "fixture (baseline)",
+                     spread(ratios(mbs["fixture (baseline)"], mbs["check"])) + " check", "", ""))
     out = [f"**{style}**: A {size_a / 2**20:.1f} MiB, {lines:,} lines; A' the same with a delta changed every "
            f"{every:,} lines and a frame dropped and one doubled every {3 * every:,}. "
            f"{n} interleaved rounds, median (min-max).", "",

@@ -133,14 +133,16 @@ Entry = StartEntry | SpawnFailedEntry | FrameEntry | EofEntry | ExitEntry | Note
 ENTRY_TYPES: tuple[type[msgspec.Struct], ...] = (StartEntry, SpawnFailedEntry, FrameEntry, EofEntry, ExitEntry, NoteEntry, FindingEntry)
 
 
-def frame_pieces(frame: Frame) -> list[bytes]:
+def frame_pieces(frame: Frame, embed: bool | None = None) -> list[bytes]:
     """A frame entry line (with LF) as pieces, the frame's own bytes passed through.
 
     Hand-built rather than via msgspec so the frame's bytes are not re-encoded:
     valid JSON is embedded verbatim, so the recording holds it exactly and ``jq``
     reads it. Returning pieces lets the writer use ``writev`` without a copy.
+    ``embed``: the caller already knows whether the bytes are valid UTF-8 JSON with no
+    surrounding whitespace (None: look).
     """
-    return _pieces(frame, _embeddable(frame.data))
+    return _pieces(frame, _embeddable(frame.data) if embed is None else embed)
 
 
 def _pieces(frame: Frame, embeddable: bool) -> list[bytes]:
@@ -194,9 +196,9 @@ def frames_lines(frames: list[Frame]) -> list[bytes]:
 _DIR_BYTES = {"c2a": b"c2a", "a2c": b"a2c", "err": b"err"}
 
 
-def encode_frame(frame: Frame) -> bytes:
-    """A frame entry line as one bytes object."""
-    return b"".join(frame_pieces(frame))
+def encode_frame(frame: Frame, embed: bool | None = None) -> bytes:
+    """A frame entry line as one bytes object (``embed``: as for :func:`frame_pieces`)."""
+    return b"".join(frame_pieces(frame, embed))
 
 
 def _embeddable(data: bytes) -> bool:

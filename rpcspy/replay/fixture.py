@@ -29,6 +29,8 @@ from rpcspy.recording.format import (
 from rpcspy.replay.normalise import NormaliseOptions, Normaliser
 
 NOTE_PREFIX = "rpcspy fixture: "
+_WS = frozenset(b" \t\r\n")
+"""JSON's blanks: a frame with them around its value is not embedded (see ``format.frame_pieces``)."""
 
 
 class FixtureSettings(msgspec.Struct, kw_only=True):
@@ -89,7 +91,9 @@ def fixture_lines(header: Header, entries: Iterable[msgspec.Struct], options: No
         if isinstance(entry, FrameEntry):
             frame = entry.to_frame()
             data = norm.frame(frame.data)
-            yield encode_frame(Frame(frame.seq, frame.t, frame.dir, data, frame.nl, frame.cr, frame.injected))
+            # one pass: the normaliser's decode already proved JSON (UTF-8 checked); its encoding has no blanks
+            embed = (norm.changed or (data[0] not in _WS and data[-1] not in _WS)) if norm.json else None
+            yield encode_frame(Frame(frame.seq, frame.t, frame.dir, data, frame.nl, frame.cr, frame.injected), embed)
         elif isinstance(entry, NoteEntry):
             if entry.text.startswith(NOTE_PREFIX):
                 continue  # re-fixturing: the new settings note replaces the old

@@ -95,6 +95,9 @@ class Normaliser:
         self._frames: dict[bytes, Any] = {}  # frame() results of small frames (_SAME: unchanged)
         self._keys: dict[str, int] = {}  # key -> _PLAIN or _SPECIAL
         self.changed = False
+        self.json = False
+        """The last :meth:`frame` was JSON, decoded: its answer is valid UTF-8 JSON (when changed, msgspec's
+        encoding; else its own bytes)."""
 
     # -- public ------------------------------------------------------------------------
     def value(self, value: Any) -> Any:
@@ -178,17 +181,18 @@ class Normaliser:
         """
         small = len(data) <= _CACHE_FRAME
         if small and (got := self._frames.get(data)) is not None:
+            got, self.json = got
             self.changed = got is not _SAME
             return data if got is _SAME else got
         out = self._frame(data)
         if small:
             if len(self._frames) >= _CACHE_ENTRIES:
                 self._frames.clear()
-            self._frames[data] = out if self.changed else _SAME
+            self._frames[data] = (out if self.changed else _SAME, self.json)
         return out
 
     def _frame(self, data: bytes) -> bytes:
-        self.changed = False
+        self.changed = self.json = False
         try:
             obj = _decode(data)
             compacted = False
@@ -198,9 +202,11 @@ class Normaliser:
                 obj = slim
             new = self.value(obj)
             self.changed = self.changed or compacted
-            return _encode(new) if self.changed else data
+            encoded = _encode(new) if self.changed else data
+            self.json = True
+            return encoded
         except DECODE_ERRORS:  # not JSON, or nested too deeply to walk: normalised as text
-            self.changed = False
+            self.changed = self.json = False
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError:

@@ -96,3 +96,36 @@ def test_settings_note_round_trip():
     assert parse_settings("something else") is None
     assert parse_settings("rpcspy fixture: {broken") is None
     assert msgspec.json.decode(settings_note(opts).text.split(": ", 1)[1])["usage"] is True
+
+
+HOSTILE = [b'{"id":"a","type":"prompt","message":"hi"}', b' {"type":"agent_start"} ', b'{"type":"x"}\t',
+           b'{"at":"/tmp/pytest-7/x","ts":1795331184161}', b'not json /tmp/pytest-7/y', b'\xff\xfe{"a":1}',
+           b'"caf\xc3\xa9"', b'{"s":"\xed\xa0\x80"}', b"[" * 3000 + b"]" * 3000, b"", b"  ", b"1", b"null",
+           b'{"a":"sk-abcdefghijklmnopqrstuv"}']
+
+
+def test_fixture_embeds_as_looking_would_without_a_second_decode(tmp_path, monkeypatch):
+    """One pass: a frame the normaliser decoded is not decoded again to decide whether to embed it, and
+    every frame (blanks around JSON, bad UTF-8, too deep, text, changed or not) is written as before."""
+    import rpcspy.replay.fixture as fixture_mod
+    from rpcspy.events import Frame
+    from rpcspy.recording import format as fmt
+    from rpcspy.recording.format import encode_entry, encode_frame
+    from rpcspy.recording.writer import make_header
+
+    frames = [Frame(i + 1, float(i), "a2c", data, nl=True) for i, data in enumerate(HOSTILE * 2)]
+    src = tmp_path / "r.jsonl"
+    with open(src, "wb") as f:
+        f.write(encode_entry(make_header(["pi", "--mode", "rpc"], mode="proxy")))
+        f.writelines(encode_frame(fr) for fr in frames)
+    looked = []
+    embeddable = fmt._embeddable
+    monkeypatch.setattr(fmt, "_embeddable", lambda data: looked.append(data) or embeddable(data))
+    rec = open_recording(str(src))
+    lines = list(fixture_lines(rec.header, rec.entries(), NormaliseOptions(), source="s"))
+    assert not {b'{"type":"agent_start"}', b'{"id":"a","type":"prompt","message":"hi"}'} & set(looked)
+    assert looked  # text, bad UTF-8 and too deep frames are still looked at
+    monkeypatch.setattr(fixture_mod, "encode_frame", lambda frame, embed=None: encode_frame(frame))  # always look
+    rec = open_recording(str(src))
+    assert list(fixture_lines(rec.header, rec.entries(), NormaliseOptions(), source="s")) == lines
+    assert len(lines) == 2 + len(frames)
