@@ -52,7 +52,7 @@ class LiveReplay:
     def close(self) -> None:
         os.close(self.in_w)
 
-    def read(self, timeout: float = 5.0) -> bytes:
+    def read(self, timeout: float = 60.0) -> bytes:
         """The next stdout line (raises TimeoutError)."""
         end = time.monotonic() + timeout
         while not self.lines:
@@ -65,10 +65,10 @@ class LiveReplay:
             self.lines.extend(self.framer.feed(chunk))
         return self.lines.pop(0)
 
-    def read_json(self, timeout: float = 5.0):
+    def read_json(self, timeout: float = 60.0):
         return msgspec.json.decode(self.read(timeout))
 
-    def read_until(self, typ: str, timeout: float = 5.0) -> list:
+    def read_until(self, typ: str, timeout: float = 60.0) -> list:
         out = []
         while True:
             obj = self.read_json(timeout)
@@ -82,7 +82,7 @@ class LiveReplay:
             return False
         return not select.select([self.out_r], [], [], wait)[0]
 
-    def finish(self, timeout: float = 5.0) -> tuple[int | None, list[bytes], bytes]:
+    def finish(self, timeout: float = 60.0) -> tuple[int | None, list[bytes], bytes]:
         """Close stdin; return (exit code, remaining stdout lines, stderr)."""
         try:
             self.close()
