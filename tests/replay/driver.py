@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import queue
 import select
 import threading
 import time
@@ -10,7 +11,7 @@ import time
 import msgspec
 
 from rpcspy.framing import LineFramer
-from rpcspy.pump.fake_agent import FakeAgent, ReplayOptions
+from rpcspy.pump.fake_agent import _EOF, FakeAgent, ReplayOptions
 from rpcspy.replay.engine import ReplayEngine
 from rpcspy.replay.matcher import Matcher
 from rpcspy.replay.normalise import NormaliseOptions, Normaliser
@@ -82,6 +83,20 @@ class LiveReplay:
             return False
         return not select.select([self.out_r], [], [], wait)[0]
 
+    def _stdin_read(self, timeout: float) -> None:
+        """Wait until the agent's stdin reader read its EOF: closing its pipe before then (a loaded machine delays
+        that thread) lets the fd number go to the next LiveReplay's pipe, whose lines that reader would steal."""
+        if self.agent.eof:  # the agent took the reader's last word itself
+            return
+        end = time.monotonic() + timeout
+        while (left := end - time.monotonic()) > 0:
+            try:
+                if self.agent.inq.get(timeout=left) is _EOF:
+                    return
+            except queue.Empty:
+                break
+        raise TimeoutError("the replay's stdin reader never saw EOF")
+
     def finish(self, timeout: float = 60.0) -> tuple[int | None, list[bytes], bytes]:
         """Close stdin; return (exit code, remaining stdout lines, stderr)."""
         try:
@@ -95,6 +110,7 @@ class LiveReplay:
             except (EOFError, TimeoutError):
                 break
         self.thread.join(timeout)
+        self._stdin_read(timeout)
         err = b""
         while chunk := os.read(self.err_r, 1 << 20):
             err += chunk

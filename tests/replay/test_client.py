@@ -129,12 +129,13 @@ def test_an_agent_that_ignores_eof_is_terminated_after_the_exit_grace(tmp_path: 
     assert run.run() == 128 + 15  # SIGTERM, long before the 120 s response timeout
     assert warned == ["the agent did not exit within 0.2 s of EOF; terminating it"]
 
+
 @pytest.mark.parametrize("name", ["01_basic_text_prompt", "60_extension_ui", "O1_omp_18.2.3_basic"])
 def test_round_trip_through_fake_agent_is_identical(tmp_path: Path, name: str):
     """Client replay of a recording against a replay of the same recording: rpcspy diff says same."""
     rec = f"{T}/{name}.jsonl"
     out = tmp_path / "new.jsonl"
-    p = subprocess.run(REPLAY + ["--client", rec, "-o", str(out), "--speed", "0", "--timeout", "5", "--diff", "--",
+    p = subprocess.run(REPLAY + ["--client", rec, "-o", str(out), "--speed", "0", "--timeout", "60", "--diff", "--",
                                  *REPLAY, "--speed", "0", rec], capture_output=True, timeout=120)
     assert p.returncode == 0, p.stdout.decode() + p.stderr.decode()
     assert b"same" in p.stdout and b"waiting" not in p.stderr
