@@ -76,7 +76,12 @@ def command(host: str, port: int, config: str, home: str | None, slow_delay: flo
 
         made = make_home(Path(home), base_url)
         out.append(f"# HOME written: {made} (working directory: {made / 'project'})\n")
-    sys.stdout.write("".join(out))
-    sys.stdout.flush()
-    if server is not None:
-        server.serve_until_signalled(lambda text: click.echo(f"rpcspy model-server: {text}", err=True))
+
+    def ready() -> None:
+        sys.stdout.write("".join(out))
+        sys.stdout.flush()
+
+    if server is None:
+        ready()
+    else:  # the URL is printed once SIGTERM is handled: whoever read it may stop the server at once
+        server.serve_until_signalled(lambda text: click.echo(f"rpcspy model-server: {text}", err=True), ready)

@@ -31,9 +31,11 @@ class ClientRun:
 
     def __init__(self, steps: list[Step], argv: list[str], *, recorder, speed: float = 1.0, timeout: float = 30.0,
                  warn: Callable[[str], None] | None = None,
-                 env: dict[str, str] | None = None) -> None:
+                 env: dict[str, str] | None = None, exit_grace: float | None = None) -> None:
         self.steps, self.argv, self.rec = steps, argv, recorder
         self.speed, self.timeout, self.warn = speed, timeout, warn or _warn
+        self.exit_grace = timeout if exit_grace is None else exit_grace
+        """Seconds the agent has to exit after EOF before it is terminated (``timeout`` unless given)."""
         self.env = env
         self.live = Said()
         self.cond = threading.Condition()
@@ -135,9 +137,9 @@ class ClientRun:
 
     def _wait_exit(self, proc: subprocess.Popen[bytes]) -> int:
         try:
-            return proc.wait(self.timeout)
+            return proc.wait(self.exit_grace)
         except subprocess.TimeoutExpired:
-            self.warn(f"the agent did not exit within {self.timeout:g} s of EOF; terminating it")
+            self.warn(f"the agent did not exit within {self.exit_grace:g} s of EOF; terminating it")
             end_process_group(proc.pid)
             return proc.wait()
 

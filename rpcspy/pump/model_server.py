@@ -154,15 +154,22 @@ class ModelServer:
         while self._thread.is_alive():
             self._thread.join(0.2)
 
-    def serve_until_signalled(self, announce: Callable[[str], None] | None = None) -> None:
-        """Serve until Ctrl-C or SIGTERM (a handler is set: call from the main thread), then stop."""
+    def serve_until_signalled(self, announce: Callable[[str], None] | None = None,
+                              ready: Callable[[], None] | None = None) -> None:
+        """Serve until Ctrl-C or SIGTERM (a handler is set: call from the main thread), then stop.
+
+        ``ready`` runs once the SIGTERM handler is in place: print the URL there, so a caller that
+        signals as soon as it has read it cannot kill the process before the handler exists.
+        """
         def stop(signum: int, frame: object) -> None:
             raise KeyboardInterrupt
 
         signal.signal(signal.SIGTERM, stop)
-        if announce is not None:
-            announce("serving (Ctrl-C to stop)")
         try:
+            if ready is not None:
+                ready()
+            if announce is not None:
+                announce("serving (Ctrl-C to stop)")
             self.serve_forever()
         except KeyboardInterrupt:
             pass

@@ -47,4 +47,21 @@ def test_serves_chat_completions_until_sigterm() -> None:
         conn.close()
     finally:
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(10) == 0
+        assert proc.wait(60) == 0
+
+
+def test_the_url_is_printed_once_sigterm_is_handled() -> None:
+    """A caller may SIGTERM the server as soon as it read the URL line: it still stops cleanly (exit 0)."""
+    script = ("import os, signal, sys\nfrom rpcspy.cli import main\n"
+              "class Out:\n"
+              "    def __init__(self, out): self.out = out\n"
+              "    def __getattr__(self, name): return getattr(self.out, name)\n"
+              "    def write(self, text):\n"
+              "        n = self.out.write(text)\n"
+              "        if text.startswith('# model server:'): self.out.flush(); os.kill(os.getpid(), signal.SIGTERM)\n"
+              "        return n\n"
+              "sys.stdout = Out(sys.stdout)\n"
+              "main(['model-server', '--config', 'none'])\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("# model server: http://127.0.0.1:")

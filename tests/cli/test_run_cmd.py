@@ -70,9 +70,14 @@ def test_unanswered_command_is_reported_live(tmp_path: Path) -> None:
     assert proc.stdout.readline().startswith(b'{"pid"')  # type: ignore[union-attr]
     proc.stdin.write(b'{"id":"lost","type":"get_state"}\n')  # type: ignore[union-attr]
     proc.stdin.flush()  # type: ignore[union-attr]
-    time.sleep(3)
-    live = [e for e in open_recording(rec).entries()
-            if isinstance(e, FindingEntry) and e.rule == "correlation.unanswered"]
+    deadline = time.monotonic() + 60  # the agent never answers: the finding comes while it runs, however slowly
+    while True:
+        live = [e for e in open_recording(rec).entries()
+                if isinstance(e, FindingEntry) and e.rule == "correlation.unanswered"]
+        if live or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert proc.poll() is None  # still running: the report was live
     proc.stdin.close()  # type: ignore[union-attr]
     proc.wait(30)
     assert live, "the overdue command was not reported while the session ran"

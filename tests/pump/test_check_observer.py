@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import select
+import time
 from pathlib import Path
 
 from rpcspy.events import Event, Exit, Finding, Frame, Note
@@ -20,6 +22,17 @@ def drive(observer: CheckObserver, *events: Event) -> list[Event]:
     for event in events:
         observer.handle(event, out.append)
     return out
+
+
+def read_lines(fd: int, count: int, timeout: float = 60.0) -> bytes:
+    """Read ``fd`` (a pty master) until ``count`` lines arrived: a pty hands its bytes over in pieces."""
+    data, deadline = b"", time.monotonic() + timeout
+    while data.count(b"\n") < count:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            break  # the assert below shows what did arrive
+        data += os.read(fd, 65536)
+    return data
 
 
 def test_findings_go_into_the_stream_and_the_report(tmp_path: Path) -> None:
@@ -81,7 +94,7 @@ def test_report_on_a_terminal_is_coloured_by_severity(monkeypatch) -> None:  # t
         drive(obs, frame(1, "c2a", b'{"id":"b","type":"bogus"}'),
               frame(2, "c2a", b'{"id":"c","type":"get_state"}', cr=True))
         obs.close()
-        text = os.read(master, 65536).decode()
+        text = read_lines(master, 2).decode()
     finally:
         os.close(master)
         os.close(slave)

@@ -12,8 +12,8 @@ from tests.pump.test_orphans import _gone
 
 FAMILY = ("import json, subprocess, sys, time; "
           "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)']); "
-          "print(json.dumps({'child': child.pid}), flush=True); time.sleep(120)")
-"""An agent that ignores EOF, with a child of its own; prints the child's pid."""
+          "print(json.dumps({'type': 'response', 'child': child.pid}), flush=True); time.sleep(120)")
+"""An agent that ignores EOF, with a child of its own; prints the child's pid (an id-less response, to wait for)."""
 
 
 class Events:
@@ -51,10 +51,12 @@ def test_an_agent_killed_by_a_signal_exits_like_a_shell_says() -> None:
 
 
 def test_an_agent_that_ignores_eof_is_ended_with_its_children() -> None:
-    """After the timeout the whole group goes, the agent's own child too."""
+    """After the exit grace the whole group goes, the agent's own child too."""
     rec = Events()
     warnings: list[str] = []
-    run = ClientRun([Step(0.0, None, Said())], _agent(FAMILY), recorder=rec, timeout=0.5, warn=warnings.append)
+    ready = Said(idless=1)  # EOF once the child is spawned: a loaded machine may take longer than the grace to start
+    run = ClientRun([Step(0.0, None, ready)], _agent(FAMILY), recorder=rec, timeout=60, warn=warnings.append,
+                    exit_grace=0.5)
     assert run.run() == 143
     assert any("terminating it" in w for w in warnings)
     child = json.loads(next(e.data for e in rec.events if isinstance(e, Frame) and e.dir == "a2c"))["child"]

@@ -189,3 +189,19 @@ def test_serve_until_signalled_stops_the_server_on_sigterm() -> None:
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_ready_runs_once_sigterm_is_handled() -> None:
+    """A SIGTERM sent the moment ``ready`` announces the server stops it cleanly, not by the default action."""
+    import subprocess
+    import sys
+
+    from tests.paths import REPO
+
+    script = ("import os, signal\nfrom rpcspy.pump.model_server import ModelServer\n"
+              "srv = ModelServer().start()\n"
+              "srv.serve_until_signalled(ready=lambda: os.kill(os.getpid(), signal.SIGTERM))\n"
+              "print('stopped', srv._server is None, flush=True)\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          env={"PYTHONPATH": str(REPO)})
+    assert (proc.returncode, proc.stdout) == (0, "stopped True\n"), proc.stderr

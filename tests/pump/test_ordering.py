@@ -45,6 +45,6 @@ def test_relay_publishes_before_it_forwards() -> None:
     relay.start()
     os.write(src_w, b'{"type":"get_state"}\n')
     os.close(src_w)
-    relay.join(10)
+    relay.join(60)
     assert forwarded_at_publish == [b""]
     assert os.read(dst_r, 65536) == b'{"type":"get_state"}\n'

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import queue
 import select
 import threading
 import time
@@ -10,7 +11,7 @@ import time
 import msgspec
 
 from rpcspy.framing import LineFramer
-from rpcspy.pump.fake_agent import FakeAgent, ReplayOptions
+from rpcspy.pump.fake_agent import _EOF, FakeAgent, ReplayOptions
 from rpcspy.replay.engine import ReplayEngine
 from rpcspy.replay.matcher import Matcher
 from rpcspy.replay.normalise import NormaliseOptions, Normaliser
@@ -52,7 +53,7 @@ class LiveReplay:
     def close(self) -> None:
         os.close(self.in_w)
 
-    def read(self, timeout: float = 5.0) -> bytes:
+    def read(self, timeout: float = 60.0) -> bytes:
         """The next stdout line (raises TimeoutError)."""
         end = time.monotonic() + timeout
         while not self.lines:
@@ -65,10 +66,10 @@ class LiveReplay:
             self.lines.extend(self.framer.feed(chunk))
         return self.lines.pop(0)
 
-    def read_json(self, timeout: float = 5.0):
+    def read_json(self, timeout: float = 60.0):
         return msgspec.json.decode(self.read(timeout))
 
-    def read_until(self, typ: str, timeout: float = 5.0) -> list:
+    def read_until(self, typ: str, timeout: float = 60.0) -> list:
         out = []
         while True:
             obj = self.read_json(timeout)
@@ -82,7 +83,21 @@ class LiveReplay:
             return False
         return not select.select([self.out_r], [], [], wait)[0]
 
-    def finish(self, timeout: float = 5.0) -> tuple[int | None, list[bytes], bytes]:
+    def _stdin_read(self, timeout: float) -> None:
+        """Wait until the agent's stdin reader read its EOF: closing its pipe before then (a loaded machine delays
+        that thread) lets the fd number go to the next LiveReplay's pipe, whose lines that reader would steal."""
+        if self.agent.eof:  # the agent took the reader's last word itself
+            return
+        end = time.monotonic() + timeout
+        while (left := end - time.monotonic()) > 0:
+            try:
+                if self.agent.inq.get(timeout=left) is _EOF:
+                    return
+            except queue.Empty:
+                break
+        raise TimeoutError("the replay's stdin reader never saw EOF")
+
+    def finish(self, timeout: float = 60.0) -> tuple[int | None, list[bytes], bytes]:
         """Close stdin; return (exit code, remaining stdout lines, stderr)."""
         try:
             self.close()
@@ -95,6 +110,7 @@ class LiveReplay:
             except (EOFError, TimeoutError):
                 break
         self.thread.join(timeout)
+        self._stdin_read(timeout)
         err = b""
         while chunk := os.read(self.err_r, 1 << 20):
             err += chunk

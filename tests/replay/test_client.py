@@ -110,11 +110,24 @@ def test_waits_for_responses_then_times_out_with_a_note(tmp_path: Path):
     agent.at(1.2).eof().exit(0)
     path = agent.write(tmp_path / "agent.jsonl")
     run = ClientRun(plan(open_recording(src).entries()), REPLAY + ["--speed", "0", str(path)], recorder=None,
-                    speed=0, timeout=0.5, warn=lambda m: None)
+                    speed=0, timeout=0.5, warn=lambda m: None, exit_grace=60)  # a loaded machine is slow to exit
     t0 = time.monotonic()
     assert run.run() == 0
     assert 0.4 < time.monotonic() - t0 < 5
     assert len(run.stalls) == 1 and "1 agent_end" in run.stalls[0]
+
+
+
+def test_an_agent_that_ignores_eof_is_terminated_after_the_exit_grace(tmp_path: Path):
+    r = Rec()
+    r.at(1.0).c({"id": "a", "type": "get_state"})
+    r.at(1.1).eof().exit(0)
+    warned: list[str] = []
+    run = ClientRun(plan(open_recording(r.write(tmp_path / "src.jsonl")).entries()),
+                    [sys.executable, "-c", "import time; time.sleep(120)"], recorder=None, speed=0, timeout=120,
+                    warn=warned.append, exit_grace=0.2)
+    assert run.run() == 128 + 15  # SIGTERM, long before the 120 s response timeout
+    assert warned == ["the agent did not exit within 0.2 s of EOF; terminating it"]
 
 
 @pytest.mark.parametrize("name", ["01_basic_text_prompt", "60_extension_ui", "O1_omp_18.2.3_basic"])
@@ -122,7 +135,7 @@ def test_round_trip_through_fake_agent_is_identical(tmp_path: Path, name: str):
     """Client replay of a recording against a replay of the same recording: rpcspy diff says same."""
     rec = f"{T}/{name}.jsonl"
     out = tmp_path / "new.jsonl"
-    p = subprocess.run(REPLAY + ["--client", rec, "-o", str(out), "--speed", "0", "--timeout", "5", "--diff", "--",
+    p = subprocess.run(REPLAY + ["--client", rec, "-o", str(out), "--speed", "0", "--timeout", "60", "--diff", "--",
                                  *REPLAY, "--speed", "0", rec], capture_output=True, timeout=120)
     assert p.returncode == 0, p.stdout.decode() + p.stderr.decode()
     assert b"same" in p.stdout and b"waiting" not in p.stderr
