@@ -70,7 +70,21 @@ class CheckObserver:
 
     def handle(self, event: Event, emit: Emit) -> None:
         if type(event) is Frame:  # the common case first, and nothing more when nothing was found
-            found = self._frame(event)
+            # the checker's fast lane, exactly as ``Checker.feed_many`` takes it (inline: once a frame)
+            data, checker = event.data, self.checker
+            typed: Any = self._untried
+            if event.dir == "a2c" and event.nl and not event.cr and 0 < len(data) <= self._kib64:
+                lane = self._lane
+                if lane is None:
+                    lane = self._lane = checker.lane()
+                if lane is not None:
+                    typed = lane(data)
+                    if typed is self._handled:
+                        if self._timed and (found := checker.tick(event.t)):
+                            self._publish(found, emit)
+                        return
+            self._lane = None  # a fed frame may change the dialect
+            found = checker.feed(event, typed)
         elif isinstance(event, Exit):
             self._finished = True
             found = self.checker.finish(event.t, exit_code=event.code)
@@ -84,21 +98,6 @@ class CheckObserver:
         if not self._told_dialect and self.checker.dialect != "auto":
             self._told_dialect = True
             self._write(f"rpcspy: dialect {self.checker.dialect} ({self.checker.dialect_reason})", "note")
-
-    def _frame(self, frame: Frame) -> list[Finding]:
-        """:meth:`Checker.feed`, by the fast lane when it takes the frame (exactly as ``feed_many``)."""
-        checker, data = self.checker, frame.data
-        typed: Any = self._untried
-        if frame.dir == "a2c" and frame.nl and not frame.cr and 0 < len(data) <= self._kib64:
-            lane = self._lane
-            if lane is None:
-                lane = self._lane = checker.lane()
-            if lane is not None:
-                typed = lane(data)
-                if typed is self._handled:
-                    return checker.tick(frame.t) if self._timed else []
-        self._lane = None  # a fed frame may change the dialect
-        return checker.feed(frame, typed)
 
     def tick(self, t: float, emit: Emit) -> None:
         """No traffic for a while: commands unanswered past --unanswered-after are reported now."""
