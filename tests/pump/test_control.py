@@ -266,6 +266,7 @@ def test_an_answer_and_the_exit_in_one_batch_keep_their_order(server) -> None:
     assert server.frames == {"c2a": 1, "a2c": 1, "err": 1} and server.injected["a2c"] == 1
     assert server._why.frames == 2 and server._why.exit == (4, 0.4, 0)
 
+
 def test_session_failure_to_inject_is_reported(rundir: Path) -> None:
     def broken(line: bytes) -> None:
         raise BrokenPipeError("the agent's stdin is closed")
