@@ -433,4 +433,3 @@ def test_a_subscription_hands_out_batches_and_says_when_the_session_ended(server
     rest = [e for batch in batches for e in batch]
     assert [type(e).__name__ for e in rest][-2:] == ["FrameEntry", "ExitEntry"] and sub.ended
     assert sub.client.closed.wait(2)
-
