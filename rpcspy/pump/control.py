@@ -42,9 +42,9 @@ from rpcspy.recording.writer import event_line
 BACKLOG_EVENTS = 2000
 BACKLOG_BYTES = 8 << 20
 MAX_CLIENTS = 16
+"""Connections served at once (two threads each); one more is told so and closed."""
 _MARKS = (Start, Exit, Eof)
 """Events the control server acts on besides frames (an observer's findings and notes only pass through)."""
-"""Connections served at once (two threads each); one more is told so and closed."""
 
 
 class ControlError(Exception):
