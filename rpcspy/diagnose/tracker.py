@@ -57,6 +57,30 @@ class Tracker(InFlight):
             return
         self.feed_decoded(frame, obj)
 
+    def feed_many(self, frames: list[Frame]) -> None:
+        """:meth:`feed` each frame in order, with the same state after. Once the dialect is sure, the
+        message updates among them (the bulk of a session, which only move the clock, the count and
+        the last frame of their direction) are found in one pass and accounted for together."""
+        if not self.detector.sure:
+            for frame in frames:
+                self.feed(frame)
+            return
+        update, feed = _UPDATE, self.feed
+        rest = [f for f in frames if f.dir == "err" or not f.data.startswith(update)]
+        for frame in rest:  # nothing here reads the clock, the count or the last frames
+            feed(frame)
+        if len(rest) == len(frames):
+            return
+        self.frames += len(frames) - len(rest)
+        self.t = max(self.t, max(f.t for f in frames))
+        todo = {"a2c", "c2a"}
+        for frame in reversed(frames):
+            if frame.dir in todo:
+                todo.discard(frame.dir)
+                self.last[frame.dir] = (frame.seq, frame.t)
+                if not todo:
+                    break
+
     def feed_decoded(self, frame: Frame, obj: Any) -> None:
         """The rest of :meth:`feed`, for a caller that decoded the frame already (the checker)."""
         if type(obj) is not dict:

@@ -43,6 +43,8 @@ BACKLOG_EVENTS = 2000
 BACKLOG_BYTES = 8 << 20
 MAX_CLIENTS = 16
 """Connections served at once (two threads each); one more is told so and closed."""
+_MARKS = (Start, Exit, Eof)
+"""Events the control server acts on besides frames (an observer's findings and notes only pass through)."""
 
 
 class ControlError(Exception):
@@ -182,34 +184,15 @@ class ControlServer:
 
     def handle_batch(self, events: list[Event]) -> None:
         """Events in order: the why tracker, counts and answers to injections, the backlog, watchers."""
-        with self._why_lock:
-            feed, observe = self._why.feed, self._why.observe
+        frames = [e for e in events if type(e) is Frame]
+        if len(frames) == len(events) or not any(type(e) in _MARKS for e in events):
+            self._frames(frames)  # nothing in between that the frames' order matters to
+        else:
             for event in events:
                 if type(event) is Frame:
-                    feed(event)
+                    self._frames([event])
                 else:
-                    observe(event)
-        frames = self.frames
-        for event in events:
-            if type(event) is Frame:
-                frames[event.dir] += 1
-                if event.injected and event.dir != "err":
-                    self.injected[event.dir] += 1
-                    if event.dir == "a2c":  # a diverted answer: to its injector only
-                        with self._lock:
-                            self._execute(self._ledger.answer(event.data))
-            elif isinstance(event, Start):
-                self.agent_pid = event.pid
-                try:
-                    self._write_meta()
-                except OSError:
-                    pass
-            elif isinstance(event, Exit):
-                self.exit_code = event.code
-                with self._lock:
-                    self._execute(self._ledger.fail_all("the agent exited before answering"))
-            elif isinstance(event, Eof) and event.dir == "c2a":
-                self.input_closed = True
+                    self._mark(event)
         # only the last BACKLOG_EVENTS can stay in the backlog: what came before them falls out anyway
         held = [(e, len(e.data) + 64 if type(e) is Frame else 128) for e in events[-BACKLOG_EVENTS:]]
         with self._lock:
@@ -224,6 +207,37 @@ class ControlServer:
                 line = event_line(event)
                 for conn in self._subs:
                     conn.push(line)
+
+    def _frames(self, frames: list[Frame]) -> None:
+        """Frames in order: the why tracker, the counts, answers to injections."""
+        with self._why_lock:
+            self._why.feed_many(frames)
+        dirs: list[str] = [f.dir for f in frames]
+        counts = self.frames
+        for direction in counts:
+            counts[direction] += dirs.count(direction)
+        for frame in [f for f in frames if f.injected and f.dir != "err"]:
+            self.injected[frame.dir] += 1
+            if frame.dir == "a2c":  # a diverted answer: to its injector only
+                with self._lock:
+                    self._execute(self._ledger.answer(frame.data))
+
+    def _mark(self, event: Event) -> None:
+        """Any other event: the start, the exit, EOFs (the rest only pass through)."""
+        with self._why_lock:
+            self._why.observe(event)
+        if isinstance(event, Start):
+            self.agent_pid = event.pid
+            try:
+                self._write_meta()
+            except OSError:
+                pass
+        elif isinstance(event, Exit):
+            self.exit_code = event.code
+            with self._lock:
+                self._execute(self._ledger.fail_all("the agent exited before answering"))
+        elif isinstance(event, Eof) and event.dir == "c2a":
+            self.input_closed = True
 
     def flush(self) -> None:
         pass

@@ -249,6 +249,24 @@ def test_pending_injection_fails_when_the_agent_exits(server) -> None:
     assert msg["ok"] is False and "exited" in msg["error"]
 
 
+def test_an_answer_and_the_exit_in_one_batch_keep_their_order(server) -> None:
+    """A batch with the exit takes the events in order: the answer first reaches its injector, then the
+    exit fails the injection still pending; the counts and the why tracker see every frame."""
+    with ControlClient(server.sock_path) as client:
+        ack = client.inject({"id": "a", "type": "get_state"})
+        late = client.inject({"id": "b", "type": "get_state"})
+        answer = frame(3, "a2c", {"id": "rpcspy-inject-1", "type": "response", "command": "get_state",
+                                  "success": True}, injected=True)
+        server.handle_batch([frame(1, "c2a", {"id": "x", "type": "get_state"}), answer, Exit(4, 0.4, 0),
+                             frame(5, "err", "bye")])
+        first = client.wait_response(ack["ref"], 5)
+        second = client.wait_response(late["ref"], 5)
+    assert first["response"]["id"] == "a" and first["inject_id"] == "rpcspy-inject-1"
+    assert second["ok"] is False and "exited" in second["error"]
+    assert server.frames == {"c2a": 1, "a2c": 1, "err": 1} and server.injected["a2c"] == 1
+    assert server._why.frames == 2 and server._why.exit == (4, 0.4, 0)
+
+
 def test_session_failure_to_inject_is_reported(rundir: Path) -> None:
     def broken(line: bytes) -> None:
         raise BrokenPipeError("the agent's stdin is closed")
