@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rpcspy.backpressure import POLL, STALL_AFTER, Backpressure, Verdict
+from rpcspy.backpressure import POLL, STALL_AFTER, Backpressure, Verdict, gap_reason
 from rpcspy.events import Direction, Event
 from rpcspy.pump import wire
 
@@ -42,8 +42,7 @@ HOLD_BYTES = 16 << 20
 
 def fell_behind(stall_after: float) -> str:
     """Why the pipe's data became a gap, said in the recording and once on stderr."""
-    waited = f" and took nothing for {stall_after:g} s" if stall_after > 0 else ""
-    return f"the observers stalled (their pipe was full{waited})"
+    return gap_reason("their pipe was full", stall_after)
 
 
 @dataclass
