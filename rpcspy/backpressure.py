@@ -62,3 +62,9 @@ class Backpressure:
     def stalled(self, now: float) -> bool:
         """Whether the observers, last seen at the bound, have made no progress for ``stall_after``."""
         return self.mark is not None and now - self.since >= self.stall_after
+
+
+def gap_reason(bound: str, stall_after: float) -> str:
+    """Why data became a gap at ``bound`` (e.g. "their pipe was full"), said in the recording and once."""
+    waited = f" and took nothing for {stall_after:g} s" if stall_after > 0 else ""
+    return f"the observers stalled ({bound}{waited})"

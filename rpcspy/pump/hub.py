@@ -8,7 +8,8 @@ right after its frame; the others (recorder, control socket) get the numbered ev
 of a whole chunk in one ``handle_batch`` call. Two feeders sit in front of it:
 
 * :class:`Hub` (this module): a thread in the proxy's own process, with a queue
-  bounded in bytes that never makes a relay wait (used by the REPL and drive);
+  bounded in bytes; at the bound a relay waits while the thread makes progress and
+  records a gap once it stalls (:mod:`rpcspy.backpressure`; used by the REPL and drive);
 * the observer process (``observer_process.py``), the proxy's default, so observers
   never share a GIL with the relays and survive a crash of the proxy.
 """
@@ -16,10 +17,12 @@ of a whole chunk in one ``handle_batch`` call. Two feeders sit in front of it:
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from rpcspy.backpressure import POLL, STALL_AFTER, Backpressure, Verdict, gap_reason
 from rpcspy.events import DIRECTIONS, Direction, Eof, Event, Frame, Note
 from rpcspy.framing import LineFramer, split_cr
 
@@ -29,7 +32,6 @@ if TYPE_CHECKING:
 Emit = Callable[[Event], None]
 BATCH_FRAMES = 4096
 """At most this many frames per batch: a huge chunk of small lines is handed over in parts."""
-FELL_BEHIND = "the observers fell behind (their queue was full)"
 
 
 class Observer(Protocol):
@@ -262,22 +264,35 @@ class Dispatcher:
 class Hub:
     """A :class:`Sink` that feeds a :class:`Dispatcher` in a thread of this process.
 
-    The queue is bounded in bytes and a relay never waits for it: a chunk that does not
-    fit is dropped at once, and the recording gets a ``note`` saying how many bytes of
-    which direction are missing and after which frame (a gap, as in the observer process).
+    The queue is bounded in bytes. At the bound a relay waits for as long as the thread
+    keeps taking chunks (:class:`Backpressure`, its progress being the bytes taken), so a
+    slow observer slows the agent down instead of losing output; once it has taken nothing
+    for ``stall_after`` seconds, a chunk that does not fit is dropped at once (until it
+    moves again), and the recording gets a ``note`` saying how many bytes of which
+    direction are missing and after which frame (a gap, as in the observer process).
     """
 
     tape: Tape | None = None
     """No tape: relays hand over every chunk."""
 
     def __init__(self, observers: Iterable[Observer], *, warn: Callable[[str], None],
-                 max_pending: int = 8 << 20) -> None:
+                 max_pending: int = 8 << 20, stall_after: float = STALL_AFTER,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.dispatcher = Dispatcher(observers, warn=warn)
         self._warn = warn
         self._max_pending = max_pending
         self._queue: deque[tuple | list] = deque()
         self._pending = 0
-        self._cond = threading.Condition()
+        self.consumed = 0
+        """Bytes of chunks the thread has handed to the observers: their progress."""
+        lock = threading.Lock()
+        self._cond = threading.Condition(lock)
+        """Work for the thread."""
+        self._room = threading.Condition(lock)
+        """Room in the queue, or progress, for a relay waiting at the bound."""
+        self._gate = Backpressure(stall_after)
+        self._clock = clock
+        self._reason = gap_reason("their queue was full", stall_after)
         self._closed = False
         self._told = False
         self._dropped: dict[str, int] = {}
@@ -288,21 +303,24 @@ class Hub:
         return self.dispatcher.observers
 
     def publish(self, direction: Direction, t: float, chunk: bytes, injected: bool = False) -> None:
-        """Hand over a chunk that has already been forwarded; never waits."""
+        """Hand over a chunk; at the bound, wait while the observers progress, else note a gap."""
         n = len(chunk)
         with self._cond:
-            if self._pending + n > self._max_pending and self._pending:  # a gap: the same one while it lasts
-                self._dropped[direction] = self._dropped.get(direction, 0) + n
+            while self._pending + n > self._max_pending and self._pending:
+                if self._gate.decide(full=True, position=self.consumed, now=self._clock()) is Verdict.WAIT:
+                    self._room.wait(POLL)
+                    continue
+                self._dropped[direction] = self._dropped.get(direction, 0) + n  # the same gap while it lasts
                 last = self._queue[-1] if self._queue else None
                 if isinstance(last, list) and last[1] == direction:
                     last[3] += n
                 else:
-                    self._queue.append(["drop", direction, t, n, FELL_BEHIND])
+                    self._queue.append(["drop", direction, t, n, self._reason])
                     self._cond.notify()
-            else:
-                self._pending += n
-                self._queue.append(("data", direction, t, chunk, injected))
-                self._cond.notify()
+                return
+            self._pending += n
+            self._queue.append(("data", direction, t, chunk, injected))
+            self._cond.notify()
 
     def publish_eof(self, direction: Direction, t: float) -> None:
         self._put(("eof", direction, t))
@@ -338,30 +356,34 @@ class Hub:
                 batch = list(self._queue)
                 self._queue.clear()
                 closing = self._closed and not batch
-                freed = sum(len(item[3]) for item in batch if item[0] == "data")
             for item in batch:
                 kind = item[0]
                 if kind == "data":
                     d.data(*item[1:])
+                    self._took(len(item[3]))
                 elif kind == "eof":
                     d.eof(*item[1:])
                 elif kind == "drop":
                     if not self._told:  # said here, in the hub's thread like its other warnings
                         self._told = True
-                        self._warn(f"{FELL_BEHIND}; what they miss is left out of the recording, which says how "
+                        self._warn(f"{item[4]}; what they miss is left out of the recording, which says how "
                                    "much (forwarding goes on)")
                     d.dropped(*item[1:])
                 elif kind == "observer":
                     d.add_observer(item[1])
                 else:
                     d.event(item[1])
-            with self._cond:
-                self._pending -= freed
-                self._cond.notify_all()
             d.flush()
             if closing:
                 break
         d.close()
+
+    def _took(self, n: int) -> None:
+        """The observers took a chunk of ``n`` bytes: room, and progress, for a waiting relay."""
+        with self._cond:
+            self._pending -= n
+            self.consumed += n
+            self._room.notify_all()
 
     @property
     def dropped(self) -> dict[str, int]:

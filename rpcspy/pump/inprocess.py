@@ -2,6 +2,8 @@
 
 ``rpcspy repl`` (its local backend) and ``rpcspy drive`` are that client: they write commands
 with :meth:`InProcessProxy.send` and get the numbered events from the proxy's observers.
+Observers too slow for the agent slow it down as in ``rpcspy run``: gaps only once they
+make no progress for ``RPCSPY_GAP_AFTER`` seconds (default 2; 0: never wait).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from rpcspy.backpressure import STALL_AFTER
 from rpcspy.events import Event, Note
 from rpcspy.pump.session import ObserverFactory, Session
 from rpcspy.pump.spawn import signal_group
@@ -23,6 +26,20 @@ if TYPE_CHECKING:
 
 OnEvents = Callable[[list[Event]], None]
 OnEnd = Callable[[], None]
+GAP_AFTER_ENV = "RPCSPY_GAP_AFTER"
+
+
+def gap_after_from_env(environ: dict[str, str] | None = None) -> tuple[float, str | None]:
+    """``RPCSPY_GAP_AFTER`` (seconds, at least 0) as ``rpcspy run --gap-after`` reads it, and what was
+    wrong with it (then the default is used)."""
+    text = (os.environ if environ is None else environ).get(GAP_AFTER_ENV, "").strip()
+    try:
+        value = float(text) if text else STALL_AFTER
+    except ValueError:
+        value = -1.0
+    if value >= 0:
+        return value, None
+    return STALL_AFTER, f"{GAP_AFTER_ENV}={text!r} is not a number of seconds (at least 0): {STALL_AFTER:g} used"
 
 
 class _EventsObserver:
@@ -71,7 +88,8 @@ class InProcessProxy:
     """
 
     def __init__(self, argv: Sequence[str], record_path: str | None, *, env: dict[str, str] | None = None,
-                 check: bool = True, dialect: str = "auto", control: bool = True, mode: str = "repl") -> None:
+                 check: bool = True, dialect: str = "auto", control: bool = True, mode: str = "repl",
+                 gap_after: float | None = None) -> None:
         self.argv = list(argv)
         self.mode = mode
         self.record_path = record_path
@@ -79,6 +97,11 @@ class InProcessProxy:
         self.check = check
         self.dialect = dialect
         self.control = control
+        self._env_problem: str | None = None
+        if gap_after is None:
+            gap_after, self._env_problem = gap_after_from_env()
+        self.gap_after = gap_after
+        """How long observers that make no progress are waited for before gaps (None: RPCSPY_GAP_AFTER)."""
         self.session: ProxySession | None = None
         self.exit_code: int | None = None
         self._w_in: int | None = None
@@ -101,8 +124,10 @@ class InProcessProxy:
             factories.insert(0, self._checker)
         config = ProxyConfig(argv=self.argv, record_path=self.record_path, env=self.env, observers=factories,
                              stdin=r_in, stdout=w_out, stderr=w_err, observer_process=False, control=self.control,
-                             mode=self.mode)
+                             mode=self.mode, gap_after=self.gap_after)
         self.session = session = ProxySession(config, warn=_Warn(on_events, time.monotonic()))
+        if self._env_problem is not None:
+            session.warn(self._env_problem)
         for fd in (r_out, r_err):  # the client's stdout and stderr: the observer shows them, drain the pipes
             threading.Thread(target=_drain, args=(fd,), daemon=True).start()
 

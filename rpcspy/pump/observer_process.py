@@ -26,7 +26,7 @@ from rpcspy.pump.pipesink import PipeSink
 from rpcspy.pump.session import ObserverFactory
 from rpcspy.pump.spawn import F_SETPIPE_SZ, PIPE_SIZE, end_process_group
 from rpcspy.pump.tape import AVAILABLE as TAPE_AVAILABLE
-from rpcspy.pump.tape import Tape
+from rpcspy.pump.tape import Tape, count_dispatched
 from rpcspy.pump.tape_reader import TapeReader
 
 Warn = Callable[[str], None]
@@ -165,6 +165,7 @@ def _child_main(data_fd: int, tape: Tape | None, make_observers: ObserverFactory
             dispatcher.flush()
             continue
         for msg in decoder.feed(chunk):
+            count_dispatched(tape)  # progress the relays see in the tape's shared page, message by message
             if msg.t:
                 last_t, last_at = msg.t, time.monotonic()
             if msg.kind == wire.DATA:

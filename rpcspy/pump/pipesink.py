@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rpcspy.backpressure import POLL, STALL_AFTER, Backpressure, Verdict
+from rpcspy.backpressure import POLL, STALL_AFTER, Backpressure, Verdict, gap_reason
 from rpcspy.events import Direction, Event
 from rpcspy.pump import wire
 
@@ -42,8 +42,7 @@ HOLD_BYTES = 16 << 20
 
 def fell_behind(stall_after: float) -> str:
     """Why the pipe's data became a gap, said in the recording and once on stderr."""
-    waited = f" and took nothing for {stall_after:g} s" if stall_after > 0 else ""
-    return f"the observers stalled (their pipe was full{waited})"
+    return gap_reason("their pipe was full", stall_after)
 
 
 @dataclass
@@ -150,13 +149,17 @@ class PipeSink:
                     self._held.append((pieces, in_memory))
                     self._held_bytes += in_memory
                     return
-                if self._gate.decide(full=True, position=self.sent, now=self._clock()) is Verdict.CUT:
+                if self._gate.decide(full=True, position=self._progress(), now=self._clock()) is Verdict.CUT:
                     if direction is None:
                         self._add_gap("c2a", t, 0, 0, self._fell_behind).events += 1
                     else:
                         self._add_gap(direction, t, size, on_tape, self._fell_behind)
                     return
                 select.select([], [self.fd], [], POLL)  # the pipe is draining: the relay (and its writer) waits
+
+    def _progress(self) -> int:
+        """The observers' position: bytes the pipe took, and messages the observer process dispatched."""
+        return self.sent + (self.tape.dispatched if self.tape is not None else 0)
 
     def _add_gap(self, direction: Direction, t: float, size: int, on_tape: int, reason: str) -> _Gap:
         last = self._held[-1] if self._held else None

@@ -140,7 +140,7 @@ class ProxySession:
                                                     tmp_dir=cfg.tmp_dir, stall_after=cfg.gap_after)
             self.sink = self._observer_process.sink
             return self._observer_process.command_fd
-        hub = Hub(self._make_observers(self), warn=self.warn)
+        hub = Hub(self._make_observers(self), warn=self.warn, stall_after=cfg.gap_after)
         hub.start()
         self.sink = hub
         return None

@@ -230,7 +230,7 @@ class AgentRelay(Relay):
             if sink.dead:  # nobody reads the tape any more
                 return False
             if tape.over_bound:
-                if gate.decide(full=True, position=tape.consumed, now=time.monotonic()) is Verdict.WAIT:
+                if gate.decide(full=True, position=tape.progress, now=time.monotonic()) is Verdict.WAIT:
                     select.select([self._wake_r], [], [], POLL)  # the agent waits; an injection wakes us
                     continue
                 if not self._copy_untaped(sink):

@@ -15,7 +15,9 @@ releases. Offsets only grow: released ranges become holes in a sparse file.
 A byte may be released only once both readers are past it: the client (the
 relay's ``sendfile`` position, :attr:`Tape.forwarded`) and the observers
 (:attr:`Tape.consumed`). Both positions live in a page of memory shared across
-the fork, so each process sees the other's progress without a message.
+the fork, so each process sees the other's progress without a message; so does
+:attr:`Tape.dispatched`, the messages the observer process has dispatched, which
+shows the proxy's relays that its observers are working between two reads.
 """
 
 from __future__ import annotations
@@ -99,6 +101,12 @@ class SendRefused(OSError):
         self.left = left
 
 
+def count_dispatched(tape: Tape | None) -> None:
+    """The observer process takes on one more message (it alone counts them; no tape: nobody looks)."""
+    if tape is not None:
+        tape._dispatched.value += 1
+
+
 class Tape:
     """An append-only byte tape on an unlinked temporary file."""
 
@@ -111,9 +119,10 @@ class Tape:
         self.released = 0
         """Reader side: bytes given back (punched out) so far."""
         self._can_release = _fallocate is not None
-        self._marks = mmap.mmap(-1, 16)  # MAP_SHARED | MAP_ANONYMOUS: inherited across fork, shared
+        self._marks = mmap.mmap(-1, 24)  # MAP_SHARED | MAP_ANONYMOUS: inherited across fork, shared
         self._forwarded = ctypes.c_uint64.from_buffer(self._marks, 0)
         self._consumed = ctypes.c_uint64.from_buffer(self._marks, 8)
+        self._dispatched = ctypes.c_uint64.from_buffer(self._marks, 16)
 
     # --- positions shared by the two processes -----------------------------------------
     @property
@@ -138,6 +147,17 @@ class Tape:
     @consumed.setter
     def consumed(self, offset: int) -> None:
         self._consumed.value = offset
+
+    @property
+    def dispatched(self) -> int:
+        """How many messages the observer process has dispatched (it alone counts them)."""
+        return load_u64(self._dispatched)
+
+    @property
+    def progress(self) -> int:
+        """The observers' position for :class:`rpcspy.backpressure.Backpressure`: it moves when they
+        read the tape and when they dispatch a message (a starved observer process still does that)."""
+        return self.consumed + self.dispatched
 
     # --- the proxy's side -------------------------------------------------------------
     def append_from(self, pipe: int, size: int) -> int:

@@ -91,15 +91,13 @@ class Blocks(Collect):
         super().handle(event, emit)
 
 
-def test_a_stalled_observer_never_delays_publish_its_misses_become_gap_notes() -> None:
-    blocker = Blocks()  # stalled until released, which happens only after every publish returned
-    warnings: list[str] = []
-    hub = Hub([blocker], warn=warnings.append, max_pending=1000)
+def _publish_past_a_stalled_observer(hub: Hub, blocker: Blocks) -> bool:
+    """22 chunks against a 1000-byte queue whose observer is stalled in the first; did publishing return?"""
     hub.start()
     hub.publish("a2c", 0.0, b"first\n")  # the hub thread takes it and blocks in the observer
 
     def publish_all() -> None:
-        for _ in range(20):  # each would wait while the observer is stalled, if publish waited
+        for _ in range(20):
             hub.publish("a2c", 0.1, b"x" * 600 + b"\n")
         hub.publish("c2a", 0.2, b"y" * 600 + b"\n")
 
@@ -110,16 +108,76 @@ def test_a_stalled_observer_never_delays_publish_its_misses_become_gap_notes() -
     blocker.release.set()
     publisher.join()
     hub.close()
-    assert returned, "publish waited for a stalled observer"
+    return returned
+
+
+def _assert_gap_notes(hub: Hub, blocker: Blocks, warnings: list[str], reason: str) -> None:
     notes = [e for e in blocker.events if isinstance(e, Note)]
     frames = [e for e in blocker.events if isinstance(e, Frame)]
     assert sum(n.dropped_bytes for n in notes) == sum(hub.dropped.values()) == 601 * (22 - len(frames))
-    assert len(frames) >= 2  # what fits in the bound is kept, in order
+    assert len(frames) == 2  # what fits in the bound is kept, in order
     first = notes[0]
-    assert first.dir == "a2c" and first.text.startswith("the observers fell behind (their queue was full): ")
+    assert first.dir == "a2c" and first.text.startswith(f"{reason}: ")
     assert f"bytes of a2c (after frame {frames[1].seq}) were forwarded but not recorded" in first.text
     assert len(notes) == 2 and notes[1].dir == "c2a"  # one gap per direction while it lasts
-    assert len(warnings) == 1 and warnings[0].startswith("the observers fell behind (their queue was full); ")
+    assert len(warnings) == 1 and warnings[0].startswith(f"{reason}; ")
+
+
+def test_a_stalled_observer_costs_at_most_the_stall_time_then_gap_notes_without_waiting() -> None:
+    looks: list[float] = []
+
+    def clock() -> float:  # every look at the clock is half a second later
+        looks.append(len(looks) * 0.5)
+        return looks[-1]
+
+    blocker = Blocks()  # stalled until released, which happens only after every publish returned
+    warnings: list[str] = []
+    hub = Hub([blocker], warn=warnings.append, max_pending=1000, stall_after=2.0, clock=clock)
+    assert _publish_past_a_stalled_observer(hub, blocker), "publish waited for a stalled observer"
+    # The first chunk past the bound waited 2 s by the clock (5 looks), then was cut; each of the
+    # 19 later ones (18 a2c, 1 c2a) was cut at once: one look each, no more waiting.
+    assert looks == [i * 0.5 for i in range(5 + 19)]
+    _assert_gap_notes(hub, blocker, warnings, "the observers stalled (their queue was full and took nothing for 2 s)")
+
+
+def test_without_a_stall_time_publish_never_waits_its_misses_become_gap_notes() -> None:
+    looks: list[float] = []
+    blocker = Blocks()
+    warnings: list[str] = []
+    hub = Hub([blocker], warn=warnings.append, max_pending=1000, stall_after=0.0,
+              clock=lambda: looks.append(0.0) or 0.0)
+    assert _publish_past_a_stalled_observer(hub, blocker), "publish waited for a stalled observer"
+    assert len(looks) == 20  # one look for each chunk past the bound: cut at once
+    _assert_gap_notes(hub, blocker, warnings, "the observers stalled (their queue was full)")
+
+
+class Slow(Collect):
+    """Each frame takes it 1.5 s by the test's clock: slower than the relay, yet never 2 s without progress."""
+
+    name = "slow"
+
+    def __init__(self, now: list[float]) -> None:
+        super().__init__()
+        self.now = now
+
+    def handle(self, event: Event, emit: Emit) -> None:
+        self.now[0] += 1.5
+        super().handle(event, emit)
+
+
+def test_a_slow_observer_that_keeps_progressing_is_waited_for_and_loses_nothing() -> None:
+    now = [0.0]
+    slow = Slow(now)
+    warnings: list[str] = []
+    hub = Hub([slow], warn=warnings.append, max_pending=1000, stall_after=2.0, clock=lambda: now[0])
+    hub.start()
+    chunks = [b"%03d" % i + b"x" * 597 + b"\n" for i in range(40)]  # 40 frames, 60 s of the observer's time
+    for chunk in chunks:
+        hub.publish("a2c", 0.0, chunk)
+    hub.close()
+    assert hub.dropped == {} and warnings == [] and not [e for e in slow.events if isinstance(e, Note)]
+    assert [e.data + b"\n" for e in slow.events if isinstance(e, Frame)] == chunks
+    assert now[0] == 60.0
 
 
 def test_a_gap_counts_the_line_it_cuts_and_says_after_which_frame() -> None:

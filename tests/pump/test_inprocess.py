@@ -8,8 +8,8 @@ import sys
 import time
 from collections.abc import Callable
 
-from rpcspy.events import Exit, Frame
-from rpcspy.pump.inprocess import InProcessProxy
+from rpcspy.events import Exit, Frame, Note
+from rpcspy.pump.inprocess import InProcessProxy, gap_after_from_env
 from tests.pump.test_fake_client import FAMILY
 from tests.pump.test_orphans import _gone
 
@@ -47,3 +47,47 @@ def test_terminate_ends_the_agents_children_too() -> None:
     assert proxy.wait(20) == 143
     assert any(isinstance(e, Exit) and e.signal == 15 for e in events)
     assert _gone([json.loads(frames[-1].data)["child"]])
+
+
+FLOOD = "import sys\nline = b'x' * 1023 + b'\\n'\nfor _ in range(16 * 1024):\n    sys.stdout.buffer.write(line)\n"
+
+
+def _flood_past_a_slow_observer(gap_after: float) -> list[object]:
+    """16 MiB from the agent while the observer sits 0.5 s on each of its first batches (the hub holds 8 MiB)."""
+    events: list[object] = []
+    slow = [3]
+
+    def on_events(batch: list[object]) -> None:
+        events.extend(batch)
+        if slow[0] and any(isinstance(e, Frame) for e in batch):
+            slow[0] -= 1
+            time.sleep(0.5)
+
+    proxy = InProcessProxy([sys.executable, "-c", FLOOD], None, check=False, control=False, gap_after=gap_after)
+    proxy.start(on_events, lambda: None)
+    proxy.close_input()
+    assert proxy.wait(60) == 0
+    return events
+
+
+def test_a_slow_observer_in_process_is_waited_for_and_the_recording_has_no_gap() -> None:
+    events = _flood_past_a_slow_observer(gap_after=30.0)
+    frames = [e for e in events if isinstance(e, Frame) and e.dir == "a2c"]
+    assert len(frames) == 16 * 1024 and {len(f.data) for f in frames} == {1023}
+    assert not [e for e in events if isinstance(e, Note) and e.dropped_bytes]
+
+
+def test_gap_after_reaches_the_hub_zero_never_waits() -> None:
+    events = _flood_past_a_slow_observer(gap_after=0.0)
+    gaps = sum(e.dropped_bytes for e in events if isinstance(e, Note))
+    frames = [e for e in events if isinstance(e, Frame) and e.dir == "a2c"]
+    assert gaps > 0 and sum(len(f.data) + 1 for f in frames) + gaps == 16 << 20
+
+
+def test_gap_after_comes_from_the_environment_like_run_reads_it() -> None:
+    assert gap_after_from_env({}) == (2.0, None)
+    assert gap_after_from_env({"RPCSPY_GAP_AFTER": "0"}) == (0.0, None)
+    assert gap_after_from_env({"RPCSPY_GAP_AFTER": " 7.5 "}) == (7.5, None)
+    for bad in ("-1", "soon", "nan"):
+        value, problem = gap_after_from_env({"RPCSPY_GAP_AFTER": bad})
+        assert value == 2.0 and problem is not None and "RPCSPY_GAP_AFTER" in problem

@@ -13,6 +13,7 @@ from rpcspy.events import Note
 from rpcspy.pump import pipesink, wire
 from rpcspy.pump.pipesink import PipeSink
 from rpcspy.pump.spawn import F_SETPIPE_SZ
+from rpcspy.pump.tape import Tape, count_dispatched
 
 
 def _sink(monkeypatch, hold: int, **kwargs) -> tuple[PipeSink, int, list[str]]:  # type: ignore[no-untyped-def]
@@ -138,6 +139,34 @@ def test_a_stalled_reader_costs_a_gap_after_the_stall_time_then_no_more_waiting(
     assert kinds.count(wire.GAP) == 1 and kinds[-1] == wire.DATA and messages[-1].payload == b"after"
     data = sum(len(m.payload) for m in messages if m.kind == wire.DATA) - len(b"after")
     assert data + wire.load_gap(messages[kinds.index(wire.GAP)].payload)[0] == sent * len(chunk)
+    sink.close(timeout=1)
+
+
+def test_a_reader_that_takes_nothing_while_its_observers_dispatch_is_waited_for(  # type: ignore[no-untyped-def]
+        monkeypatch, tmp_path) -> None:
+    """A starved observer process (runnable, far behind): the pipe takes nothing for long, but the
+    messages it dispatches (counted in the tape's shared page) show it working: no gap."""
+    tape = Tape(str(tmp_path))
+    now = [0.0]
+    clock_looks = 0
+
+    def clock() -> float:  # every look is 1.5 s later; from the 20th on, the observers dispatch no more
+        nonlocal clock_looks
+        clock_looks += 1
+        if clock_looks < 20:
+            count_dispatched(tape)
+        now[0] += 1.5
+        return now[0]
+
+    sink, r, warnings = _sink(monkeypatch, hold=10_000, stall_after=2.0, clock=clock, tape=tape)
+    chunk = b"y" * 3000
+    while not clock_looks:  # the pipe, then the hold bound fill up without a look at the clock
+        sink.publish("a2c", 1.0, chunk)
+    # The chunk past the bound waited 28.5 s by the clock while the pipe took nothing but the observers
+    # dispatched; their last dispatch (during look 19) is seen at look 20, and 3 s later (look 22) it is cut.
+    assert clock_looks == 22 and sink.gap_bytes == len(chunk)
+    assert len(warnings) == 1 and "observers stalled" in warnings[0]
+    _drain(r)
     sink.close(timeout=1)
 
 

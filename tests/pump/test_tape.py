@@ -214,6 +214,19 @@ def test_the_client_position_is_seen_across_fork(tmp_path: Path) -> None:
     assert tape.forwarded == 123456789012
 
 
+def test_messages_the_observer_process_dispatches_are_progress_seen_across_fork(tmp_path: Path) -> None:
+    tape = Tape(str(tmp_path))
+    tape.consumed = 1000
+    pid = os.fork()
+    if pid == 0:
+        for _ in range(3):
+            tape_module.count_dispatched(tape)
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert tape.dispatched == 3 and tape.consumed == 1000 and tape.progress == 1003
+    tape_module.count_dispatched(None)  # no tape: nothing to count, no error
+
+
 @pytest.mark.parametrize(("forwarded", "consumed", "released", "expected"), [
     (10, 20, 0, 10), (20, 10, 0, 10), (5, 20, 0, None), (20, 20, 15, None), (30, 40, 15, 30)])
 def test_release_point_is_the_slower_reader(forwarded: int, consumed: int, released: int,
