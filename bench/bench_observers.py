@@ -116,8 +116,8 @@ def rss_mib() -> float:
 
 def memory_table(commands: int) -> str:
     from rpcspy.checker import Checker
-    from rpcspy.checker.correlation import ANSWERED_CAP
     from rpcspy.events import Frame
+    from rpcspy.protocol.pairing import ANSWERED_CAP
 
     checker = Checker(dialect="pi-0.84")
     marks = sorted(m for m in {1000, 16384, 65536, 131072, commands // 2, commands} if 0 < m <= commands)
@@ -133,7 +133,7 @@ def memory_table(commands: int) -> str:
                                         b'{"id":"%s","type":"response","command":"set_auto_retry","success":true}'
                                         % cid)))
         if i in marks:
-            rows.append(f"| {i:,} | {rss_mib():.1f} | {len(checker._corr.answered):,} | "
+            rows.append(f"| {i:,} | {rss_mib():.1f} | {len(checker._corr.pairing._answered):,} | "
                         f"{(time.perf_counter() - start) / i * 1e6:.1f} |")
     return "\n".join([f"A Checker fed {commands:,} small commands, each answered ({found} findings); RSS of the "
                       f"process ({base:.1f} MiB before the first command). Answered ids are kept up to "

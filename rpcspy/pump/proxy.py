@@ -172,8 +172,8 @@ class ProxySession:
         enlarge_pipes(proc)
         sink.publish_event(Start(0, self.clock(), proc.pid, list(cfg.argv)))
         self._tell_closed(closed)
-        relays = self._start_relays(proc, commands, client_gone=cfg.stdout in closed)
-        with SignalForwarder(proc.pid, self._note_forwarded):
+        with SignalForwarder(proc.pid, self._note_forwarded):  # before any output: a client may signal at once
+            relays = self._start_relays(proc, commands, client_gone=cfg.stdout in closed)
             returncode = proc.wait()
             # A relay may be waiting up to gap_after for stalled observers: a longer one is added to the drain time.
             patience = cfg.drain_timeout + (cfg.gap_after if cfg.gap_after >= cfg.drain_timeout else 0.0)

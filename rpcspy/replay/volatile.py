@@ -48,6 +48,7 @@ TIME_KEYS = frozenset({
 })
 DURATION_KEYS = frozenset({
     "durationMs", "duration", "wallTimeMs", "elapsedMs", "elapsed", "latencyMs", "ttft", "ttftMs", "tookMs",
+    "wall_time_seconds",  # pi 1.5.2: a bash tool result's structuredContent
 })
 ID_KEYS = frozenset({
     "sessionId", "responseId", "toolCallId", "messageId", "entryId", "leafId", "parentId", "chunkId", "targetId",

@@ -105,6 +105,9 @@ def test_durations_zeroed():
     # omp's assistant messages carry time to first token and duration
     assert stable().value({"role": "assistant", "ttft": 81.5, "duration": 402}) == {
         "role": "assistant", "ttft": 0, "duration": 0}
+    # pi 1.5.2's bash tool result: one run took 0.1 s, another 0 (a replay against the real agent differed)
+    result = {"structuredContent": {"output": "hi\n", "exit_code": 0, "wall_time_seconds": 0.1}}
+    assert stable().value(result) == {"structuredContent": {"output": "hi\n", "exit_code": 0, "wall_time_seconds": 0.0}}
 
 
 def test_frame_keeps_bytes_when_nothing_changes():
