@@ -7,7 +7,7 @@ observer pipe's held bytes). At the bound it has two choices: stop reading the a
 is the worse outcome while the observers are working, so :class:`Backpressure`
 says *wait* for as long as they keep making progress, and *cut* only once they
 have made none for :data:`STALL_AFTER` seconds (stopped, killed, stuck on a full
-terminal) or are known dead. Progress is any change of the position the pump shows
+terminal; observers known to be dead the pump does not ask about). Progress is any change of the position the pump shows
 it (bytes the observers have read, bytes the pipe took). Once they move again it
 says *wait* again, so a stopped and resumed observer costs one gap, not the rest of
 the session.
@@ -29,8 +29,6 @@ POLL = 0.01
 
 
 class Verdict(enum.Enum):
-    GO = "go"
-    """Not at a bound: carry on."""
     WAIT = "wait"
     """At a bound and the observers are progressing (or only just stopped): wait for them."""
     CUT = "cut"
@@ -43,28 +41,27 @@ class Backpressure:
 
     stall_after: float = STALL_AFTER
     mark: int | None = None
-    """The observers' position when last seen at the bound (None: not at a bound)."""
+    """The observers' position when last seen (None: never asked)."""
     since: float = 0.0
     """When that position was first seen."""
 
-    def decide(self, *, full: bool, position: int, now: float, dead: bool = False) -> Verdict:
-        """The bound is reached (``full``) and the observers are at ``position`` at time ``now``: what now?"""
-        if not full:
-            self.mark = None
-            return Verdict.GO
-        if dead:
-            return Verdict.CUT
+    def decide(self, *, position: int, now: float) -> Verdict:
+        """The bound is reached and the observers are at ``position`` at time ``now``: wait or cut?
+
+        Room at the bound comes only from the observers' progress, which moves ``position``,
+        so a new stay at the bound needs no reset: a moved position restarts the stall time."""
         if position != self.mark:
             self.mark, self.since = position, now
             return Verdict.WAIT if self.stall_after > 0 else Verdict.CUT
         return Verdict.CUT if now - self.since >= self.stall_after else Verdict.WAIT
-
-    def stalled(self, now: float) -> bool:
-        """Whether the observers, last seen at the bound, have made no progress for ``stall_after``."""
-        return self.mark is not None and now - self.since >= self.stall_after
 
 
 def gap_reason(bound: str, stall_after: float) -> str:
     """Why data became a gap at ``bound`` (e.g. "their pipe was full"), said in the recording and once."""
     waited = f" and took nothing for {stall_after:g} s" if stall_after > 0 else ""
     return f"the observers stalled ({bound}{waited})"
+
+
+def gap_warning(reason: str) -> str:
+    """The one line on stderr when the first gap is cut for ``reason``."""
+    return f"{reason}; what they miss is left out of the recording, which says how much (forwarding goes on)"

@@ -4,51 +4,41 @@ from __future__ import annotations
 
 from rpcspy.backpressure import STALL_AFTER, Backpressure, Verdict
 
-GO, WAIT, CUT = Verdict.GO, Verdict.WAIT, Verdict.CUT
-
-
-def test_below_the_bound_it_goes() -> None:
-    assert Backpressure().decide(full=False, position=0, now=0.0) is GO
+WAIT, CUT = Verdict.WAIT, Verdict.CUT
 
 
 def test_at_the_bound_it_waits_while_the_observers_progress_however_long() -> None:
     gate = Backpressure(stall_after=2.0)
-    verdicts = [gate.decide(full=True, position=i, now=i * 1.5) for i in range(1000)]  # 1,500 s, moving
+    verdicts = [gate.decide(position=i, now=i * 1.5) for i in range(1000)]  # 1,500 s, moving
     assert set(verdicts) == {WAIT}
 
 
 def test_it_cuts_once_they_made_no_progress_for_the_stall_time() -> None:
     gate = Backpressure(stall_after=2.0)
-    assert [gate.decide(full=True, position=7, now=t) for t in (10.0, 11.0, 11.99)] == [WAIT] * 3
-    assert gate.decide(full=True, position=7, now=12.0) is CUT
-    assert gate.stalled(12.0)
-    assert gate.decide(full=True, position=7, now=12.001) is CUT  # stalled: no more waiting
+    assert [gate.decide(position=7, now=t) for t in (10.0, 11.0, 11.99)] == [WAIT] * 3
+    assert gate.decide(position=7, now=12.0) is CUT
+    assert gate.decide(position=7, now=12.001) is CUT  # stalled: no more waiting
 
 
 def test_after_a_stall_any_progress_makes_it_wait_again() -> None:
     gate = Backpressure(stall_after=2.0)
-    gate.decide(full=True, position=1, now=0.0)
-    assert gate.decide(full=True, position=1, now=5.0) is CUT
-    assert gate.decide(full=True, position=2, now=6.0) is WAIT  # resumed (SIGCONT): wait again
-    assert not gate.stalled(7.9)
-    assert gate.decide(full=True, position=2, now=8.0) is CUT
+    gate.decide(position=1, now=0.0)
+    assert gate.decide(position=1, now=5.0) is CUT
+    assert gate.decide(position=2, now=6.0) is WAIT  # resumed (SIGCONT): wait again
+    assert gate.decide(position=2, now=7.9) is WAIT
+    assert gate.decide(position=2, now=8.0) is CUT
 
 
-def test_room_again_restarts_the_stall_time() -> None:
+def test_a_new_stay_at_the_bound_restarts_the_stall_time_from_the_moved_position() -> None:
     gate = Backpressure(stall_after=2.0)
-    gate.decide(full=True, position=1, now=0.0)
-    assert gate.decide(full=False, position=2, now=1.0) is GO  # room again
-    assert gate.decide(full=True, position=2, now=1.5) is WAIT
-    assert gate.decide(full=True, position=2, now=3.4) is WAIT
-    assert gate.decide(full=True, position=2, now=3.5) is CUT
-
-
-def test_dead_observers_are_not_waited_for() -> None:
-    assert Backpressure().decide(full=True, position=0, now=0.0, dead=True) is CUT
+    gate.decide(position=1, now=0.0)
+    assert gate.decide(position=2, now=1.5) is WAIT  # room came from progress: the position moved
+    assert gate.decide(position=2, now=3.4) is WAIT
+    assert gate.decide(position=2, now=3.5) is CUT
 
 
 def test_no_patience_cuts_at_once() -> None:
-    assert Backpressure(stall_after=0).decide(full=True, position=3, now=0.0) is CUT
+    assert Backpressure(stall_after=0).decide(position=3, now=0.0) is CUT
 
 
 def test_the_default_stall_time() -> None:

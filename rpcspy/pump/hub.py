@@ -22,7 +22,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from rpcspy.backpressure import POLL, STALL_AFTER, Backpressure, Verdict, gap_reason
+from rpcspy.backpressure import POLL, STALL_AFTER, Backpressure, Verdict, gap_reason, gap_warning
 from rpcspy.events import DIRECTIONS, Direction, Eof, Event, Frame, Note
 from rpcspy.framing import LineFramer, split_cr
 
@@ -307,7 +307,7 @@ class Hub:
         n = len(chunk)
         with self._cond:
             while self._pending + n > self._max_pending and self._pending:
-                if self._gate.decide(full=True, position=self.consumed, now=self._clock()) is Verdict.WAIT:
+                if self._gate.decide(position=self.consumed, now=self._clock()) is Verdict.WAIT:
                     self._room.wait(POLL)
                     continue
                 self._dropped[direction] = self._dropped.get(direction, 0) + n  # the same gap while it lasts
@@ -366,8 +366,7 @@ class Hub:
                 elif kind == "drop":
                     if not self._told:  # said here, in the hub's thread like its other warnings
                         self._told = True
-                        self._warn(f"{item[4]}; what they miss is left out of the recording, which says how "
-                                   "much (forwarding goes on)")
+                        self._warn(gap_warning(item[4]))
                     d.dropped(*item[1:])
                 elif kind == "observer":
                     d.add_observer(item[1])

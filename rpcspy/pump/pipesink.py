@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rpcspy.backpressure import POLL, STALL_AFTER, Backpressure, Verdict, gap_reason
+from rpcspy.backpressure import POLL, STALL_AFTER, Backpressure, Verdict, gap_reason, gap_warning
 from rpcspy.events import Direction, Event
 from rpcspy.pump import wire
 
@@ -149,7 +149,7 @@ class PipeSink:
                     self._held.append((pieces, in_memory))
                     self._held_bytes += in_memory
                     return
-                if self._gate.decide(full=True, position=self._progress(), now=self._clock()) is Verdict.CUT:
+                if self._gate.decide(position=self._progress(), now=self._clock()) is Verdict.CUT:
                     if direction is None:
                         self._add_gap("c2a", t, 0, 0, self._fell_behind).events += 1
                     else:
@@ -171,13 +171,12 @@ class PipeSink:
         self.gap_bytes += size
         if not self._told and size:
             self._told = True
-            self._warn(f"{reason}; what they miss is left out of the recording, which says how much "
-                       "(forwarding goes on)")
+            self._warn(gap_warning(reason))
         return last
 
     def _catch_up(self) -> bool:
         """Write what is waiting, in order, as far as the pipe takes it; True when nothing is left."""
-        if self._rest and not self._write_views(self._rest):
+        if self._rest and not (self._write(self._rest) and not self._rest):
             return False
         while self._held:
             item = self._held[0]
@@ -190,26 +189,16 @@ class PipeSink:
                 return False
         return True
 
-    def _write(self, pieces: list[bytes]) -> bool:
-        """Start writing one message; False if the pipe took none of it (it may take part: the rest waits)."""
+    def _write(self, pieces: list[bytes] | list[memoryview]) -> bool:
+        """Write as much of one message as the pipe takes now; False if it took none. What it did not
+        take waits in ``_rest`` (empty when it took it all) and goes before anything else."""
         try:
             n = os.writev(self.fd, pieces)
         except BlockingIOError:
             return False
         self.sent += n
-        if n < sum(map(len, pieces)):
-            self._rest = _after([memoryview(p) for p in pieces if p], n)
+        self._rest = _after([memoryview(p) for p in pieces if p], n) if n < sum(map(len, pieces)) else []
         return True
-
-    def _write_views(self, views: list[memoryview]) -> bool:
-        """Go on with a partly written message; True once it is all in the pipe."""
-        try:
-            n = os.writev(self.fd, views)
-        except BlockingIOError:
-            return False
-        self.sent += n
-        self._rest = _after(views, n)
-        return not self._rest
 
     def _cut_off(self, message: str) -> None:
         if not self.dead:

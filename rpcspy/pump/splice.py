@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import cast
 
-from rpcspy.backpressure import POLL, STALL_AFTER, Backpressure, Verdict
+from rpcspy.backpressure import POLL, STALL_AFTER, Backpressure, Verdict, gap_reason
 from rpcspy.events import Note
 from rpcspy.injection.divert import PASS, Diverter
 from rpcspy.injection.gate import LineGate
@@ -32,8 +32,7 @@ SMALL = 1 << 16
 
 def tape_full(stall_after: float) -> str:
     """Why the agent's output past the tape's bound became a gap."""
-    waited = f"made no progress for {stall_after:g} s" if stall_after > 0 else "were"
-    return f"the observers {waited}, {BACKLOG_BOUND >> 20} MiB behind the agent's output (the tape's bound)"
+    return gap_reason(f"their {BACKLOG_BOUND >> 20} MiB tape was full", stall_after)
 
 
 
@@ -230,7 +229,7 @@ class AgentRelay(Relay):
             if sink.dead:  # nobody reads the tape any more
                 return False
             if tape.over_bound:
-                if gate.decide(full=True, position=tape.progress, now=time.monotonic()) is Verdict.WAIT:
+                if gate.decide(position=tape.progress, now=time.monotonic()) is Verdict.WAIT:
                     select.select([self._wake_r], [], [], POLL)  # the agent waits; an injection wakes us
                     continue
                 if not self._copy_untaped(sink):
