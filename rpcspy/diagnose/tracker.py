@@ -23,6 +23,8 @@ from rpcspy.diagnose.agent_events import EVENTS
 from rpcspy.diagnose.envelope import BIG, envelope
 from rpcspy.diagnose.state import Cmd, InFlight
 from rpcspy.events import Eof, Exit, Frame
+from rpcspy.framing import DECODE_ERRORS
+from rpcspy.protocol.bounded import trim_oldest
 from rpcspy.protocol.pairing import id_key
 
 _decode = msgspec.json.decode
@@ -48,12 +50,12 @@ class Tracker(InFlight):
             if not self.detector.sure:  # delta-only updates tell pi >= 0.84 before its first agent_end
                 try:
                     self.detector.feed(_decode(frame.data), "a2c")
-                except (msgspec.DecodeError, UnicodeDecodeError):
+                except DECODE_ERRORS:
                     pass
             return
         try:
             obj = _decode(frame.data) if len(frame.data) <= BIG else envelope(frame.data)
-        except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
+        except DECODE_ERRORS:  # ValueError covers msgspec's errors and bad UTF-8; deep nesting raises RecursionError
             return
         self.feed_decoded(frame, obj)
 
@@ -143,8 +145,7 @@ class Tracker(InFlight):
         self.last_cmd = cmd
         if "id" in obj:
             self.pending[id_key(obj["id"])] = cmd
-            if len(self.pending) > _PENDING_CAP:  # a live session that never answers must not grow without end
-                del self.pending[next(iter(self.pending))]
+            trim_oldest(self.pending, _PENDING_CAP)  # a live session that never answers must not grow without end
         else:
             self.idless.append(cmd)
             if len(self.idless) > _PENDING_CAP:
@@ -185,8 +186,7 @@ class Tracker(InFlight):
                     self._forget(first)
                 return
             self.answered[key] = cmd
-            if len(self.answered) > _ANSWERED_CAP:
-                del self.answered[next(iter(self.answered))]
+            trim_oldest(self.answered, _ANSWERED_CAP)
         else:
             cmd = self._idless(obj.get("command"))
             if cmd is None:

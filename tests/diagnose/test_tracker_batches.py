@@ -67,3 +67,31 @@ def test_updates_between_other_frames_and_out_of_order_clocks() -> None:
     tr.feed_many(frames[2:])
     assert state(tr) == want
     assert (tr.t, tr.frames, tr.last) == (9.0, 6, {"a2c": (5, 6.0), "c2a": (7, 4.0)})
+
+
+def test_a_frame_nested_too_deep_to_decode_is_ignored_not_raised() -> None:
+    """The tracker never raises on a bad frame: one nested deeper than the decoder goes (RecursionError)
+    is skipped like any undecodable frame, on the update fast path and the general one, alone and in a batch."""
+    deep = b"[" * 3000 + b"]" * 3000
+    frames = [Frame(1, 0.1, "a2c", b'{"type":"message_update","x":' + deep + b"}"),
+              Frame(2, 0.2, "a2c", b'{"type":"response","x":' + deep + b"}")]
+    one = Tracker()
+    for frame in frames:
+        one.feed(frame)
+    Tracker().feed_many(frames)
+    assert one.frames == 2
+
+
+def test_long_sessions_keep_the_tables_bounded() -> None:
+    """Commands never answered and commands answered are both held up to their caps (oldest first out)."""
+    from rpcspy.diagnose import tracker as T
+
+    t = Tracker()
+    n = 3 * max(T._PENDING_CAP, T._ANSWERED_CAP)
+    for i in range(n):
+        t.feed(Frame(2 * i, i * 1e-3, "c2a", b'{"id":"q%d","type":"get_state"}' % i))
+    assert len(t.pending) <= T._PENDING_CAP + T._PENDING_CAP // 4
+    for i in range(n):
+        t.feed(Frame(2 * i + 1, i * 1e-3, "c2a", b'{"id":"a%d","type":"get_state"}' % i))
+        t.feed(Frame(2 * i + 2, i * 1e-3, "a2c", b'{"id":"a%d","type":"response","command":"get_state","success":true}' % i))
+    assert len(t.answered) <= T._ANSWERED_CAP + T._ANSWERED_CAP // 4
