@@ -64,6 +64,8 @@ class Checker:
         self._unanswered_after = unanswered_after
         self._finished = False
         self._decoder = FrameDecoder(sink, self._schema, self._stream)
+        self._lane: Callable[[Any], Any] | None = None
+        """The fast lane while the dialect is settled; dropped by every :meth:`feed` (it may change there)."""
 
     @property
     def dialect(self) -> str:
@@ -79,6 +81,7 @@ class Checker:
         """Check one frame; return the findings it caused (possibly about earlier frames).
 
         ``typed``: what :meth:`lane` answered for this frame's bytes (not HANDLED), which spares a decode."""
+        self._lane = None
         try:
             if frame.dir != "err":  # stderr is free text
                 obj = self._decoder(frame, typed)
@@ -96,18 +99,18 @@ class Checker:
 
     def feed_many(self, frames: Iterable[Frame | FrameEntry]) -> list[Finding]:
         """:meth:`feed` each frame (or a recording's frame entry) in order; all the findings, in the same
-        order. Schema-clean deltas on the open block (most frames of a session) take :meth:`lane`: one
+        order (the live checker calls it with one frame at a time: the lane is kept between calls). Schema-clean deltas on the open block (most frames of a session) take :meth:`lane`: one
         typed decode, no dispatch, and no :class:`Frame` built for an entry."""
         out: list[Finding] = []
-        lane = None
         timed = self._unanswered_after is not None
         entry, kib64, handled = FrameEntry, KIB64, HANDLED
         item: Any
         for item in frames:
             data = item.json if type(item) is entry else item.data
             if item.dir == "a2c" and item.nl and not item.cr and 0 < len(data) <= kib64:
+                lane = self._lane
                 if lane is None:
-                    lane = self.lane()
+                    lane = self._lane = self._decoder.lane()
                 if lane is not None:
                     typed = lane(data)
                     if typed is handled:
@@ -115,10 +118,8 @@ class Checker:
                             out += self.tick(item.t)
                         continue
                     out += self.feed(item.to_frame() if type(item) is entry else item, typed)
-                    lane = None  # a fed frame may change the dialect
                     continue
             out += self.feed(item.to_frame() if type(item) is entry else item)
-            lane = None
         return out
 
     def lane(self) -> Callable[[Any], Any] | None:

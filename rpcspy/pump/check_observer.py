@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO
 
 from rpcspy.checker import report
 from rpcspy.events import Event, Exit, Finding, Frame, Note
@@ -41,17 +40,11 @@ class CheckObserver:
 
     def __init__(self, options: CheckOptions) -> None:
         from rpcspy.checker import Checker
-        from rpcspy.checker.decoding import HANDLED, UNTRIED
-        from rpcspy.checker.framing import KIB64
 
         self.options = options
         self.checker = Checker(dialect=options.dialect, strict_fields=options.strict_fields, ignore=options.ignore,
                                strict_unknown=options.strict_unknown,
                                unanswered_after=options.unanswered_after)
-        self._lane: Callable[[Any], Any] | None = None
-        """The checker's fast lane, asked for again after every frame it did not take whole."""
-        self._handled, self._untried, self._kib64 = HANDLED, UNTRIED, KIB64
-        self._timed = options.unanswered_after is not None
         self._out: IO[str] | None = None
         self._colour = False
         self._told_dialect = False
@@ -70,26 +63,11 @@ class CheckObserver:
 
     def handle(self, event: Event, emit: Emit) -> None:
         if type(event) is Frame:  # the common case first, and nothing more when nothing was found
-            # the checker's fast lane, exactly as ``Checker.feed_many`` takes it (inline: once a frame)
-            data, checker = event.data, self.checker
-            typed: Any = self._untried
-            if event.dir == "a2c" and event.nl and not event.cr and 0 < len(data) <= self._kib64:
-                lane = self._lane
-                if lane is None:
-                    lane = self._lane = checker.lane()
-                if lane is not None:
-                    typed = lane(data)
-                    if typed is self._handled:
-                        if self._timed and (found := checker.tick(event.t)):
-                            self._publish(found, emit)
-                        return
-            self._lane = None  # a fed frame may change the dialect
-            found = checker.feed(event, typed)
+            found = self.checker.feed_many((event,))  # schema-clean deltas take the checker's fast lane
         elif isinstance(event, Exit):
             self._finished = True
             found = self.checker.finish(event.t, exit_code=event.code)
         elif isinstance(event, Note) and event.dropped_bytes:
-            self._lane = None
             found = self.checker.gap(event.t, event.seq, event.dir, event.dropped_bytes, event.text)
         else:
             return
