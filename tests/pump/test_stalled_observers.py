@@ -30,9 +30,10 @@ def _children(pid: int) -> list[int]:
 
 
 def _observer_tree(proxy: int) -> list[int]:
-    """The observer process and its drain process (not the agent)."""
+    """The observer process and its drain process (not the agent): forked, they share the proxy's command line."""
+    own = Path(f"/proc/{proxy}/cmdline").read_bytes()
     for kid in _children(proxy):
-        if Path(f"/proc/{kid}/cmdline").read_bytes().split(b"\0")[1:3] == [b"-m", b"rpcspy"]:
+        if Path(f"/proc/{kid}/cmdline").read_bytes() == own:
             return [kid, *_children(kid)]
     raise AssertionError("no observer process")
 
@@ -224,3 +225,38 @@ def test_a_relay_waiting_for_observers_is_waited_for_after_the_agent_exits(tmp_p
     notes = [e.text for e in open_recording(rec).entries() if isinstance(e, NoteEntry)]
     assert not any("still open" in n for n in notes), notes
     assert _gaps(rec) and any("took nothing for 6 s" in n for n in notes)  # what they missed is said, and why
+
+
+SMALL_TAPE = [sys.executable, "-c", "import sys; import rpcspy.pump.tape as t; t.BACKLOG_BOUND = 4 << 20; "
+              "sys.argv[0] = 'rpcspy'; from rpcspy.cli import main; main()"]
+"""rpcspy with a 4 MiB tape bound, so the agent's stdout reaches it in a test."""
+
+
+@pytest.mark.parametrize("gap_after", ["3", "0"])
+def test_gap_after_reaches_the_tape_relay(tmp_path: Path, gap_after: str) -> None:
+    """The agent's bulk stdout (the tape path) with the observers stopped: the relay waits --gap-after at
+    the tape's bound, then cuts a gap that names that stall time (0: cuts at once, says no wait); the
+    client gets every byte either way."""
+    data = os.urandom(24 << 20).replace(b"\n", b"n") + b"\n"
+    src = tmp_path / "out.bin"
+    src.write_bytes(data)
+    rec = tmp_path / "r.jsonl"
+    proc = subprocess.Popen([*SMALL_TAPE, "-o", str(rec), "--gap-after", gap_after, "--", *fake("file", str(src))],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    got, reader = _read_to_end(proc.stdout)
+    stopped = _stop_observers(proc.pid)
+    try:
+        proc.stdin.close()
+        reader.join(60)  # forwarding goes on while they are stopped
+    finally:
+        for pid in stopped:
+            os.kill(pid, signal.SIGCONT)
+    assert proc.wait(120) == 0
+    assert bytes(got) == data
+    tape_gaps = [g.text for g in _gaps(rec) if g.dir == "a2c" and "tape was full" in g.text]
+    assert tape_gaps, [g.text for g in _gaps(rec)]
+    if gap_after == "0":  # never waited: the reason says no stall time
+        assert not any("took nothing" in text for text in tape_gaps), tape_gaps
+    else:
+        assert all(f"took nothing for {gap_after} s" in text for text in tape_gaps), tape_gaps
