@@ -15,8 +15,6 @@ from rpcspy.protocol.vocabulary import SLOW_COMMANDS
 
 __all__ = ["Correlator", "Pending", "MISSING", "NONOBJECT", "PARSE", "id_key", "show_id", "show_type"]
 
-# Commands that legitimately take long: never reported by the live ``unanswered_after`` check.
-
 
 class Correlator:
     """Tracks pending commands and checks every response against them."""

@@ -63,11 +63,10 @@ class SchemaChecker:
     """Validates decoded objects and reports ``schema.*`` findings with their JSON path."""
 
     def __init__(self, sink: Sink, dialect: str = AUTO, reason: str | None = None) -> None:
-        from rpcspy.protocol import DialectDetector, SchemaIssue, validate, validate_bytes
+        from rpcspy.protocol import DialectDetector, SchemaIssue, validate
 
         self.sink = sink
         self._validate = validate
-        self._validate_bytes = validate_bytes
         self.requested = dialect
         self.dialects = known_dialects()
         if dialect != AUTO and dialect not in self.dialects:
@@ -101,15 +100,6 @@ class SchemaChecker:
             self.dialect = found
             self.reason = f"frame {seq}: {self._detector.reason}"  # type: ignore[union-attr]
             self.traits = traits_of(found)
-
-    def decode(self, data: bytes, direction: str) -> tuple[Any, list[Any]]:
-        """Decode and validate raw bytes in one pass (dialect known): ``(value, issues)``.
-
-        ``value`` is a msgspec Struct when the frame is clean, else the decoded JSON
-        (or None when the bytes are not JSON).
-        """
-        assert self.dialect is not None, "decode() is for a known dialect"
-        return self._validate_bytes(data, direction, self.dialect)
 
     def report(self, t: float, seq: int, direction: str, issues: list[Any], note: str = "") -> None:
         for issue in issues:

@@ -177,13 +177,6 @@ class Digester:
             return label_of(value), hash(data)
 
 
-def normalise_frame(index: int, frame: Frame, norm: Normaliser, *, keep: bool = True) -> Norm:
-    """One frame decoded and normalised (JSON frames as values, other lines as text)."""
-    label, digest = Digester(norm)(frame.data)
-    value = _value(frame.data, norm) if keep else None
-    return Norm(index, frame.seq, label, value, digest)
-
-
 def _value(data: bytes, norm: Normaliser) -> Any:
     try:
         return norm.value(_dec(data))

@@ -42,7 +42,6 @@ from rpcspy.replay.volatile import (
     TMP_HINTS,
     TMP_RX,
     USAGE_KEYS,
-    UUID_FULL,
     UUID_RX,
     dash_after_hex4,
     hintless,
@@ -239,7 +238,7 @@ class Normaliser:
                         self.changed = True
                     return REDACTED
                 if key in ID_KEYS or (key == "id" and parent is not None and is_id_parent(parent)):
-                    if UUID_FULL.fullmatch(v):
+                    if UUID_RX.fullmatch(v):
                         return self.text(v)
                     return self._placeholder("id", v, lambda n: id_like(v, n))
             return self.text(v)

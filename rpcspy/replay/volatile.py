@@ -68,9 +68,6 @@ BASE = _dt.datetime(2000, 1, 1, tzinfo=_dt.UTC)
 ID_PREFIX = re.compile(r"^[A-Za-z]+[-_]")
 
 
-UUID_FULL = UUID_RX
-
-
 HINT_SPAN = 16
 """Longer than any hint: a hint in a string that extends a hintless one ends within this of the join."""
 
