@@ -257,7 +257,11 @@ class ReplApp:
         def _continue(event: Any) -> None:
             event.current_buffer.insert_text("\n")
 
+        # "<sigint>": prompt-toolkit prints in cooked mode (run_in_terminal), where Ctrl-C
+        # arrives as SIGINT; its own <sigint> binding would raise KeyboardInterrupt (quit)
+        # under a user who pressed Ctrl-C to abort while the agent streamed.
         @kb.add("c-c")
+        @kb.add("<sigint>")
         def _interrupt(event: Any) -> None:
             buf = event.app.current_buffer
             if buf.text:
