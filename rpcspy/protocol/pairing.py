@@ -32,7 +32,9 @@ NONOBJECT: Any = object()
 IDLESS_CAP = 4096
 ANSWERED_CAP = 16384
 WAITING_CAP = 65536
-"""The bound of a live pairing (``Pairing(bounded=True)``) on commands with an id still waiting."""
+"""A bounded pairing's bound on commands with an id still waiting."""
+BOUNDED_ANSWERED_CAP = 4096
+"""A bounded pairing's :data:`ANSWERED_CAP` (enough for omp's second answer, which follows the first)."""
 
 
 def id_key(value: Any) -> Any:
@@ -116,9 +118,10 @@ class _Answered:
 class Pairing:
     """Commands waiting for responses; feed client lines and agent responses in stream order.
 
-    ``bounded``: a session that never answers must not grow without end (live use). Past
-    :data:`WAITING_CAP` commands with an id waiting, the oldest are forgotten; unbounded, each
-    waits until answered (so the checker can report it at the end).
+    ``bounded`` (the diagnosis tracker, which runs live): a session that never answers must not
+    grow without end. Past :data:`WAITING_CAP` commands with an id waiting, the oldest are
+    forgotten, and answered ids are kept up to :data:`BOUNDED_ANSWERED_CAP`. Unbounded (the
+    checker), each command waits until answered, so it can be reported at the end.
     """
 
     def __init__(self, *, bounded: bool = False) -> None:
@@ -127,6 +130,7 @@ class Pairing:
         self._reused: dict[Any, list[Pending]] = {}
         self._nreused = 0
         self._bounded = bounded
+        self._answered_cap = BOUNDED_ANSWERED_CAP if bounded else ANSWERED_CAP
         self._idless: deque[tuple[Any, Pending]] = deque()
         self._answered: dict[Any, _Answered] = {}
 
@@ -228,7 +232,7 @@ class Pairing:
     def _remember(self, key: Any, p: Pending, resp: int, success: Any) -> None:
         p.answers += 1
         self._answered[key] = _Answered(p, resp, success)
-        trim_oldest(self._answered, ANSWERED_CAP)
+        trim_oldest(self._answered, self._answered_cap)
 
     # ---- what waits ------------------------------------------------------------------------
     def waiting_with_id(self) -> list[Pending]:

@@ -89,11 +89,11 @@ def test_long_sessions_keep_the_tables_bounded() -> None:
     from rpcspy.protocol import pairing as P
 
     t = Tracker()
-    n = 3 * max(P.WAITING_CAP, P.ANSWERED_CAP)
+    n = 3 * max(P.WAITING_CAP, P.BOUNDED_ANSWERED_CAP)
     for i in range(n):
         t.feed(Frame(2 * i, i * 1e-3, "c2a", b'{"id":"q%d","type":"get_state"}' % i))
     assert len(t.unanswered()) <= P.WAITING_CAP + P.WAITING_CAP // 4
     for i in range(n):
         t.feed(Frame(2 * i + 1, i * 1e-3, "c2a", b'{"id":"a%d","type":"get_state"}' % i))
         t.feed(Frame(2 * i + 2, i * 1e-3, "a2c", b'{"id":"a%d","type":"response","command":"get_state","success":true}' % i))
-    assert len(t.pairing._answered) <= P.ANSWERED_CAP + P.ANSWERED_CAP // 4
+    assert len(t.pairing._answered) <= P.BOUNDED_ANSWERED_CAP + P.BOUNDED_ANSWERED_CAP // 4
