@@ -160,9 +160,11 @@ class Checker:
             if isinstance(obj, Unparsed):
                 if not (obj.blank and self._schema.traits.omp):
                     self._corr.expect_idless(seq, t, PARSE)
+                    self._pitfalls.not_json(frame)
             else:
                 self._non_object(t, seq, direction, obj)
                 self._corr.expect_idless(seq, t, NONOBJECT)
+                self._pitfalls.frame(frame, obj)
         elif not isinstance(obj, Unparsed):
             self._non_object(t, seq, direction, obj)
         self._timeouts(t)

@@ -29,6 +29,10 @@ class PitfallRules:
         self.sink = sink
         self.tracker = Tracker()
 
+    def not_json(self, frame: Frame) -> None:
+        """A client line that is not JSON: the tracker pairs the id-less error that answers it."""
+        self.tracker.not_json(frame)
+
     def frame(self, frame: Frame, obj: Any) -> None:
         tracker = self.tracker
         tracker.feed_decoded(frame, obj)

@@ -64,7 +64,7 @@ def _ending(tr: Tracker) -> tuple[str, tuple[int, ...]] | tuple[()]:
 def _commands(tr: Tracker, now: float) -> list[Item]:
     items = []
     dialog = next((w for w in tr.waiting.values() if w.kind == "dialog"), None)
-    for cmd in sorted([*tr.pending.values(), *tr.idless], key=lambda c: c.seq):
+    for cmd in tr.unanswered():
         age = now - cmd.t
         text = f"{label(cmd)} has had no response for {seconds(age)}"
         if age > tr.client_timeout:

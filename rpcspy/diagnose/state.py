@@ -3,18 +3,19 @@ a request the agent waits on."""
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 from rpcspy.diagnose import knowledge as K
 from rpcspy.diagnose.items import Item
 from rpcspy.protocol.detect import DialectDetector
+from rpcspy.protocol.pairing import Pairing
 
 
 @dataclass(slots=True, eq=False)
 class Cmd:
-    """A client command and what became of it."""
+    """A client command and what became of it (which response answers it is the tracker's
+    :class:`~rpcspy.protocol.pairing.Pairing`'s to say: each command's ``Pending.note`` is its Cmd)."""
 
     seq: int
     t: float
@@ -56,9 +57,8 @@ class InFlight:
 
     client_timeout: float = K.CLIENT_TIMEOUT
     detector: DialectDetector = field(default_factory=DialectDetector)
-    pending: dict[Any, Cmd] = field(default_factory=dict)
-    idless: deque[Cmd] = field(default_factory=deque)
-    answered: dict[Any, Cmd] = field(default_factory=dict)
+    pairing: Pairing = field(default_factory=lambda: Pairing(bounded=True))
+    """Which command each response answers (the one pairing model); bounded, as the tracker runs live."""
     starting: list[Cmd] = field(default_factory=list)
     """Run commands sent and not refused whose run has not started."""
     run: int | None = None
@@ -113,3 +113,7 @@ class InFlight:
     @property
     def busy(self) -> bool:
         return self.run is not None or self.ended is not None
+
+    def unanswered(self) -> list[Cmd]:
+        """Commands still waiting for their response, oldest first."""
+        return [p.note for p in self.pairing.unanswered() if p.note is not None]

@@ -4,10 +4,11 @@
 whose run has not started or settled, open runs, dialogs and host calls the agent waits
 on, queued messages, compaction and retries. It also notes the client pitfalls the frames
 show as they pass (:mod:`rpcspy.diagnose.pitfalls` words them). Pure: no I/O, never raises
-on bad frames. Client frames and responses are followed here; the state itself is
-:class:`rpcspy.diagnose.state.InFlight`, and how each agent event moves it is
-:mod:`rpcspy.diagnose.agent_events`. :func:`rpcspy.diagnose.explain.explain` turns a
-tracker into a diagnosis.
+on bad frames. Client frames and responses are followed here; which command a response
+answers is the tracker's :class:`rpcspy.protocol.pairing.Pairing`'s to say, as for check, show
+and stats. The state itself is :class:`rpcspy.diagnose.state.InFlight`, and how each agent
+event moves it is :mod:`rpcspy.diagnose.agent_events`. :func:`rpcspy.diagnose.explain.explain`
+turns a tracker into a diagnosis.
 """
 
 from __future__ import annotations
@@ -24,14 +25,11 @@ from rpcspy.diagnose.envelope import BIG, envelope
 from rpcspy.diagnose.state import Cmd, InFlight
 from rpcspy.events import Eof, Exit, Frame
 from rpcspy.framing import DECODE_ERRORS
-from rpcspy.protocol.bounded import trim_oldest
 from rpcspy.protocol.pairing import id_key
 
 _decode = msgspec.json.decode
 _UPDATE = b'{"type":"message_update"'
 """How pi and omp begin a message_update, the bulk of a session: skipped without decoding."""
-_ANSWERED_CAP = 4096
-_PENDING_CAP = 65536
 
 
 @dataclass
@@ -56,8 +54,15 @@ class Tracker(InFlight):
         try:
             obj = _decode(frame.data) if len(frame.data) <= BIG else envelope(frame.data)
         except DECODE_ERRORS:  # ValueError covers msgspec's errors and bad UTF-8; deep nesting raises RecursionError
+            self.not_json(frame)
             return
         self.feed_decoded(frame, obj)
+
+    def not_json(self, frame: Frame) -> None:
+        """A frame that is not JSON (the checker, which decoded it, calls this): a client's line is answered
+        by an id-less ``parse`` error, which must not be taken for another command's answer."""
+        if frame.dir == "c2a":
+            self.pairing.client(frame.seq, frame.t, None, parsed=False)
 
     def feed_many(self, frames: list[Frame]) -> None:
         """:meth:`feed` each frame in order, with the same state after. Once the dialect is sure, the
@@ -86,8 +91,10 @@ class Tracker(InFlight):
     def feed_decoded(self, frame: Frame, obj: Any) -> None:
         """The rest of :meth:`feed`, for a caller that decoded the frame already (the checker)."""
         if type(obj) is not dict:
-            if obj is None and frame.dir == "c2a" and frame.data.strip() == b"null":
-                self.pitfalls.append(P.null_frame(frame.seq))
+            if frame.dir == "c2a":
+                self.pairing.client(frame.seq, frame.t, obj)  # answered by an id-less error
+                if obj is None and frame.data.strip() == b"null":
+                    self.pitfalls.append(P.null_frame(frame.seq))
             return
         if frame.dir == "c2a":
             self._client(frame, obj)
@@ -137,19 +144,14 @@ class Tracker(InFlight):
             self.pitfalls.append(P.jsonrpc(seq, obj))
         if ctype == "extension_ui_response" or ctype in K.HOST_CALLS.values():
             self.waiting.pop(id_key(obj.get("id")), None)
+        p = self.pairing.client(seq, t, obj)
+        if p is None:  # it answers the agent: no response comes back
             return
         ctype = ctype if isinstance(ctype, str) else None
         message = obj.get("message")
         cmd = Cmd(seq, t, ctype, obj.get("id"), self.busy, message=message if isinstance(message, str) else None,
                   behavior="streamingBehavior" in obj, behind=bool(self.starting))
-        self.last_cmd = cmd
-        if "id" in obj:
-            self.pending[id_key(obj["id"])] = cmd
-            trim_oldest(self.pending, _PENDING_CAP)  # a live session that never answers must not grow without end
-        else:
-            self.idless.append(cmd)
-            if len(self.idless) > _PENDING_CAP:
-                self.idless.popleft()
+        p.note = self.last_cmd = cmd
         if ctype in K.RUN_COMMANDS:
             self.starting.append(cmd)
         elif ctype == K.OMP_NEGOTIATE and obj.get("protocolVersion") == 2:
@@ -176,37 +178,21 @@ class Tracker(InFlight):
         error = obj.get("error")
         if self.omp and not self.v2 and isinstance(error, str) and K.OMP_CAP_MARKS[1].decode() in error:
             self.pitfalls.append(P.over_cap(seq, "response", self.frame_cap))
-        if "id" in obj:
-            key = id_key(obj["id"])
-            cmd = self.pending.pop(key, None)
-            if cmd is None:
-                first = self.answered.get(key)
-                if first is not None and first.success is True and success is False:
-                    self.pitfalls.append(P.success_then_error(first, seq, obj))
-                    self._forget(first)
-                return
-            self.answered[key] = cmd
-            trim_oldest(self.answered, _ANSWERED_CAP)
-        else:
-            cmd = self._idless(obj.get("command"))
-            if cmd is None:
-                return
+        answer = self.pairing.response(seq, obj, omp=self.omp)
+        cmd: Cmd | None = answer.command.note if answer.command is not None else None
+        if cmd is None:  # no command waits for it, or it answers a line that was not a command
+            return
+        if answer.kind == "repeat":  # omp's error after success for one prompt
+            self.pitfalls.append(P.success_then_error(cmd, seq, obj))
+            self._forget(cmd)
+            return
+        if not answer.fresh:
+            return
         cmd.resp, cmd.resp_t, cmd.success = seq, t, success
         data = obj.get("data")
         disposition = data.get("disposition") if isinstance(data, dict) else None
         cmd.disposition = disposition if isinstance(disposition, str) else None
         self._answered(cmd, seq, t)
-
-    def _idless(self, command: Any) -> Cmd | None:
-        for cmd in self.idless:
-            if cmd.type == command or command == "parse":
-                self.idless.remove(cmd)
-                return cmd
-        for key, cmd in self.pending.items():  # pi 0.73 answers unknown commands without their id
-            if cmd.type == command:
-                del self.pending[key]
-                return cmd
-        return None
 
     def _answered(self, cmd: Cmd, seq: int, t: float) -> None:
         if t - cmd.t > self.client_timeout:

@@ -1,7 +1,8 @@
 """Which command a response answers: the one pairing model of rpcspy (pure, incremental).
 
-check, show, export and stats all pair through :class:`Pairing`, so they agree. pi does not
-serialise commands, so responses arrive out of order and are matched by ``id``. Lines that get
+check, show, export, stats, the REPL and the diagnosis (``rpcspy why``, watch, drive) all pair
+through :class:`Pairing`, so they agree. pi does not serialise commands, so responses arrive out
+of order and are matched by ``id``. Lines that get
 id-less answers (unparsable lines, non-objects, commands without ``id``) wait in a FIFO and are
 matched by the response's ``command`` (``"parse"`` for a line that was not JSON). Only when no such
 line waits does an id-less *error* fall back to a command with an id and the same type (pi 0.73
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any, Literal
 
 import msgspec
@@ -29,6 +31,10 @@ NONOBJECT: Any = object()
 """Expected id-less answer to a JSON value that is not an object."""
 IDLESS_CAP = 4096
 ANSWERED_CAP = 16384
+WAITING_CAP = 65536
+"""A bounded pairing's bound on commands with an id still waiting."""
+BOUNDED_ANSWERED_CAP = 4096
+"""A bounded pairing's :data:`ANSWERED_CAP` (enough for omp's second answer, which follows the first)."""
 
 
 def id_key(value: Any) -> Any:
@@ -61,7 +67,8 @@ class Pending:
         self.answers = 0
         """Responses matched to this command so far (2 for omp's success-then-error)."""
         self.note: Any = None
-        """Scratch slot for the checker's rules (e.g. "sent while streaming")."""
+        """The pairing's user's slot: the checker's rules (e.g. "sent while streaming"), the
+        diagnosis tracker's :class:`~rpcspy.diagnose.state.Cmd`."""
 
     def label(self) -> str:
         shown = "" if self.id is MISSING else f" (id {show_id(self.id)})"
@@ -109,12 +116,21 @@ class _Answered:
 
 
 class Pairing:
-    """Commands waiting for responses; feed client lines and agent responses in stream order."""
+    """Commands waiting for responses; feed client lines and agent responses in stream order.
 
-    def __init__(self) -> None:
+    ``bounded`` (the diagnosis tracker, which runs live): a session that never answers must not
+    grow without end. Past :data:`WAITING_CAP` commands with an id waiting, the oldest are
+    forgotten, and answered ids are kept up to :data:`BOUNDED_ANSWERED_CAP`. Unbounded (the
+    checker), each command waits until answered, so it can be reported at the end.
+    """
+
+    def __init__(self, *, bounded: bool = False) -> None:
         self.pending: dict[Any, Pending] = {}
         """Commands with an id, by :func:`id_key`, oldest first."""
         self._reused: dict[Any, list[Pending]] = {}
+        self._nreused = 0
+        self._bounded = bounded
+        self._answered_cap = BOUNDED_ANSWERED_CAP if bounded else ANSWERED_CAP
         self._idless: deque[tuple[Any, Pending]] = deque()
         self._answered: dict[Any, _Answered] = {}
 
@@ -147,9 +163,21 @@ class Pairing:
         older = self.pending.get(key)
         if older is not None:
             self._reused.setdefault(key, []).append(p)
+            self._nreused += 1
         else:
             self.pending[key] = p
+        if self._bounded:
+            self._bound()
         return p, older
+
+    def _bound(self) -> None:
+        """Forget the oldest waiting commands (a quarter of the cap at a time, as ``trim_oldest``)."""
+        if len(self.pending) > WAITING_CAP + WAITING_CAP // 4:
+            for key in list(islice(self.pending, len(self.pending) - WAITING_CAP)):
+                del self.pending[key]
+                self._nreused -= len(self._reused.pop(key, ()))
+        while self._nreused > WAITING_CAP:
+            self._nreused -= len(self._reused.pop(next(iter(self._reused))))
 
     def _push_idless(self, expect: Any, p: Pending) -> None:
         self._idless.append((expect, p))
@@ -196,6 +224,7 @@ class Pairing:
         queue = self._reused.get(key)
         if queue:
             self.pending[key] = queue.pop(0)
+            self._nreused -= 1
             if not queue:
                 del self._reused[key]
         return p
@@ -203,7 +232,7 @@ class Pairing:
     def _remember(self, key: Any, p: Pending, resp: int, success: Any) -> None:
         p.answers += 1
         self._answered[key] = _Answered(p, resp, success)
-        trim_oldest(self._answered, ANSWERED_CAP)
+        trim_oldest(self._answered, self._answered_cap)
 
     # ---- what waits ------------------------------------------------------------------------
     def waiting_with_id(self) -> list[Pending]:
@@ -215,10 +244,16 @@ class Pairing:
         """Every line still waiting for an answer, with or without id, oldest first."""
         return sorted(self.waiting_with_id() + [p for _, p in self._idless], key=lambda p: p.seq)
 
+    def __repr__(self) -> str:
+        waiting = [(p.seq, p.answers) for p in self.unanswered()]
+        answered = [(a.p.seq, a.resp, a.success) for a in self._answered.values()]
+        return f"Pairing(waiting={waiting}, answered={answered})"
+
     def forget(self) -> None:
         """End of session: nothing waits any more."""
         self.pending.clear()
         self._reused.clear()
+        self._nreused = 0
 
 
 def _compatible(expect: Any, cmd: Any) -> bool:

@@ -1,4 +1,4 @@
-"""check, show, stats and export pair responses with commands the same way (issue 11's example).
+"""check, show, stats, export and why pair responses with commands the same way (issue 11's example).
 
 A client sends ``get_commands`` with an id, then one without; the agent answers the id-less one
 first. Every command must see both commands answered, each by its own response.
@@ -44,3 +44,69 @@ def test_idless_answer_first_agrees_everywhere(tmp_path: Path) -> None:
     html = _run("export", rec, "-o", "-")
     rows = [json.dumps(r) for r in items(html)]
     assert rows and not any("another response" in r or "no command waiting" in r or "not echoed" in r for r in rows)
+
+
+def _why(rec: str, *args: str) -> dict:
+    res = CliRunner().invoke(main, ["why", rec, "--format", "json", *args])
+    assert res.exit_code in (0, 1), res.output
+    return json.loads(res.stdout)
+
+
+def _correlation(rec: str) -> list[tuple[str, int]]:
+    out = _run("check", rec, "--dialect", "pi-0.84", "--format", "json")
+    found = [json.loads(line) for line in out.splitlines() if line.strip()]
+    return [(f["rule"], f["frame"]) for f in found if f["group"] == "correlation"]
+
+
+def test_why_agrees_on_the_idless_answer_first(tmp_path: Path) -> None:
+    """Nothing waits, no pitfall; and with a 1 s client timeout only the command with the id was
+    answered late (1.5 s by frame 4): each answer went to its own command, not the oldest."""
+    rec = str(write_recording(tmp_path / "pairs.jsonl", FRAMES))
+    plain = _why(rec)
+    assert plain["outstanding"] == [] and plain["pitfalls"] == []
+    late = _why(rec, "--client-timeout", "1.0")["pitfalls"]
+    assert [(p["kind"], p["frames"]) for p in late] == [("pitfall.late_response", [1, 4])]
+    assert "(id 'a', frame 1) was answered after 1.5 s" in late[0]["text"]
+
+
+REUSED = [  # the same id twice, one after the other, each answered
+    ("c2a", b'{"id":"r","type":"get_commands"}', False),
+    ("a2c", b'{"id":"r","type":"response","command":"get_commands","success":true,"data":{"commands":[]}}', False),
+    ("c2a", b'{"id":"r","type":"get_messages"}', False),
+    ("a2c", b'{"id":"r","type":"response","command":"get_messages","success":true,"data":{"messages":[]}}', False),
+]
+REUSED_WAITING = [REUSED[0], REUSED[2], REUSED[1]]  # reused before the first answer: the second waits
+IDLESS_SUCCESS = REUSED[:1] + [  # a success without id answers no command with an id
+    ("a2c", b'{"type":"response","command":"get_commands","success":true,"data":{"commands":[]}}', False)]
+
+
+def test_an_id_reused_after_its_answer_pairs_twice_everywhere(tmp_path: Path) -> None:
+    rec = str(write_recording(tmp_path / "reused.jsonl", REUSED))
+    assert _run("check", rec, "--dialect", "pi-0.84", "--format", "json").strip() == ""
+    stats = json.loads(_run("stats", rec, "--format", "json"))
+    for name in ("get_commands", "get_messages"):
+        assert (stats["commands"][name]["responses"], stats["commands"][name]["unanswered"]) == (1, 0)
+    assert stats["unmatched_responses"] == 0
+    show = _run("show", rec, "--frames", "--color", "never")
+    assert "another response" not in show and "no command waiting" not in show
+    assert "← ✓ get_commands #r (500 ms)" in show and "← ✓ get_messages #r (500 ms)" in show
+    why = _why(rec)
+    assert why["outstanding"] == [] and why["pitfalls"] == []
+
+
+def test_an_id_reused_while_waiting_leaves_the_second_command_waiting_everywhere(tmp_path: Path) -> None:
+    rec = str(write_recording(tmp_path / "reused.jsonl", REUSED_WAITING))
+    assert _correlation(rec) == [("correlation.reused_id", 2), ("correlation.unanswered", 2)]
+    stats = json.loads(_run("stats", rec, "--format", "json"))
+    assert stats["commands"]["get_commands"]["responses"] == 1 and stats["commands"]["get_messages"]["unanswered"] == 1
+    assert "← ✓ get_commands #r (1.00 s)" in _run("show", rec, "--frames", "--color", "never")
+    assert [i["frames"] for i in _why(rec)["outstanding"]] == [[2]]
+
+
+def test_an_idless_success_answers_no_command_with_an_id_everywhere(tmp_path: Path) -> None:
+    rec = str(write_recording(tmp_path / "idless.jsonl", IDLESS_SUCCESS))
+    assert _correlation(rec) == [("correlation.unexpected_response", 2), ("correlation.unanswered", 1)]
+    stats = json.loads(_run("stats", rec, "--format", "json"))
+    assert stats["commands"]["get_commands"]["unanswered"] == 1 and stats["unmatched_responses"] == 1
+    assert "no command waiting" in _run("show", rec, "--frames", "--color", "never")
+    assert [i["frames"] for i in _why(rec)["outstanding"]] == [[1]]

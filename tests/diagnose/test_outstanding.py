@@ -100,6 +100,22 @@ def test_omp_host_tool_call_and_cancel() -> None:
     assert kinds(why(A({"type": "ready"}), call).outstanding) == ["host"]
     assert why(A({"type": "ready"}), call, A({"type": "host_tool_cancel", "id": "x", "targetId": "h1"})).outstanding == []
 
+    update = C({"type": "host_tool_update", "id": "h1", "partialResult": {}})  # progress: answers the agent
+    assert kinds(why(A({"type": "ready"}), call, update).outstanding) == ["host"]
+
+
+def test_pairing_is_the_one_model_parse_errors_and_idless_successes() -> None:
+    """A parse error answers the line that was not JSON, not an id-less command; an id-less success
+    answers no command with an id (only an error may drop its command's id)."""
+    parse = A({"type": "response", "command": "parse", "success": False, "error": "Failed to parse command"})
+    d = why(C({"type": "get_state"}), C(b"not json"), parse)
+    assert [i.frames for i in d.outstanding] == [(1,)]
+    assert why(C({"type": "get_state"}), C(b"[1]"), A({"type": "response", "success": False})).outstanding != []
+    answered = A({"type": "response", "command": "get_state", "success": True, "data": {}})
+    assert [i.frames for i in why(C({"id": "s", "type": "get_state"}), answered).outstanding] == [(1,)]
+    unknown = A({"type": "response", "command": "frob", "success": False, "error": "Unknown command: frob"})
+    assert why(C({"id": "f", "type": "frob"}), unknown).outstanding == []
+
 
 def test_steer_queued_until_delivered_as_a_user_message() -> None:
     start = [*[A(e) for e in RUN], C({"id": "s", "type": "steer", "message": "stop"}),
@@ -170,9 +186,10 @@ def test_big_frames_are_read_as_an_envelope() -> None:
 
 
 def test_unanswered_commands_are_capped(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import rpcspy.diagnose.tracker as tracker
+    import rpcspy.protocol.pairing as pairing
 
-    monkeypatch.setattr(tracker, "_PENDING_CAP", 3)
+    monkeypatch.setattr(pairing, "WAITING_CAP", 3)
+    monkeypatch.setattr(pairing, "IDLESS_CAP", 3)
     d = why(*[C({"id": f"c{i}", "type": "get_state"}) for i in range(5)], *[C({"type": "get_state"}) for _ in range(5)])
     assert [i.frames[0] for i in d.outstanding] == [3, 4, 5, 8, 9, 10], "the oldest are forgotten, the rest kept"
 

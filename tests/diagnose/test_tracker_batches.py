@@ -20,8 +20,10 @@ PATHS = sorted(glob.glob(f"{DATA}/transcripts/**/*.jsonl", recursive=True) +
 
 
 def state(tr: Tracker) -> dict[str, Any]:
-    """Every field (commands compare by identity: by their repr here), the detector's verdict, the diagnosis."""
+    """Every field (commands compare by identity: by their repr here), the detector's verdict, the commands
+    the pairing holds, the diagnosis."""
     out: dict[str, Any] = {f.name: repr(getattr(tr, f.name)) for f in fields(tr) if f.name != "detector"}
+    out["unanswered"] = repr(tr.unanswered())
     d = tr.detector
     out["detector"] = (d.dialect, d.reason, d.sure, d.refinable, d.frames_seen)
     out["explain"] = explain(tr).to_json()
@@ -84,14 +86,14 @@ def test_a_frame_nested_too_deep_to_decode_is_ignored_not_raised() -> None:
 
 def test_long_sessions_keep_the_tables_bounded() -> None:
     """Commands never answered and commands answered are both held up to their caps (oldest first out)."""
-    from rpcspy.diagnose import tracker as T
+    from rpcspy.protocol import pairing as P
 
     t = Tracker()
-    n = 3 * max(T._PENDING_CAP, T._ANSWERED_CAP)
+    n = 3 * max(P.WAITING_CAP, P.BOUNDED_ANSWERED_CAP)
     for i in range(n):
         t.feed(Frame(2 * i, i * 1e-3, "c2a", b'{"id":"q%d","type":"get_state"}' % i))
-    assert len(t.pending) <= T._PENDING_CAP + T._PENDING_CAP // 4
+    assert len(t.unanswered()) <= P.WAITING_CAP + P.WAITING_CAP // 4
     for i in range(n):
         t.feed(Frame(2 * i + 1, i * 1e-3, "c2a", b'{"id":"a%d","type":"get_state"}' % i))
         t.feed(Frame(2 * i + 2, i * 1e-3, "a2c", b'{"id":"a%d","type":"response","command":"get_state","success":true}' % i))
-    assert len(t.answered) <= T._ANSWERED_CAP + T._ANSWERED_CAP // 4
+    assert len(t.pairing._answered) <= P.BOUNDED_ANSWERED_CAP + P.BOUNDED_ANSWERED_CAP // 4

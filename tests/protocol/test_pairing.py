@@ -94,3 +94,23 @@ def test_answers_are_not_commands_and_unanswered_are_listed() -> None:
     assert [x.seq for x in p.unanswered()] == [2, 3]
     a = p.response(4, _resp(id="zz", command="prompt"))
     assert a.kind == "unknown_id" and a.command is None
+
+
+def test_a_bounded_pairing_forgets_the_oldest_waiting_commands_reused_ids_too(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import rpcspy.protocol.pairing as pairing
+
+    monkeypatch.setattr(pairing, "WAITING_CAP", 4)  # trimmed past 4 + 4 // 4, down to 4
+    p = Pairing(bounded=True)
+    for i in range(6):
+        p.command(i + 1, 0.0, {"id": f"c{i}", "type": "get_state"})
+    assert [q.seq for q in p.waiting_with_id()] == [3, 4, 5, 6]
+    for i in range(6):  # one id reused, never answered: past the cap its queue is dropped
+        p.command(7 + i, 0.0, {"id": "c5", "type": "get_state"})
+    assert [q.seq for q in p.waiting_with_id()] == [3, 4, 5, 6, 12]
+    assert p.response(13, _resp(id="c5", command="get_state")).command.seq == 6
+    assert p.response(14, _resp(id="c5", command="get_state")).command.seq == 12
+    assert p.response(15, _resp(id="c5", command="get_state")).kind == "duplicate"
+    unbounded = Pairing()
+    for i in range(6):
+        unbounded.command(i + 1, 0.0, {"id": "x", "type": "get_state"})
+    assert len(unbounded.waiting_with_id()) == 6
