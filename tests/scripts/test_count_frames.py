@@ -2,27 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 from tests.paths import REPO
-
-
-def _count_frames():
-    sys.path.insert(0, str(REPO / "bench"))
-    try:
-        spec = importlib.util.spec_from_file_location("count_frames", REPO / "bench" / "count_frames.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(REPO / "bench"))
-    return module
+from tests.support.bench_scripts import load_bench
 
 
 def test_a_flood_is_counted_frame_for_frame(tmp_path: Path) -> None:
-    cf = _count_frames()
+    cf = load_bench("count_frames")
     stream, rec = tmp_path / "stream.jsonl", tmp_path / "rec.jsonl"
     size = cf.generate(str(stream), 300_000, small=True)
     sent = stream.read_bytes().count(b"\n")
@@ -31,7 +18,7 @@ def test_a_flood_is_counted_frame_for_frame(tmp_path: Path) -> None:
 
 
 def test_table_and_summary() -> None:
-    cf = _count_frames()
+    cf = load_bench("count_frames")
     rows = [("this tree", 1, 100, 100, 0, 0, 1.0), ("old", 1, 100, 90, 2, 500, 0.5),
             ("this tree", 2, 100, 100, 0, 0, 1.0), ("old", 2, 100, 100, 0, 0, 0.5)]
     assert "| old | 1 | 100 | 90 | 0.900 | 2 | 500 | 0.50 |" in cf.table(rows).splitlines()

@@ -3,27 +3,11 @@ summary of the gap share over the proxies."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-
-from tests.paths import REPO
-
-
-def _soak():
-    sys.path.insert(0, str(REPO / "bench"))
-    try:
-        spec = importlib.util.spec_from_file_location("soak_proxy", REPO / "bench" / "soak_proxy.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["soak_proxy"] = module  # its dataclasses look their module up
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(REPO / "bench"))
-    return module
+from tests.support.bench_scripts import load_bench
 
 
 def test_a_tree_is_run_with_its_own_rpcspy_and_still_sampled() -> None:
-    soak = _soak()
+    soak = load_bench("soak_proxy")
     cmd = soak.rpcspy_command("/tmp/old")
     assert cmd[:2] == ["env", "PYTHONPATH=/tmp/old"] and cmd[-3:] == ["-P", "-m", "rpcspy"]
     exec_d = "\0".join(cmd[2:] + ["-o", "r.jsonl", "--", "python", "agent.py"]).encode() + b"\0"  # after env's exec
@@ -34,7 +18,7 @@ def test_a_tree_is_run_with_its_own_rpcspy_and_still_sampled() -> None:
 
 
 def test_gap_share_summary() -> None:
-    soak = _soak()
+    soak = load_bench("soak_proxy")
     assert soak.gap_summary([0.0, 0.0, 0.077, 0.0, 0.36]) == \
         "gap share per proxy: 0.0 (0.0-36.0) % over 5 proxies; recorded whole: 3 of 5"
     assert soak.gap_summary([0.188]) == "gap share per proxy: 18.8 (18.8-18.8) % over 1 proxies; recorded whole: 0 of 1"
