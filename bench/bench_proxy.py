@@ -48,18 +48,16 @@ def variants(tmp: str, baseline: str | None = None) -> dict[str, list[str]]:
 
 
 def _tree_hwm(pid: int) -> dict[int, int]:
-    """Peak RSS (VmHWM, KiB) of ``pid`` and its direct children, from /proc."""
+    """Peak RSS (VmHWM, KiB) of ``pid`` and all its descendants (observer, drain...) but the agent `cat`."""
     out: dict[int, int] = {}
-    pids = [pid]
-    try:
-        for task in os.listdir(f"/proc/{pid}/task"):
-            pids += [int(c) for c in open(f"/proc/{pid}/task/{task}/children").read().split()]
-    except OSError:
-        pass
-    for p in pids:
+    todo = [pid]
+    while todo:
+        p = todo.pop()
         try:
             if open(f"/proc/{p}/comm").read().strip() == "cat":
                 continue  # the agent, not the proxy
+            for task in os.listdir(f"/proc/{p}/task"):
+                todo += [int(c) for c in open(f"/proc/{p}/task/{task}/children").read().split()]
             for line in open(f"/proc/{p}/status"):
                 if line.startswith("VmHWM:"):
                     out[p] = int(line.split()[1])
@@ -72,8 +70,8 @@ def stream_once(prefix: list[str], path: str) -> tuple[float, float, int, float]
     """Pump the file through ``prefix`` (or directly).
 
     Returns (seconds until the client had every byte, seconds until the proxy exited,
-    peak RSS KiB of the proxy's own processes: the sum of the peaks of the proxy and
-    its observer process, the agent `cat` excluded; polled from /proc while it runs,
+    peak RSS KiB of the proxy's own processes: the sum of the peaks of the proxy and every
+    descendant (observer, drain), the agent `cat` excluded; polled from /proc while it runs,
     seconds from the first byte the client got to the last: streaming time, start-up excluded).
     """
     start = time.perf_counter()
@@ -192,7 +190,7 @@ def main() -> None:
         if "baseline" in var:
             rows.append(("exit after the client's EOF, baseline rpcspy", f"{spread(lag['baseline'])} s",
                          f"this tree / baseline: {spread(ratios(lag['rpcspy'], lag['baseline']))}x"))
-        rows.append(("peak RSS, sum of rpcspy's two processes, 1x stream", f"{spread(rss['rpcspy'], '{:.1f}')} MiB",
+        rows.append(("peak RSS, sum of rpcspy's processes (proxy, observer, drain), 1x stream", f"{spread(rss['rpcspy'], '{:.1f}')} MiB",
                      f"minimal relay {spread(rss['minimal relay'], '{:.1f}')} MiB"))
         if not args.no_long:
             long_path = os.path.join(tmp, "long.jsonl")
@@ -200,7 +198,7 @@ def main() -> None:
             generate(long_path, int(args.size * 3), small=args.small)
             _, _, long_peak, _ = stream_once(var["rpcspy"], long_path)
             med = statistics.median(rss["rpcspy"])
-            rows.append(("peak RSS, sum of rpcspy's two processes, 3x stream (one run)",
+            rows.append(("peak RSS, sum of rpcspy's processes, 3x stream (one run)",
                          f"{long_peak / 1024:.1f} MiB", f"{long_peak / 1024 / med:.2f}x the 1x median"))
         lat: dict[str, dict[float, list[float]]] = {k: {0.5: [], 0.99: []} for k in var}
         for _ in range(args.rounds):

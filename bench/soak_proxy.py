@@ -1,7 +1,7 @@
 """Soak: gigabytes through side-by-side proxies with recording and checking on, a `watch` and an `inject`
 attached to each. Minutes, not part of the suite.
 
-    python bench/soak_proxy.py [--proxies 10] [--mb-each 512] [--tmp-dir DIR]
+    python bench/soak_proxy.py [--proxies 10] [--mb-each 512] [--tmp-dir DIR] [--tree DIR]
 
 Each proxy runs a fake agent that writes a seeded mixed stream (tests/pump/streams.py)
 over and over, in ~1 MiB writes ending on a line, and answers injected commands between
@@ -10,8 +10,12 @@ them. Its client reads everything and hashes it; `rpcspy watch PID` and
 Checked and printed: every client's sha256 against the agent's, the recording's bytes
 plus its gap notes against what was forwarded, peak RSS of every rpcspy process,
 peak disk use of tape and spool, fds and threads of each proxy after its start and at
-its end, injections answered, watchers alive, and leftover processes and files.
-Exit 1 if any byte was lost or altered.
+its end, injections answered, watchers alive, and leftover processes and files; then the
+gap share (gap bytes over the bytes forwarded) over the proxies, median (min-max), and how
+many recorded whole. Exit 1 if any byte was lost or altered.
+
+``--tree DIR`` runs the proxies, watches and injections of the rpcspy in DIR (`git archive OLD
+rpcspy | tar -x -C DIR`) instead of this tree's: alternate runs with and without it to compare.
 """
 
 from __future__ import annotations
@@ -25,15 +29,26 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+sys.path.insert(0, str(ROOT / "bench"))
+
+from rounds import spread  # noqa: E402
+
 from tests.pump.proxyrun import fake  # noqa: E402
 from tests.pump.streams import mixed_stream  # noqa: E402
 
-RPCSPY = [sys.executable, "-m", "rpcspy"]
+
+def rpcspy_command(tree: Path | str = ROOT) -> list[str]:
+    """`python -m rpcspy` of the rpcspy in ``tree`` (-P: not the current directory's)."""
+    return ["env", f"PYTHONPATH={tree}", sys.executable, "-P", "-m", "rpcspy"]
+
+
+RPCSPY = rpcspy_command()
 
 
 @dataclass
@@ -69,11 +84,13 @@ def _tree(pid: int) -> list[int]:
     return out
 
 
+def runs_rpcspy(cmdline: bytes) -> bool:
+    """Whether a /proc cmdline is a Python running ``-m rpcspy`` (with or without options before it)."""
+    return (b"-m", b"rpcspy") in pairwise(cmdline.split(b"\0")[1:])
+
+
 def _is_rpcspy(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[1:3] == [b"-m", b"rpcspy"]
-    except OSError:
-        return False
+    return runs_rpcspy(_cmdline(pid))
 
 
 def _cmdline(pid: int) -> bytes:
@@ -164,13 +181,24 @@ def _recorded(rec: Path) -> tuple[int, int]:
     return frames, gaps
 
 
+def gap_summary(shares: list[float]) -> str:
+    """One line on the gap share of each proxy (gap bytes / bytes forwarded): median (min-max), whole ones."""
+    whole = sum(share == 0 for share in shares)
+    return (f"gap share per proxy: {spread([100 * x for x in shares], '{:.1f}')} % over {len(shares)} proxies; "
+            f"recorded whole: {whole} of {len(shares)}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--proxies", type=int, default=10)
     ap.add_argument("--mb-each", type=int, default=512)
     ap.add_argument("--tmp-dir", help="--tmp-dir for the proxies (tape and spool)")
     ap.add_argument("--inject-every", type=float, default=1.0)
+    ap.add_argument("--tree", metavar="DIR", help="run the rpcspy in DIR instead of this tree's "
+                    "(`git archive OLD rpcspy | tar -x -C DIR`)")
     args = ap.parse_args()
+    global RPCSPY
+    RPCSPY = rpcspy_command(args.tree or ROOT)
     work = Path(tempfile.mkdtemp(prefix="rpcspy-soak-"))
     block = mixed_stream(7, 32 << 20, biggest=4 << 20) + b"\n"
     (work / "block").write_bytes(block)
@@ -215,12 +243,15 @@ def main() -> int:
     elapsed = time.monotonic() - t0
     bad = 0
     total = sum(r.got for r in runs)
+    shares: list[float] = []
     print(f"{args.proxies} proxies, {total / 1e9:.2f} GB forwarded in {elapsed:.0f}s "
-          f"({total / elapsed / 1e6:.0f} MB/s in all), recording and checking on, tmp-dir {args.tmp_dir or '$TMPDIR'}")
+          f"({total / elapsed / 1e6:.0f} MB/s in all), recording and checking on, tmp-dir {args.tmp_dir or '$TMPDIR'}, "
+          f"rpcspy of {args.tree or 'this tree'}")
     for run in runs:
         ok = run.digest == run.expected and run.got == run.size
         frames, gaps = _recorded(run.rec)
         accounted = frames + gaps == run.size
+        shares.append(gaps / run.got if run.got else 0.0)
         bad += not ok or not accounted
         watcher = {True: "attached to the end", False: "gone before the end", None: "?"}[run.watching_at_end]
         print(f"  #{run.index}: client {'sha256 ok' if ok else 'DIFFERENT'} ({run.got} B), recording "
@@ -231,6 +262,7 @@ def main() -> int:
         if run.watcher and run.watcher.poll() is None:
             run.watcher.terminate()
             run.watcher.wait(10)
+    print(gap_summary(shares))
     time.sleep(1)
     left = [p for p in set(os.listdir("/proc")) - before_procs if p.isdigit() and _is_rpcspy(int(p))
             and str(work).encode() in _cmdline(int(p))]  # ours: proxies, observers, drains (not other runs)

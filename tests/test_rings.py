@@ -77,3 +77,29 @@ def test_the_import_walk_sees_lazy_imports() -> None:
     assert "rpcspy.checker" in imports["rpcspy.pump.check_observer"]  # a module-level import
     assert "rpcspy.recording.decode" in imports["rpcspy.pump.control_client"]  # an import inside a method
     assert "rpcspy.cli" in imports["rpcspy.__main__"]
+
+
+PROTOCOL_HOMES = ("rpcspy.protocol.vocabulary", "rpcspy.protocol.pairing")
+"""Each protocol fact has one home: its names are imported from there, never through another module."""
+
+
+def _defined(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
+
+
+def test_protocol_names_are_imported_from_their_home() -> None:
+    trees = {".".join(p.relative_to(ROOT.parent).with_suffix("").parts).removesuffix(".__init__"):
+             ast.parse(p.read_text(encoding="utf-8")) for p in sorted(ROOT.rglob("*.py"))}
+    homes = {name: home for home in PROTOCOL_HOMES for name in _defined(trees[home]) if not name.startswith("_")}
+    found = [f"{name} imports {a.name} from {node.module}, not {homes[a.name]}"
+             for name, tree in trees.items() for node in ast.walk(tree)
+             if isinstance(node, ast.ImportFrom) and node.module in trees and node.module not in PROTOCOL_HOMES
+             for a in node.names if a.name in homes and a.name not in _defined(trees[node.module])]
+    assert found == []

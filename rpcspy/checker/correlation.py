@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from rpcspy.checker.findings import Sink
-from rpcspy.protocol.pairing import MISSING, NONOBJECT, PARSE, Pairing, Pending, id_key, show_id, show_type
+from rpcspy.protocol.pairing import MISSING, Pairing, Pending, id_key, show_id, show_type
 from rpcspy.protocol.vocabulary import SLOW_COMMANDS
 
-__all__ = ["Correlator", "Pending", "MISSING", "NONOBJECT", "PARSE", "id_key", "show_id", "show_type"]
+__all__ = ["Correlator"]
 
 
 class Correlator:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from rpcspy.checker.correlation import MISSING, NONOBJECT, PARSE, Correlator, Pending, show_id
+from rpcspy.checker.correlation import Correlator
 from rpcspy.checker.decoding import HANDLED, UNTRIED, FrameDecoder
 from rpcspy.checker.findings import Sink
 from rpcspy.checker.framing import KIB64, Unparsed
@@ -22,6 +22,7 @@ from rpcspy.checker.schema import AUTO, SchemaChecker
 from rpcspy.checker.stream import StreamTracker
 from rpcspy.checker.ui import UiTracker
 from rpcspy.events import Finding, Frame
+from rpcspy.protocol.pairing import MISSING, NONOBJECT, PARSE, Pending, show_id
 from rpcspy.protocol.vocabulary import ANSWER_TYPES as _NOT_COMMANDS
 from rpcspy.protocol.vocabulary import QUEUE_COMMANDS, RUN_BOUNDARIES, TEARDOWN_COMMANDS
 from rpcspy.recording.format import FrameEntry

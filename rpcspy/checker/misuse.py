@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rpcspy.checker.correlation import Pending
 from rpcspy.checker.findings import Sink
+from rpcspy.protocol.pairing import Pending
 from rpcspy.protocol.vocabulary import QUEUE_COMMANDS
 
 _STREAMING = "sent-while-streaming"

@@ -54,7 +54,8 @@ def command(a: str, b: str, fmt: str, stderr: bool, dirs: tuple[str, ...], ignor
     --compat reads the agent's differences as a client would: breaking (a frame
     or field gone, a type changed, the same frames in another order, a command
     now failing), warning (a new frame type, a new enum value, a new event in a
-    run) or safe (a new field, a differing value), grouped by frame type with a
+    run, a field gone that the old agent already left out of some frames of that
+    type) or safe (a new field, a differing value), grouped by frame type with a
     count and one example each (docs/drive.md, "Upgrades").
     """
     import re
@@ -103,9 +104,10 @@ def _compat(result: Any, fmt: str, width: int | None) -> None:
     import shutil
 
     from rpcspy.recording.reader import read_frames
-    from rpcspy.replay.compat import compat, compat_lines, frame_labels
+    from rpcspy.replay.compat import compat, compat_lines, frame_labels, survey
 
-    report = compat(result, frame_labels(read_frames(result.a)), frame_labels(read_frames(result.b)))
+    old = survey(read_frames(result.a))
+    report = compat(result, old.labels, frame_labels(read_frames(result.b)), old.optional)
     if fmt == "json":
         sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=False) + "\n")
     else:

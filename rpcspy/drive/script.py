@@ -24,8 +24,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from rpcspy.diagnose.knowledge import RUN_COMMANDS
-from rpcspy.protocol.vocabulary import ANSWER_TYPES, DIALOGS
+from rpcspy.protocol.vocabulary import ANSWER_TYPES, DIALOGS, RUN_COMMANDS
 
 OPTIONS_KEY = "rpcspy"
 DEFAULT_TIMEOUT = 60.0

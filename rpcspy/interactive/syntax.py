@@ -26,7 +26,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from rpcspy.interactive.schema import ANSWER_TYPES, CommandSchema, FieldInfo
+from rpcspy.interactive.schema import CommandSchema, FieldInfo
+from rpcspy.protocol.vocabulary import ANSWER_TYPES
 
 META_COMMANDS = {
     "help": "show this help",

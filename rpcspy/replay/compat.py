@@ -6,7 +6,10 @@ the agent's frames is then judged from a client's side:
 
 * **breaking**: a frame type or a field gone, a type changed, an order clients rely on changed
   (the same frames, moved), a command now failing;
-* **warning**: a new frame type, a new value of an enum-like field, a new event in a run;
+* **warning**: a new frame type, a new value of an enum-like field, a new event in a run, an
+  optional field gone (one the old agent already left out of some frames of that type, so its
+  clients cope without it: pi 1.5.2's ``responseId`` on ``message_start``, which pi 0.87.1 sent
+  only when the model's first chunk came before the event);
 * **safe**: a new field, a value of the same type that differs.
 
 Differences are grouped by frame type, kind and (index-free) JSON path, with a count and one
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +28,7 @@ import msgspec
 
 from rpcspy.events import Frame
 from rpcspy.replay.differ import DiffResult, Item, label_of
-from rpcspy.replay.jsondiff import ABSENT, Change, changes
+from rpcspy.replay.jsondiff import ABSENT, Change, changes, child
 
 LEVELS = ("breaking", "warning", "safe")
 ENUM_KEYS = frozenset({
@@ -76,15 +79,61 @@ class CompatReport:
                 "groups": [g.to_json() for g in self.groups]}
 
 
-def frame_labels(frames: Iterable[Frame], direction: str = "a2c") -> Iterable[str]:
-    """The differ's label of each frame of one direction (``response/prompt``, ``agent_end``), streamed."""
+def _decoded(frames: Iterable[Frame], direction: str) -> Iterator[Any]:
     for frame in frames:
         if frame.dir == direction:
             try:
-                value = msgspec.json.decode(frame.data)
+                yield msgspec.json.decode(frame.data)
             except (msgspec.DecodeError, UnicodeDecodeError):
-                value = ""
-            yield label_of(value)
+                yield ""
+
+
+def frame_labels(frames: Iterable[Frame], direction: str = "a2c") -> Iterable[str]:
+    """The differ's label of each frame of one direction (``response/prompt``, ``agent_end``), streamed."""
+    for value in _decoded(frames, direction):
+        yield label_of(value)
+
+
+@dataclass
+class Survey:
+    """One side's frame labels, and the fields it left out of some frames of a type that others carry."""
+
+    labels: list[str]
+    optional: set[tuple[str, str]]
+    """(label, path) of object fields (paths through objects only) absent from some frame of that label
+    where the object holding them is present: not a field the agent always sends."""
+
+
+def _paths(value: Any, path: str, out: set[str]) -> set[str]:
+    if isinstance(value, dict):
+        out.add(path)
+        for k, v in value.items():
+            _paths(v, child(path, k), out)
+    else:
+        out.add(path)
+    return out
+
+
+def survey(frames: Iterable[Frame], direction: str = "a2c") -> Survey:
+    """Labels and optional fields of one direction's frames (each distinct shape of a label walked once)."""
+    labels: list[str] = []
+    shapes: dict[str, set[frozenset[str]]] = {}
+    for value in _decoded(frames, direction):
+        label = label_of(value)
+        labels.append(label)
+        shapes.setdefault(label, set()).add(frozenset(_paths(value, "$", set())))
+    optional = set()
+    for label, kinds in shapes.items():
+        for path in set().union(*kinds):
+            parent = _parent(path)
+            if parent is not None and any(parent in k and path not in k for k in kinds):
+                optional.add((label, path))
+    return Survey(labels, optional)
+
+
+def _parent(path: str) -> str | None:
+    m = _LAST_KEY.search(path)
+    return None if m is None else path[:m.start()]
 
 
 def _kind_of(value: Any) -> str:
@@ -159,8 +208,10 @@ def _timing_only(labels_a: list[str], labels_b: list[str]) -> set[str]:
     return same
 
 
-def compat(result: DiffResult, labels_a: Iterable[str], labels_b: Iterable[str]) -> CompatReport:
-    """Classify the agent-side differences of ``result``; ``labels_*`` are the a2c frame labels of each side."""
+def compat(result: DiffResult, labels_a: Iterable[str], labels_b: Iterable[str],
+           optional_a: Collection[tuple[str, str]] = ()) -> CompatReport:
+    """Classify the agent-side differences of ``result``; ``labels_*`` are the a2c frame labels of each side,
+    ``optional_a`` the old side's optional fields (:attr:`Survey.optional`): one of them gone is a warning."""
     labels_a, labels_b = list(labels_a), list(labels_b)
     count_a, count_b = Counter(labels_a), Counter(labels_b)
     groups: dict[tuple, Group] = {}
@@ -173,10 +224,15 @@ def compat(result: DiffResult, labels_a: Iterable[str], labels_b: Iterable[str])
             g = groups[key] = Group(level, kind, label, path, example=example)
         g.count += 1
 
+    def judge(label: str, c: Change, item: Item) -> None:
+        level, kind = classify_change(label, c)
+        if kind == "field gone" and (label, c.path) in optional_a:
+            level, kind = "warning", "optional field gone"
+        add(level, kind, label, _INDEX.sub("[]", c.path), _example(item, c))
+
     def changed(label: str, a: Any, b: Any, item: Item) -> None:
         for c in changes(a, b, align=True):
-            level, kind = classify_change(label, c)
-            add(level, kind, label, _INDEX.sub("[]", c.path), _example(item, c))
+            judge(label, c, item)
 
     client_differs = False
     moved: dict[str, tuple[list[Item], list[Item]]] = {}
@@ -193,8 +249,7 @@ def compat(result: DiffResult, labels_a: Iterable[str], labels_b: Iterable[str])
                     changed(label, item.a.value, item.b.value, item)
                 else:
                     for c in item.changes:
-                        level, kind = classify_change(label, c)
-                        add(level, kind, label, _INDEX.sub("[]", c.path), _example(item, c))
+                        judge(label, c, item)
             elif item.op == "added":
                 if count_a[label] == 0:
                     add("warning", "new frame type", label, None, _example(item))

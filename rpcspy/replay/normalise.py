@@ -60,8 +60,10 @@ _CACHE_FRAME = 512
 _CACHE_ENTRIES = 20_000
 """Each cache is emptied when it holds this many entries (a few MB at most)."""
 _SAME: Any = object()  # a cached frame() result meaning "unchanged"
-_PLAIN, _SPECIAL, _IGNORE, _USAGE = 0, 1, 2, 3
-"""Key kinds: values walked as they are, walked knowing the key, dropped, numbers zeroed."""
+_PLAIN, _IGNORE, _USAGE, _SECRET, _ID, _BARE_ID, _TIME, _DURATION = range(8)
+"""Key kinds: values walked as they are, dropped, numbers zeroed; then the keys whose value is volatile
+(a secret or id string, an id string when the object looks like an entity, a time or duration number).
+The key sets are disjoint (tests/replay/test_volatile.py), so one kind per key says it all."""
 
 
 class NormaliseOptions(msgspec.Struct, frozen=True):
@@ -92,7 +94,7 @@ class Normaliser:
         self._last_long: tuple[str, str, bool] | None = None  # the last long string, its result
         self._clean_long: str | None = None  # the last long string without any hint
         self._frames: dict[bytes, Any] = {}  # frame() results of small frames (_SAME: unchanged)
-        self._keys: dict[str, int] = {}  # key -> _PLAIN or _SPECIAL
+        self._keys: dict[str, int] = {}  # key -> its kind (_PLAIN, _SECRET...)
         self.changed = False
         self.json = False
         """The last :meth:`frame` was JSON, decoded: its answer is valid UTF-8 JSON (when changed, msgspec's
@@ -103,7 +105,7 @@ class Normaliser:
         """A normalised copy of a decoded JSON value (the value itself when it is nested too deeply
         to walk: hundreds of levels exhaust Python's stack before msgspec's limit)."""
         try:
-            return self._walk(value, None, None)
+            return self._walk(value)
         except RecursionError:
             return value
 
@@ -228,26 +230,14 @@ class Normaliser:
             got = table[original] = make(len(table) + 1)
         return got
 
-    def _walk(self, v: Any, key: str | None, parent: dict | None) -> Any:
+    def _walk(self, v: Any) -> Any:
         t = type(v)
         if t is str:
-            if key is not None:
-                k = key.lower()
-                if (k in SECRET_KEYS or (self.options.secrets and secret_name(key))) and v:
-                    if v != REDACTED:
-                        self.changed = True
-                    return REDACTED
-                if key in ID_KEYS or (key == "id" and parent is not None and is_id_parent(parent)):
-                    if UUID_RX.fullmatch(v):
-                        return self.text(v)
-                    return self._placeholder("id", v, lambda n: id_like(v, n))
             return self.text(v)
         if t is dict:
             return self._dict(v)
         if t is list:
-            return [self._walk(x, None, None) for x in v]
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and key is not None:
-            return self._number(v, key)
+            return [self._walk(x) for x in v]
         return v
 
     def _dict(self, d: dict) -> dict:
@@ -257,22 +247,26 @@ class Normaliser:
             kind = keys.get(k)
             if kind is None:
                 kind = keys[k] = self._key_kind(k)
+            t = type(x)
             if kind == _PLAIN:  # the common case, inline: only strings and containers can change
-                t = type(x)
                 if t is str:
                     out[k] = self.text(x)
                 elif t is dict:
                     out[k] = self._dict(x)
                 elif t is list:
-                    out[k] = [self._walk(y, None, None) for y in x]
+                    out[k] = [self._walk(y) for y in x]
                 else:
                     out[k] = x
             elif kind == _IGNORE:
                 self.changed = True
             elif kind == _USAGE:
                 out[k] = self._zero_numbers(x)
+            elif t is str:
+                out[k] = self._special_text(kind, x, d)
+            elif kind >= _TIME and isinstance(x, (int, float)) and t is not bool:  # _TIME or _DURATION
+                out[k] = self._time(x) if kind == _TIME else self._duration(x)
             else:
-                out[k] = self._walk(x, k, d)
+                out[k] = self._walk(x)
         return out
 
     def _key_kind(self, k: str) -> int:
@@ -281,27 +275,47 @@ class Normaliser:
             return _IGNORE
         if self.options.usage and k in USAGE_KEYS:
             return _USAGE
-        if k.lower() in SECRET_KEYS or k in ID_KEYS or k == "id" or k in TIME_KEYS or k in DURATION_KEYS:
-            return _SPECIAL
-        if self.options.secrets and secret_name(k):  # DB_PASSWORD, api_secret...: redacted by _walk
-            return _SPECIAL
+        if k.lower() in SECRET_KEYS or (self.options.secrets and secret_name(k)):  # DB_PASSWORD, api_secret...
+            return _SECRET
+        if k in ID_KEYS:
+            return _ID
+        if k == "id":
+            return _BARE_ID
+        if k in TIME_KEYS:
+            return _TIME
+        if k in DURATION_KEYS:
+            return _DURATION
         return _PLAIN
 
-    def _number(self, v: float, key: str) -> Any:
-        if key in TIME_KEYS:
-            lo, hi = MS_RANGE
-            if lo <= v < hi:
-                return self._placeholder("time", v, lambda n: type(v)(1_700_000_000_000 + n))
-            lo, hi = S_RANGE
-            if lo <= v < hi:
-                return self._placeholder("time", v, lambda n: type(v)(1_700_000_000 + n))
-        elif key in DURATION_KEYS:
-            if not self.stable:
-                return self._token("n")
-            if v != 0:
+    def _special_text(self, kind: int, v: str, parent: dict) -> str:
+        """A string under a secret or id key (by ``kind``); other kinds' strings are plain text."""
+        if kind == _SECRET:
+            if not v:
+                return v
+            if v != REDACTED:
                 self.changed = True
-            return type(v)(0)
+            return REDACTED
+        if kind == _ID or (kind == _BARE_ID and is_id_parent(parent)):
+            if UUID_RX.fullmatch(v):
+                return self.text(v)
+            return self._placeholder("id", v, lambda n: id_like(v, n))
+        return self.text(v)
+
+    def _time(self, v: float) -> Any:
+        lo, hi = MS_RANGE
+        if lo <= v < hi:
+            return self._placeholder("time", v, lambda n: type(v)(1_700_000_000_000 + n))
+        lo, hi = S_RANGE
+        if lo <= v < hi:
+            return self._placeholder("time", v, lambda n: type(v)(1_700_000_000 + n))
         return v
+
+    def _duration(self, v: float) -> Any:
+        if not self.stable:
+            return self._token("n")
+        if v != 0:
+            self.changed = True
+        return type(v)(0)
 
     def _token(self, cls: str) -> str:
         self.changed = True
@@ -318,7 +332,7 @@ class Normaliser:
                     self.changed = True
                 return type(v)(0)
             return self._token("n")
-        return self._walk(v, None, None)
+        return self._walk(v)
 
     def _uuid(self, m: re.Match) -> str:
         s = m.group()

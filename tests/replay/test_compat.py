@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from rpcspy.cli import main
 from rpcspy.recording.reader import read_frames
-from rpcspy.replay.compat import compat, frame_labels
+from rpcspy.replay.compat import compat, frame_labels, survey
 from rpcspy.replay.differ import diff_recordings
 from rpcspy.replay.jsondiff import ABSENT, changes
 from rpcspy.replay.normalise import NormaliseOptions, Normaliser
@@ -44,7 +44,8 @@ NEW = [
 def report(tmp_path: Path, old: list[dict], new: list[dict]):  # type: ignore[no-untyped-def]
     a, b = rec(tmp_path / "a.jsonl", CLIENT, old), rec(tmp_path / "b.jsonl", CLIENT, new)
     result = diff_recordings(a, b, Normaliser(NormaliseOptions(), stable=False))
-    return compat(result, frame_labels(read_frames(a)), frame_labels(read_frames(b)))
+    old = survey(read_frames(a))
+    return compat(result, old.labels, frame_labels(read_frames(b)), old.optional)
 
 
 def kinds(r) -> set[tuple[str, str, str, str | None]]:  # type: ignore[no-untyped-def]
@@ -111,3 +112,30 @@ def test_a_frame_moved_only_among_deltas_is_timing(tmp_path: Path) -> None:
     moved = report(tmp_path, old, new).groups
     assert ("safe", "new field", "queue_update", "$.extra") in {(g.level, g.kind, g.type, g.path) for g in moved}, \
         "frames that moved are still compared field by field"
+
+
+def test_a_field_the_old_agent_did_not_always_send_is_a_warning_when_gone(tmp_path: Path) -> None:
+    """pi 0.87.1 put ``responseId`` on an assistant ``message_start`` only when the model's first chunk came
+    first (2 of 4 in recordings/pi-0.87.1-basic.jsonl); pi 1.5.2 never does. Its clients already cope
+    without it: a warning. A field the old agent always sent stays breaking."""
+    def start(n: int, **extra: object) -> dict:
+        return {"type": "message_start", "message": {"role": "assistant", "model": "m", "n": n, **extra}}
+
+    old = [start(1, responseId="r1"), start(2), start(3, responseId="r3")]
+    new = [start(1), start(2), start(3)]
+    assert kinds(report(tmp_path, old, new)) == {
+        ("warning", "optional field gone", "message_start/assistant", "$.message.responseId")}
+    always = [start(1, responseId="r1"), start(2, responseId="r2"), start(3, responseId="r3")]
+    assert kinds(report(tmp_path, always, new)) == {
+        ("breaking", "field gone", "message_start/assistant", "$.message.responseId")}
+    gone_model = [{"type": "message_start", "message": {"role": "assistant", "n": n}} for n in (1, 2, 3)]
+    assert ("breaking", "field gone", "message_start/assistant", "$.message.model") in kinds(
+        report(tmp_path, old, gone_model)), "sent in every frame of its type, whatever its siblings did"
+
+
+def test_survey_counts_a_field_optional_only_where_its_object_is_there(tmp_path: Path) -> None:
+    path = rec(tmp_path / "s.jsonl", [], [{"type": "x", "a": {"k": 1}}, {"type": "x"}, {"type": "x", "a": {"k": 2}},
+                                          {"type": "y", "b": 1}, {"type": "y"}])
+    got = survey(read_frames(path))
+    assert got.labels == ["x", "x", "x", "y", "y"]
+    assert got.optional == {("x", "$.a"), ("y", "$.b")}, "a.k is in every x that has an a"

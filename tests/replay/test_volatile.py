@@ -33,3 +33,16 @@ def test_dash_hint_sees_every_uuid_and_time(before, match, after):
     s = before + match + after
     if volatile.UUID_RX.search(s) or volatile.ISO_RX.search(s):
         assert volatile.dash_after_hex4(s)
+
+
+def test_volatile_key_sets_are_disjoint():
+    """The normaliser classifies each key once into one kind (secret, id, time, duration): a key in two sets
+    would lose one of its treatments."""
+    from rpcspy.replay.secrets import secret_name
+    from rpcspy.replay.volatile import DURATION_KEYS, ID_KEYS, SECRET_KEYS, TIME_KEYS
+
+    named = [set(ID_KEYS) | {"id"}, set(TIME_KEYS), set(DURATION_KEYS)]
+    for i, a in enumerate(named):
+        assert not {k for k in a if k.lower() in SECRET_KEYS or secret_name(k)}
+        for b in named[i + 1:]:
+            assert not a & b
