@@ -273,7 +273,8 @@ class AgentRelay(Relay):
         """A small chunk (a response, a delta) is read and written whole: fewer system calls,
         and the observers get it without touching the tape. It reads up to SMALL, not just
         what FIONREAD saw: what arrived since comes in the same read."""
-        self._tell_tape_end()
+        if self._tape_last:
+            self._tell_tape_end()
         chunk = os.read(self.src, SMALL)
         t = self.clock()
         self.bytes += len(chunk)
