@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import threading
 import time
 from pathlib import Path
@@ -194,3 +195,51 @@ def test_an_injection_made_while_bulk_output_flows_keeps_only_its_answer_from_th
     frames = list(open_recording(rec).frames())
     assert sorted((f.dir, f.data) for f in frames if f.injected) == [("a2c", injected), ("c2a", injected),
                                                                      ("c2a", marker[:-1])]
+
+
+def _grandchildren(pid: int) -> list[int]:
+    def children(p: int) -> list[int]:
+        return [int(c) for t in os.listdir(f"/proc/{p}/task")
+                for c in Path(f"/proc/{p}/task/{t}/children").read_text().split()]
+
+    return [g for c in children(pid) for g in children(c)]
+
+
+def test_an_injection_reacting_to_a_frame_held_while_the_observers_pipe_was_full_still_happens(
+        tmp_path: Path) -> None:
+    """The observers' drain process stopped while the client writes 3 MB and then "go": the observer
+    pipe fills, the proxy holds the rest, including "go", and then every relay goes idle (the client
+    waits for the injection's line). Once the drain resumes, "go" must still reach the observer,
+    which injects: before the pipe sink handed over what waits by itself, this hung for good."""
+    import signal
+    import subprocess
+    import sys
+
+    script = str(Path(__file__).with_name("inject_session.py"))
+    proc = subprocess.Popen([sys.executable, script, str(tmp_path / "r.jsonl"), "--", *fake("respond")],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    deadline = time.monotonic() + 60  # hang guards, not speed checks
+    while not (drain := _grandchildren(proc.pid)):  # the observer process's only child
+        assert time.monotonic() < deadline, "no drain process"
+        time.sleep(0.01)
+    os.kill(drain[0], signal.SIGSTOP)
+    try:
+        big = b'{"id":"warm","type":"x","pad":"' + b"p" * 3_000_000 + b'"}\n'
+        proc.stdin.write(big + b'{"id":"go","type":"ping"}\n')  # type: ignore[union-attr]
+        proc.stdin.flush()  # type: ignore[union-attr]
+        lines = [proc.stdout.readline() for _ in range(4)]  # type: ignore[union-attr]
+        assert b'"go"' in lines[3]  # the agent answered "go": the proxy has published it
+    finally:
+        os.kill(drain[0], signal.SIGCONT)
+    try:
+        out = b""
+        while not out.endswith(b"\n"):
+            ready = select.select([proc.stdout], [], [], 30)[0]
+            assert ready, "the injection never happened: the frame it reacts to was never handed over"
+            out += os.read(proc.stdout.fileno(), 1 << 16)  # type: ignore[union-attr]
+        assert json.loads(out) == {"type": "seen", "of": "get_state"}
+        proc.stdin.close()  # type: ignore[union-attr]
+        assert proc.stdout.read() == b"" and proc.wait(60) == 0  # type: ignore[union-attr]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
