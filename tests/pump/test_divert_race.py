@@ -1,5 +1,6 @@
-"""divert_ids landing while the agent's output flows by tape: the first small chunk after it is
-routed from where the taped bytes really ended (rpcspy.injection.divert decides, the relay tells it)."""
+"""A divert asked for after the agent's output went by tape: what follows is routed from where the taped
+bytes really ended (rpcspy.injection.divert decides, the relay tells it), also when divert_ids lands
+between the tape loop's check and the next small chunk."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import fcntl
 import os
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -48,8 +50,10 @@ def _wait_for(cond, what: str) -> None:  # type: ignore[no-untyped-def]
         time.sleep(0.002)
 
 
-def _relay_through(tmp_path: Path, head: bytes, bulk: bytes, tail: bytes) -> tuple[bytes, TapeSink]:
-    """``head`` copied small, ``bulk`` by the tape, then the divert lands and ``tail`` (small) follows."""
+def _relay_through(tmp_path: Path, head: bytes, bulk: bytes, tail: bytes,
+                   divert: Callable[[LateDivert], None] | None = None) -> tuple[bytes, TapeSink]:
+    """``head`` copied small, ``bulk`` by the tape, then ``divert`` (default: divert_ids lands at the worst
+    moment, when the relay copies ``tail``) and ``tail`` (small). What the client got, and the sink."""
     assert len(head) < SMALL <= len(bulk) and 0 < len(tail) < SMALL
     src_r, src_w = os.pipe()
     fcntl.fcntl(src_w, F_SETPIPE_SZ, 1 << 20)  # one write of the bulk waits there whole
@@ -65,7 +69,10 @@ def _relay_through(tmp_path: Path, head: bytes, bulk: bytes, tail: bytes) -> tup
         _wait_for(lambda: ("data", head) in sink.order, "the head was not copied")
     _write_all(src_w, bulk)
     _wait_for(lambda: _taped(sink) == len(bulk), "the bulk did not go by the tape")
-    relay.armed = True
+    if divert is None:
+        relay.armed = True
+    else:
+        divert(relay)
     _write_all(src_w, tail)
     os.close(src_w)
     relay.join(60)
@@ -73,6 +80,17 @@ def _relay_through(tmp_path: Path, head: bytes, bulk: bytes, tail: bytes) -> tup
     reader.join(60)
     assert not relay.is_alive() and not relay.armed
     return bytes(got), sink
+
+
+@pytest.mark.parametrize("ended", [True, False])
+def test_leaving_the_tape_path_knows_whether_a_line_just_ended(tmp_path: Path, ended: bool) -> None:
+    """After bulk output on the tape, an injection needs to know where lines start: a reply to it
+    is kept from the client only if it is a line of its own, never the end of a taped line."""
+    bulk = b'{"type":"x","pad":"' + b"p" * 300_000 + (b'"}\n' if ended else b'",')
+    rest = b'{"type":"response","id":"rpcspy-inject-1","success":true}\n'
+    got, sink = _relay_through(tmp_path, b"", bulk, rest, divert=lambda relay: relay.divert_ids(PREFIX.encode()))
+    assert got == (bulk if ended else bulk + rest)
+    assert sink.observed() == bulk + rest
 
 
 def test_the_tail_of_a_line_the_tape_began_reaches_the_client(tmp_path: Path) -> None:
