@@ -10,9 +10,10 @@ it has taken none for :data:`rpcspy.backpressure.STALL_AFTER` seconds (the
 observers stalled or died) do data become a *gap*: a count of bytes forwarded but
 not recorded, per direction, sent as one ``GAP`` message once the pipe has room
 again (the recording gets a note saying what, how many bytes and after which
-frame). Whatever waits is handed over as soon as the pipe has room, by a thread of the sink's
-own (:meth:`PipeSink._hand_over`), not only at the next publish: the relays go idle after their
-last chunk, and a frame left waiting then would never reach the observers. The agent's bulk output travels on the tape (:mod:`rpcspy.pump.tape`): only
+frame). Whatever waits is handed over as soon as the pipe has room, by a thread of the
+sink's own (:meth:`PipeSink._hand_over`), not only at the next publish: the relays go
+idle after their last chunk, and a frame left waiting then would never reach the
+observers. The agent's bulk output travels on the tape (:mod:`rpcspy.pump.tape`): only
 a header goes through the message pipe.
 """
 
