@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from rpcspy.cli.gap_opt import gap_after_option
 from rpcspy.drive.script import DEFAULT_TIMEOUT
 
 
@@ -33,9 +34,10 @@ Exit status: 0 every step completed, 1 a step timed out or the agent exited firs
 @click.option("--no-check", is_flag=True, help="Do not run the live checker (no findings in the recording).")
 @click.option("--no-control", is_flag=True, help="Offer no control socket (no `rpcspy why PID`/`watch` on it).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on success (failures still go to stderr).")
+@gap_after_option
 @click.argument("agent", nargs=-1, type=click.UNPROCESSED, metavar="-- AGENT...")
 def command(steps: str, output: str, timeout: float, no_check: bool, no_control: bool, quiet: bool,
-            agent: tuple[str, ...]) -> None:
+            gap_after: float, agent: tuple[str, ...]) -> None:
     """Send a script of client commands to an agent, each when the last is done, and record the session.
 
     STEPS is JSONL, one command per line exactly as a client sends it. By default
@@ -75,7 +77,8 @@ def command(steps: str, output: str, timeout: float, no_check: bool, no_control:
         text = f"rpcspy: {label}: {result.status}{took}" + (f": {result.detail}" if result.detail else "")
         click.echo(text, err=True)
 
-    code = drive(driver, list(agent), output, check=not no_check, control=not no_control, on_step=report)
+    code = drive(driver, list(agent), output, check=not no_check, control=not no_control, on_step=report,
+                 gap_after=gap_after)
     done = driver.completed
     if not quiet or not done:
         n = sum(r.ok for r in driver.results)

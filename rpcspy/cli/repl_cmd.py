@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from rpcspy.cli.gap_opt import gap_after_option
 from rpcspy.cli.run_cmd import AGENT_COMMAND_SETTINGS, DEFAULT_DIR, DIALECT_CHOICES
 
 
@@ -39,9 +40,10 @@ usage error (exit 2, nothing started or recorded), never passed to the agent."""
 @click.option("--history", "history", metavar="FILE",
               help="Command history file (default: $XDG_STATE_HOME/rpcspy/history).")
 @click.option("--no-history", is_flag=True, help="Keep no command history.")
+@gap_after_option
 @click.argument("agent", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- AGENT_CMD [ARGS...]")
 def command(output: str | None, directory: str, no_record: bool, dialect: str, check: bool, no_control: bool,
-            history: str | None, no_history: bool, agent: tuple[str, ...]) -> None:
+            history: str | None, no_history: bool, gap_after: float, agent: tuple[str, ...]) -> None:
     """Be the client of AGENT_CMD at an interactive prompt.
 
     Commands are typed in a short syntax (or as JSON), completed from the
@@ -66,7 +68,7 @@ def command(output: str | None, directory: str, no_record: bool, dialect: str, c
     from rpcspy.recording.naming import default_path
 
     path = None if no_record else (output or default_path(directory, argv))
-    backend = LocalBackend(argv, path, check=check, dialect=dialect, control=not no_control)
+    backend = LocalBackend(argv, path, check=check, dialect=dialect, control=not no_control, gap_after=gap_after)
     app = ReplApp(backend, dialect=dialect, history=None if no_history else (history or history_path()))
     code = app.run()
     sys.stdout.flush()

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from rpcspy.backpressure import STALL_AFTER
+from rpcspy.cli.gap_opt import gap_after_option
 
 DEFAULT_DIR = "recordings"
 DIALECT_CHOICES = ("auto", "pi-0.73", "pi-0.84", "pi-0.99", "pi-feb2026", "omp")
@@ -65,12 +65,7 @@ a recording path that is refused (nothing is started then).""",
                    "default $TMPDIR, else /tmp. Each holds at most 256 MiB; past that the agent waits for the "
                    "observers (see --gap-after); if DIR is full, the recording gets a gap note and forwarding "
                    "goes on.")
-@click.option("--gap-after", "gap_after", type=click.FloatRange(min=0), default=STALL_AFTER, show_default=True,
-              metavar="SECONDS", envvar="RPCSPY_GAP_AFTER", show_envvar=True,
-              help="When the observers fall 256 MiB behind, rpcspy stops reading the agent's (or the client's) "
-                   "pipe, slowing it down, for as long as they make progress, so nothing is lost; once they make "
-                   "none for SECONDS (stopped, stuck, killed), what they miss is forwarded at full speed and "
-                   "recorded as a gap note. 0: never slow anyone down (bursts may become gaps).")
+@gap_after_option
 @click.argument("agent", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- AGENT_CMD [ARGS...]")
 def command(output: str | None, overwrite: bool, directory: str, no_record: bool, check: bool, dialect: str,
             report: str | None, report_level: str, strict_fields: bool, strict_unknown: bool,

@@ -84,7 +84,9 @@ class Diverter:
     """Routes the agent's output line by line (bytes in, routed pieces out; no I/O).
 
     Until a prefix is asked for, every chunk passes whole. :attr:`at_line_start` says whether the
-    bytes seen so far ended a line; set it when joining a stream whose earlier bytes went elsewhere.
+    bytes seen so far ended a line. A prefix may be asked for from any thread at any moment, so the
+    position must be right before every :meth:`feed`, not only once a prefix is known: bytes that
+    reach the client without passing here are told with :meth:`went_around` before the next feed.
     """
 
     def __init__(self, window: int = DIVERT_WINDOW) -> None:
@@ -99,6 +101,16 @@ class Diverter:
         old = self.ids.prefixes if self.ids is not None else ()
         if prefix not in old:
             self.ids = InjectedIds((*old, prefix))
+
+    def went_around(self, ended_line: bool) -> None:
+        """Bytes went to the client without passing here (the pump's zero-copy path); ``ended_line``:
+        whether they ended a line. Only between lines of the client's: an undecided line's held bytes
+        would otherwise be overtaken."""
+        if self._held:
+            raise ValueError("bytes went around an undecided line")
+        self.at_line_start = ended_line
+        if not ended_line:
+            self._route = PASS  # the rest of a line begun elsewhere: the client's, whatever it holds
 
     def feed(self, chunk: bytes) -> list[tuple[Route, bytes]]:
         """The chunk's bytes that are decided, in order, with their route (adjacent pieces of one

@@ -3,7 +3,8 @@
 ``rpcspy repl`` (its local backend) and ``rpcspy drive`` are that client: they write commands
 with :meth:`InProcessProxy.send` and get the numbered events from the proxy's observers.
 Observers too slow for the agent slow it down as in ``rpcspy run``: gaps only once they
-make no progress for ``RPCSPY_GAP_AFTER`` seconds (default 2; 0: never wait).
+make no progress for the stall time (the commands' ``--gap-after``; without one ``RPCSPY_GAP_AFTER``,
+default 2; 0: never wait).
 """
 
 from __future__ import annotations

@@ -10,7 +10,10 @@ it has taken none for :data:`rpcspy.backpressure.STALL_AFTER` seconds (the
 observers stalled or died) do data become a *gap*: a count of bytes forwarded but
 not recorded, per direction, sent as one ``GAP`` message once the pipe has room
 again (the recording gets a note saying what, how many bytes and after which
-frame). The agent's bulk output travels on the tape (:mod:`rpcspy.pump.tape`): only
+frame). Whatever waits is handed over as soon as the pipe has room, by a thread of the
+sink's own (:meth:`PipeSink._hand_over`), not only at the next publish: the relays go
+idle after their last chunk, and a frame left waiting then would never reach the
+observers. The agent's bulk output travels on the tape (:mod:`rpcspy.pump.tape`): only
 a header goes through the message pipe.
 """
 
@@ -36,6 +39,8 @@ if TYPE_CHECKING:
 Warn = Callable[[str], None]
 HELD_MAX = 4096
 """Events (start, notes, exit, ends of stream) held while the pipe is full; later ones are counted, not kept."""
+HAND_OVER_POLL = 0.1
+"""While messages wait for room, how often the hand-over thread looks whether the sink was closed."""
 HOLD_BYTES = 16 << 20
 """Forwarded chunks held in memory while the pipe is full, before the relays wait for room."""
 
@@ -87,6 +92,9 @@ class PipeSink:
         self._fell_behind = fell_behind(stall_after)
         self._closed = self._told_late = False
         self._clock = clock
+        self._waiting = threading.Event()
+        """Set (under the lock) while messages wait for room: the hand-over thread writes them."""
+        self._hand_over_thread: threading.Thread | None = None
         os.set_blocking(fd, False)
 
     @property
@@ -106,7 +114,8 @@ class PipeSink:
         """``length`` bytes of ``direction`` were forwarded and will not be recorded."""
         with self._lock:
             self._add_gap(direction, t, length, 0, reason)
-            self._catch_up()
+            if not self._catch_up():
+                self._wake_hand_over()
 
     def publish_eof(self, direction: Direction, t: float) -> None:
         self._offer([wire.header(wire.EOF, direction, t, 0)], None, t, 0, 0)
@@ -136,26 +145,60 @@ class PipeSink:
             return
         in_memory = size - on_tape
         with self._lock:
-            while True:
-                try:
-                    if self._catch_up() and self._write(pieces):
+            try:
+                while True:
+                    try:
+                        if self._catch_up() and self._write(pieces):
+                            return
+                    except OSError as exc:
+                        self._cut_off(f"observer process gone ({exc.strerror or exc}); recording stopped, "
+                                      "forwarding continues")
                         return
+                    if len(self._held) < HELD_MAX and (direction is None or
+                                                       self._held_bytes + in_memory <= HOLD_BYTES):
+                        self._held.append((pieces, in_memory))
+                        self._held_bytes += in_memory
+                        return
+                    if self._gate.decide(position=self._progress(), now=self._clock()) is Verdict.CUT:
+                        if direction is None:
+                            self._add_gap("c2a", t, 0, 0, self._fell_behind).events += 1
+                        else:
+                            self._add_gap(direction, t, size, on_tape, self._fell_behind)
+                        return
+                    select.select([], [self.fd], [], POLL)  # the pipe is draining: the relay (and its writer) waits
+            finally:
+                if self._rest or self._held:
+                    self._wake_hand_over()
+
+    def _wake_hand_over(self) -> None:
+        """Something waits for room (the lock is held): make sure the hand-over thread runs."""
+        self._waiting.set()
+        if self._hand_over_thread is None:
+            self._hand_over_thread = threading.Thread(target=self._hand_over, name="rpcspy-pipe-hand-over",
+                                                      daemon=True)
+            self._hand_over_thread.start()
+
+    def _hand_over(self) -> None:
+        """Thread: write what waits as the pipe makes room, until nothing does; then sleep until
+        something waits again. Ends once the sink is closed or cut off."""
+        poll = select.poll()
+        poll.register(self.fd, select.POLLOUT)
+        while True:
+            self._waiting.wait()
+            try:
+                poll.poll(HAND_OVER_POLL * 1000)
+            except OSError:
+                pass
+            with self._lock:
+                if self.dead:
+                    return
+                try:
+                    if self._catch_up():
+                        self._waiting.clear()  # under the lock: a publisher that holds sets it again
                 except OSError as exc:
                     self._cut_off(f"observer process gone ({exc.strerror or exc}); recording stopped, "
                                   "forwarding continues")
                     return
-                if len(self._held) < HELD_MAX and (direction is None or
-                                                   self._held_bytes + in_memory <= HOLD_BYTES):
-                    self._held.append((pieces, in_memory))
-                    self._held_bytes += in_memory
-                    return
-                if self._gate.decide(position=self._progress(), now=self._clock()) is Verdict.CUT:
-                    if direction is None:
-                        self._add_gap("c2a", t, 0, 0, self._fell_behind).events += 1
-                    else:
-                        self._add_gap(direction, t, size, on_tape, self._fell_behind)
-                    return
-                select.select([], [self.fd], [], POLL)  # the pipe is draining: the relay (and its writer) waits
 
     def _progress(self) -> int:
         """The observers' position: bytes the pipe took, and messages the observer process dispatched."""
@@ -203,6 +246,7 @@ class PipeSink:
     def _cut_off(self, message: str) -> None:
         if not self.dead:
             self.dead = True
+            self._waiting.set()  # the hand-over thread ends
             self._warn(message)
             try:
                 os.close(self.fd)
@@ -223,6 +267,7 @@ class PipeSink:
                     self._warn(f"observers did not take the end of the session within {timeout:.0f}s; "
                                "the recording may end early")
                 self.dead = True
+                self._waiting.set()  # the hand-over thread ends
                 os.close(self.fd)
             self._closed = True
         if self.tape is not None:

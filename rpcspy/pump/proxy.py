@@ -37,7 +37,8 @@ class ProxyConfig:
     control: bool = False
     """Offer a control socket (rpcspy inject / watch / sessions) for this session."""
     drain_timeout: float = 5.0
-    """After the agent exits, how long to wait for its pipes to reach EOF (grandchildren may hold them)."""
+    """After the agent exits, how long its pipes get to reach EOF (grandchildren may hold them); a relay's
+    wait for stalled observers comes on top (:func:`relay_patience`)."""
     observer_timeout: float = 60.0
     """At exit, how long to wait for the observer process to finish the recording."""
     mode: str = "proxy"
@@ -47,6 +48,19 @@ class ProxyConfig:
     """Where the tape and the spool live (unlinked files); None: ``$TMPDIR``, else /tmp."""
     gap_after: float = STALL_AFTER
     """At a bound, how long observers that make no progress are waited for before gaps (0: never wait)."""
+
+
+def relay_patience(drain_timeout: float, gap_after: float) -> float:
+    """How long, after the agent exits, the proxy waits for each output relay to end: ``drain_timeout``
+    plus ``gap_after``, whatever their sizes.
+
+    A relay's last bytes may first wait for stalled observers, at most ``gap_after`` (stalled observers
+    are waited for once, then cut as a gap; observers that progress have only the pipe's last MiB to
+    take), and only then can the relay see its pipe's EOF, which a grandchild holding the pipe delays:
+    the drain time is for that. Adding ``gap_after`` only when it was at least the drain time (the
+    rule before) let a stall of up to the drain time eat into a held pipe's drain time.
+    """
+    return drain_timeout + gap_after
 
 
 class Warner(Protocol):
@@ -175,8 +189,7 @@ class ProxySession:
         with SignalForwarder(proc.pid, self._note_forwarded):  # before any output: a client may signal at once
             relays = self._start_relays(proc, commands, client_gone=cfg.stdout in closed)
             returncode = proc.wait()
-            # A relay may be waiting up to gap_after for stalled observers: a longer one is added to the drain time.
-            patience = cfg.drain_timeout + (cfg.gap_after if cfg.gap_after >= cfg.drain_timeout else 0.0)
+            patience = relay_patience(cfg.drain_timeout, cfg.gap_after)
             for relay in relays[1:]:
                 relay.join(patience)
                 if relay.is_alive():

@@ -168,10 +168,9 @@ class AgentRelay(Relay):
         self._lines = Diverter()
         self._wake_r, self._wake_w = os.pipe()
         self._plain = threading.Event()
-        self._last_byte_was_nl = True
-        """Whether the last bytes forwarded ended a line, unless they came from the tape (below)."""
         self._tape_last = False
-        """The last bytes forwarded were the tape's last: look there when it matters."""
+        """The last bytes forwarded went around the diverter by the tape: before it is fed again (or
+        left for the plain path) it is told whether they ended a line, read from the tape's last byte."""
         self._sendfile = True
 
     def divert_ids(self, prefix: bytes, timeout: float = 5.0) -> None:
@@ -180,8 +179,8 @@ class AgentRelay(Relay):
         Returns once the relay reads the agent's output itself (leaving the tape
         path), so an answer to an injection made after this call is always seen.
         """
+        self._markers = (*self._markers, prefix)  # first: a feed that holds bytes always ends the tape path
         self._lines.divert(prefix)
-        self._markers = (*self._markers, prefix)
         try:
             os.write(self._wake_w, b"!")
         except (BlockingIOError, OSError):
@@ -195,16 +194,19 @@ class AgentRelay(Relay):
                 self._at_eof()
                 return
         finally:
-            self._lines.at_line_start = self._ended_line(tape)
+            self._tell_tape_end()
             self._plain.set()
         super().run()
 
-    def _ended_line(self, tape: Tape | None) -> bool:
-        """Whether the last bytes forwarded ended a line: asked once, on leaving the tape path
-        (the plain path needs it for injections), rather than for every chunk forwarded."""
+    def _tell_tape_end(self) -> None:
+        """If the last bytes forwarded came by the tape, tell the diverter whether they ended a line:
+        asked once per return from the tape (a small chunk after bulk output, or leaving for the plain
+        path), rather than for every chunk forwarded. Before every feed, not only once a prefix is
+        diverted: divert_ids may land between the loop's check and the next small chunk's feed."""
+        tape = self.hub.tape
         if self._tape_last and tape is not None:
-            return tape.read(tape.written - 1, 1) == b"\n"
-        return self._last_byte_was_nl
+            self._tape_last = False
+            self._lines.went_around(tape.read(tape.written - 1, 1) == b"\n")
 
     def _by_tape(self, tape: Tape, sink: TapeSink) -> bool:
         """Bulk output goes agent pipe -> tape -> client inside the kernel; small chunks are copied.
@@ -260,7 +262,8 @@ class AgentRelay(Relay):
             return False
         t = self.clock()
         self.bytes += len(chunk)
-        self._last_byte_was_nl, self._tape_last = chunk.endswith(b"\n"), False
+        self._tape_last = False
+        self._lines.went_around(chunk.endswith(b"\n"))
         sink.publish_gap(self.direction, t, len(chunk), tape_full(self.stall_after))
         if self.dst_open:
             self._forward(chunk)
@@ -270,11 +273,11 @@ class AgentRelay(Relay):
         """A small chunk (a response, a delta) is read and written whole: fewer system calls,
         and the observers get it without touching the tape. It reads up to SMALL, not just
         what FIONREAD saw: what arrived since comes in the same read."""
+        if self._tape_last:
+            self._tell_tape_end()
         chunk = os.read(self.src, SMALL)
         t = self.clock()
         self.bytes += len(chunk)
-        self._last_byte_was_nl = chunk.endswith(b"\n")
-        self._tape_last = False
         self._pass(chunk, t)
 
     def _send(self, tape: Tape, start: int, n: int) -> None:

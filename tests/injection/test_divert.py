@@ -158,3 +158,52 @@ def test_a_second_prefix_adds_to_the_first() -> None:
 def test_an_answer_with_invalid_utf8_in_it_is_still_kept_from_the_client() -> None:
     line = b'{"id":"rpcspy-inject-1","type":"response","data":"\xff\xfe"}\n'
     assert diverted(CLIENTS + line) == line
+
+
+def _joined_late(chunks: list[bytes], around: list[bool], k: int) -> list[Route]:
+    """The routes of chunks[k:] as the agent relay gets them: before chunk ``k`` the chunks marked
+    ``around`` went to the client by the tape (told once, before the next feed, as the relay does),
+    and a prefix was asked for from another thread just before chunk ``k`` was fed."""
+    d, out, tape_last = Diverter(), [], None
+    for i, chunk in enumerate(chunks):
+        if i < k and around[i % len(around)]:
+            tape_last = chunk.endswith(b"\n")
+            continue
+        if i == k:
+            d.divert(PREFIX.encode())
+        if tape_last is not None:
+            d.went_around(tape_last)
+            tape_last = None
+        routed = [r for route, piece in d.feed(chunk) for r in [route] * len(piece)]
+        if i >= k:
+            out += routed
+    return out + [PASS] * len(d.finish())
+
+
+@given(st.lists(st.integers(0, len(STREAM)), max_size=12), st.lists(st.booleans(), min_size=1, max_size=12),
+       st.integers(0, 12))
+def test_bytes_that_went_around_leave_the_line_position_right_for_a_divert_at_any_moment(
+        at: list[int], around: list[bool], k: int) -> None:
+    """A divert asked for while the stream flows (between any two chunks, any of them before it gone to
+    the client by the tape) routes what follows as a diverter that saw every byte routes it."""
+    chunks = cut(STREAM, at)
+    k = min(k, len(chunks) - 1)
+    start = sum(map(len, chunks[:k]))
+    seen_all = Diverter()
+    seen_all.feed(STREAM[:start])
+    seen_all.divert(PREFIX.encode())
+    expected = [r for route, piece in seen_all.feed(STREAM[start:]) for r in [route] * len(piece)]
+    assert _joined_late(chunks, around, k) == expected + [PASS] * len(seen_all.finish())
+
+
+def test_the_rest_of_a_line_begun_by_the_tape_is_the_clients_even_if_it_looks_like_an_answer() -> None:
+    """A long line whose head went by the tape: its tail, injected-looking markers and all, is passed."""
+    line = b'{"type":"update","content":["' + b"p" * 100 + b'",' + BIG_ANSWER[:-2] + b"]}\n"
+    head, tail = line[:60], line[60:]
+    d = Diverter()
+    d.divert(PREFIX.encode())
+    d.went_around(False)
+    assert d.feed(tail) == [(PASS, tail)]
+    d.went_around(True)  # a line that went around whole: the next one is decided from its head
+    assert d.feed(ANSWER) == [(DIVERT, ANSWER)]
+    assert classify(tail, IDS) == DIVERT and head  # what a diverter that lost track would have done

@@ -2,9 +2,11 @@
 
 Usage: python inject_session.py REC -- AGENT...   (stdin/stdout are the client's)
 When the client's frame with id "go" is seen, the observer (in the observer
-process) diverts "rpcspy-inject-" ids and injects a get_state.
+process) diverts "rpcspy-inject-" ids and injects a get_state (or the lines in
+$INJECT_LINES, one by one).
 """
 
+import os
 import sys
 
 from rpcspy.events import Frame
@@ -22,7 +24,9 @@ class Injector:
         if isinstance(event, Frame) and event.dir == "c2a" and b'"id":"go"' in event.data and not self.done:
             self.done = True
             self.session.divert_ids(b"rpcspy-inject-")
-            self.session.inject(b'{"id":"rpcspy-inject-1","type":"get_state"}\n')
+            lines = os.environ.get("INJECT_LINES", '{"id":"rpcspy-inject-1","type":"get_state"}')
+            for line in lines.splitlines():
+                self.session.inject(line.encode() + b"\n")
 
     def flush(self) -> None:
         pass

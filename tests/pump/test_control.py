@@ -297,10 +297,17 @@ def test_a_slow_subscriber_is_dropped_and_never_blocks_the_session(server, monke
     raw.send({"op": "subscribe", "ref": 1})
     json.loads(raw.line())
     big = Frame(1, 0.1, "a2c", b'{"type":"x","pad":"' + b"y" * 8000 + b'"}')
-    start = time.monotonic()
-    for _ in range(2000):  # ~16 MB into a client that reads nothing
-        feed(server, big)
-    assert time.monotonic() - start < 5
+    fed = []
+
+    def session() -> None:
+        for i in range(2000):  # ~16 MB into a client that reads nothing
+            feed(server, big)
+            fed.append(i)
+
+    feeder = threading.Thread(target=session, daemon=True)
+    feeder.start()
+    feeder.join(120)  # a hang guard, not a speed check: the client reads nothing until the session is done
+    assert not feeder.is_alive() and len(fed) == 2000, f"the session blocked on its subscriber after {len(fed)} frames"
     tail = b""
     while chunk := raw.sock.recv(1 << 20):
         tail = (tail + chunk)[-4096:]
@@ -383,7 +390,7 @@ def test_a_subscriber_that_leaves_is_forgotten_at_once(server) -> None:  # noqa:
         with ControlClient(server.sock_path) as asker:
             assert asker.info()["subscribers"] == 1
     with ControlClient(server.sock_path) as asker:
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 60  # a hang guard: the server notices the closed connection
         while asker.info()["subscribers"] and time.monotonic() < deadline:
             time.sleep(0.02)
         assert asker.info()["subscribers"] == 0

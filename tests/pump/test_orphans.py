@@ -56,3 +56,39 @@ def test_a_forwarded_signal_reaches_the_agents_process_group(tmp_path: Path) -> 
         for pid in pids:
             if _alive(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_kill_9_of_rpcspy_is_said_in_the_recording(tmp_path: Path) -> None:
+    """The agent's child outlives rpcspy's kill -9 (only the agent gets SIGTERM from the kernel) until
+    the observer process ends the group; the recording, finished by the observer process, says so,
+    naming the group, after every frame the agent sent."""
+    from rpcspy.recording import RecordingError, open_recording
+    from rpcspy.recording.format import NoteEntry
+
+    proc, pids = _start_family(tmp_path)
+    rec = tmp_path / "r.jsonl"
+    try:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+        assert _gone(pids)
+        deadline = time.monotonic() + 30  # the observer process writes it after rpcspy died: a hang guard
+        note = None
+        while note is None and time.monotonic() < deadline:
+            try:
+                entries = list(open_recording(rec).entries())
+            except RecordingError:
+                entries = []
+            notes = [e for e in entries if isinstance(e, NoteEntry) and "ended before the agent" in e.text]
+            note = notes[0] if notes else None
+            time.sleep(0.05)
+        assert note is not None, "no note that rpcspy ended before the agent"
+        assert note.level == "warning" and note.text == (
+            "rpcspy ended before the agent did (killed?): the observer process ended the agent's process "
+            f"group {pids[0]}")
+        frames = list(open_recording(rec).frames())
+        assert [json.loads(f.data) for f in frames if f.dir == "a2c"] == [{"agent": pids[0], "child": pids[1]}]
+        assert note.seq > frames[-1].seq
+    finally:
+        for pid in pids:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)

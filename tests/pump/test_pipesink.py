@@ -6,6 +6,7 @@ from __future__ import annotations
 import fcntl
 import itertools
 import os
+import select
 import threading
 import time
 
@@ -183,3 +184,25 @@ def test_output_published_after_close_is_said_not_silently_dropped(monkeypatch) 
     sink.publish_eof("a2c", 3.0)
     assert warnings == ["a2c output forwarded after the recording was closed is not in it"]
     os.close(r)
+
+
+def test_what_waits_goes_once_the_pipe_has_room_even_if_nothing_more_is_published(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The relays go idle after their last chunk (the client waits for an answer, the agent for a
+    command): a frame held while the pipe was full must still reach the observers once it drains,
+    not wait for a next publish that may never come (an injector that never sees the frame it
+    reacts to would leave the client waiting for good)."""
+    sink, r, _ = _sink(monkeypatch, hold=1 << 20)
+    sink.publish("c2a", 1.0, b"f" * 6000)  # the 4 KB pipe takes part of it
+    sink.publish("c2a", 2.0, b'{"id":"go","type":"ping"}\n')  # held
+    sink.publish_event(Note(0, 3.0, "info", "held too"))
+    assert sink.stalled
+    os.set_blocking(r, True)
+    decoder, got = wire.WireDecoder(), []
+    while len(got) < 3:  # the reader drains; nobody publishes or flushes any more
+        ready = select.select([r], [], [], 30)[0]  # a hang guard, not a speed check
+        assert ready, "a held message never reached the reader"
+        got += decoder.feed(os.read(r, 1 << 16))
+    assert [m.kind for m in got] == [wire.DATA, wire.DATA, wire.EVENT]
+    assert got[1].payload == b'{"id":"go","type":"ping"}\n'
+    assert not sink.stalled
+    sink.close(timeout=1)

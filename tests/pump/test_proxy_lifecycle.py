@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from rpcspy.recording import open_recording
+from rpcspy.recording import RecordingError, open_recording
 from rpcspy.recording.format import ExitEntry, NoteEntry, SpawnFailedEntry
 from tests.pump.proxyrun import RPCSPY, fake, run, spawn
 
@@ -166,9 +166,13 @@ def test_killed_proxy_still_leaves_a_complete_recording(tmp_path: Path) -> None:
 
 
 def forwarded(rec: Path) -> int:
-    """How many "forwarded SIGTERM" notes the live recording holds so far."""
-    return sum(1 for e in open_recording(rec).entries()
-               if isinstance(e, NoteEntry) and e.text.startswith("forwarded SIGTERM"))
+    """How many "forwarded SIGTERM" notes the live recording holds so far (none while it is still empty:
+    the observer process writes it after the client may have the agent's first line)."""
+    try:
+        return sum(1 for e in open_recording(rec).entries()
+                   if isinstance(e, NoteEntry) and e.text.startswith("forwarded SIGTERM"))
+    except RecordingError:
+        return 0
 
 
 def test_third_signal_kills_an_agent_that_ignores_them(tmp_path: Path) -> None:
@@ -202,3 +206,36 @@ def test_client_sees_eof_before_the_observers_finish(tmp_path: Path) -> None:
     assert recorded_at_eof < rec.stat().st_size, "the client's stdout stayed open until the recording was complete"
     assert proc.returncode == 0
     assert sum(1 for f in open_recording(rec).frames() if f.dir == "a2c") == 50_000
+
+
+@pytest.mark.parametrize(("drain", "gap_after"), [(0.5, 0.2), (0.2, 0.5), (0.3, 0.0)])
+def test_a_pipe_a_grandchild_holds_is_given_up_after_the_drain_time_plus_the_stall_time(
+        tmp_path: Path, drain: float, gap_after: float) -> None:
+    """The agent exits while a child of its own keeps its stdout open: the proxy waits for that relay the
+    drain time plus --gap-after (a relay may first wait that long for stalled observers), then says so
+    and ends; the note names the patience (before: the stall time counted only when at least the
+    drain time, so (0.5, 0.2) said 0.5 s)."""
+    import threading
+
+    from rpcspy.pump.proxy import ProxyConfig, ProxySession, relay_patience
+
+    rec = tmp_path / "r.jsonl"
+    out_r, out_w = os.pipe()
+    null = os.open(os.devnull, os.O_RDONLY)
+    config = ProxyConfig(argv=fake("grandchild"), record_path=str(rec), stdin=null, stdout=out_w,
+                         drain_timeout=drain, gap_after=gap_after)
+    got = bytearray()
+    reader = threading.Thread(target=lambda: got.extend(os.read(out_r, 1 << 16)), daemon=True)
+    reader.start()
+    try:
+        assert ProxySession(config).run() == 0
+    finally:
+        reader.join(60)
+        grandchild = json.loads(bytes(got))["grandchild"]
+        os.kill(grandchild, signal.SIGKILL)
+        os.close(out_w)
+        os.close(null)
+    assert relay_patience(drain, gap_after) == drain + gap_after
+    notes = [e.text for e in open_recording(rec).entries() if isinstance(e, NoteEntry)]
+    assert f"a2c still open {drain + gap_after:g}s after the agent exited (a child process holds the pipe); " \
+           "stopped waiting" in notes, notes

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import threading
 import time
 from pathlib import Path
+
+import pytest
 
 from rpcspy.pump.proxy import ProxyConfig, ProxySession
 from rpcspy.recording import open_recording
@@ -144,3 +147,99 @@ def test_the_agent_relay_executes_the_diverters_decisions(tmp_path: Path) -> Non
     assert h.finish() == lookalikes
     diverted = [f.raw() for f in open_recording(rec).frames() if f.dir == "a2c" and f.injected]
     assert diverted == [spaced]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_an_injection_made_while_bulk_output_flows_keeps_only_its_answer_from_the_client(
+        tmp_path: Path, seed: int) -> None:
+    """Process mode, an echoing agent, the client writing without pause: the observer diverts and
+    injects in the middle of a stream of big lines (by tape) and small ones (copied), many of them
+    carrying an answer-looking object past their first 4 KiB. The client gets exactly what it sent;
+    only the echo of the injected line is kept from it, wherever the tape's chunks ended."""
+    import random
+    import subprocess
+    import sys
+
+    rng = random.Random(seed)
+    lines = []
+    for i in range(60):
+        pad = b"p" * rng.choice([5000, 20_000, 70_000, 300_000]) + b"q" * rng.randrange(4096)
+        lines.append(b'{"type":"update","n":%d,"content":["%s",{"id":"rpcspy-inject-1","type":"response"},"%s"]}\n'
+                     % (i, pad, b"r" * rng.choice([10, 5000, 60_000])))
+        if i == 20:
+            lines.append(b'{"id":"go","type":"ping"}\n')
+    sent = b"".join(lines)
+    injected = b'{"id":"rpcspy-inject-1","type":"response"}'
+    marker = b'{"type":"injected_after_it"}\n'  # not an answer: reaches the client, says the injection is done
+    rec = tmp_path / "r.jsonl"
+    script = str(Path(__file__).with_name("inject_session.py"))
+    proc = subprocess.Popen([sys.executable, script, str(rec), "--", *fake("echo")], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, env={**os.environ, "INJECT_LINES": (injected + b"\n" + marker).decode()})
+    out = bytearray()
+
+    def read() -> None:
+        while chunk := os.read(proc.stdout.fileno(), 1 << 16):  # type: ignore[union-attr]
+            out.extend(chunk)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    proc.stdin.write(sent)  # type: ignore[union-attr]
+    proc.stdin.flush()  # type: ignore[union-attr]
+    deadline = time.monotonic() + 120  # a hang guard, not a speed check
+    while marker not in out and time.monotonic() < deadline:
+        time.sleep(0.01)
+    proc.stdin.close()  # type: ignore[union-attr]
+    reader.join(120)
+    assert proc.wait(120) == 0
+    assert out.count(marker) == 1 and out.replace(marker, b"") == sent  # a line of its own; nothing else differs
+    frames = list(open_recording(rec).frames())
+    assert sorted((f.dir, f.data) for f in frames if f.injected) == [("a2c", injected), ("c2a", injected),
+                                                                     ("c2a", marker[:-1])]
+
+
+def _grandchildren(pid: int) -> list[int]:
+    def children(p: int) -> list[int]:
+        return [int(c) for t in os.listdir(f"/proc/{p}/task")
+                for c in Path(f"/proc/{p}/task/{t}/children").read_text().split()]
+
+    return [g for c in children(pid) for g in children(c)]
+
+
+def test_an_injection_reacting_to_a_frame_held_while_the_observers_pipe_was_full_still_happens(
+        tmp_path: Path) -> None:
+    """The observers' drain process stopped while the client writes 3 MB and then "go": the observer
+    pipe fills, the proxy holds the rest, including "go", and then every relay goes idle (the client
+    waits for the injection's line). Once the drain resumes, "go" must still reach the observer,
+    which injects: before the pipe sink handed over what waits by itself, this hung for good."""
+    import signal
+    import subprocess
+    import sys
+
+    script = str(Path(__file__).with_name("inject_session.py"))
+    proc = subprocess.Popen([sys.executable, script, str(tmp_path / "r.jsonl"), "--", *fake("respond")],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    deadline = time.monotonic() + 60  # hang guards, not speed checks
+    while not (drain := _grandchildren(proc.pid)):  # the observer process's only child
+        assert time.monotonic() < deadline, "no drain process"
+        time.sleep(0.01)
+    os.kill(drain[0], signal.SIGSTOP)
+    try:
+        big = b'{"id":"warm","type":"x","pad":"' + b"p" * 3_000_000 + b'"}\n'
+        proc.stdin.write(big + b'{"id":"go","type":"ping"}\n')  # type: ignore[union-attr]
+        proc.stdin.flush()  # type: ignore[union-attr]
+        lines = [proc.stdout.readline() for _ in range(4)]  # type: ignore[union-attr]
+        assert b'"go"' in lines[3]  # the agent answered "go": the proxy has published it
+    finally:
+        os.kill(drain[0], signal.SIGCONT)
+    try:
+        out = b""
+        while not out.endswith(b"\n"):
+            ready = select.select([proc.stdout], [], [], 30)[0]
+            assert ready, "the injection never happened: the frame it reacts to was never handed over"
+            out += os.read(proc.stdout.fileno(), 1 << 16)  # type: ignore[union-attr]
+        assert json.loads(out) == {"type": "seen", "of": "get_state"}
+        proc.stdin.close()  # type: ignore[union-attr]
+        assert proc.stdout.read() == b"" and proc.wait(60) == 0  # type: ignore[union-attr]
+    finally:
+        if proc.poll() is None:
+            proc.kill()

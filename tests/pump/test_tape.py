@@ -140,34 +140,6 @@ def test_no_tape_once_the_observers_are_cut_off(tmp_path: Path) -> None:
     assert sink.tape.size() == 0 and "tape" not in sink.kinds()
 
 
-@pytest.mark.parametrize("ended", [True, False])
-def test_leaving_the_tape_path_knows_whether_a_line_just_ended(tmp_path: Path, ended: bool) -> None:
-    """After bulk output on the tape, an injection needs to know where lines start: a reply to it
-    is kept from the client only if it is a line of its own, never the end of a taped line."""
-    src_r, src_w = os.pipe()
-    fcntl.fcntl(src_w, F_SETPIPE_SZ, 1 << 20)
-    out_r, out_w = os.pipe()
-    got = bytearray()
-    reader = threading.Thread(target=lambda: got.extend(_read_all(out_r)))
-    reader.start()
-    sink = TapeSink(Tape(str(tmp_path)))
-    relay = AgentRelay("a2c", src_r, out_w, sink, lambda: 0.0)  # type: ignore[arg-type]
-    relay.start()
-    bulk = b'{"type":"x","pad":"' + b"p" * 300_000 + (b'"}\n' if ended else b'",')
-    _write_all(src_w, bulk)
-    while sum(n for k, n in sink.order if k == "tape") < len(bulk):  # type: ignore[misc]
-        time.sleep(0.005)
-    relay.divert_ids(b"rpcspy-inject-")
-    rest = b'{"type":"response","id":"rpcspy-inject-1","success":true}\n'
-    _write_all(src_w, rest)
-    os.close(src_w)
-    relay.join(10)
-    os.close(out_w)
-    reader.join(10)
-    assert bytes(got) == (bulk if ended else bulk + rest)
-    assert sink.observed() == bulk + rest
-
-
 def test_release_gives_read_bytes_back(tmp_path: Path) -> None:
     tape = Tape(str(tmp_path))
     src_r, src_w = os.pipe()

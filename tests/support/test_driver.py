@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 import time
 
 import pytest
@@ -72,12 +73,27 @@ def test_timeout_and_eof_errors_carry_context() -> None:
 
 
 def test_context_exit_kills_a_child_that_ignores_eof() -> None:
-    code = "import time, subprocess, sys; subprocess.Popen(['sleep', '60']); time.sleep(60)"
-    start = time.monotonic()
-    with child(code, grace=0.2) as ap:
-        time.sleep(0.3)  # let it spawn the grandchild
+    """A child that ignores EOF, with a child of its own, both sleeping ten minutes: leaving the context
+    kills the whole process group after the grace instead of waiting for them."""
+    code = ("import subprocess, sys, time; p = subprocess.Popen(['sleep', '600']); "
+            "print(p.pid, flush=True); time.sleep(600)")
+    left = threading.Event()
+    used: list[AgentProcess] = []
+
+    def use() -> None:
+        with child(code, grace=0.2) as ap:
+            used.append(ap)
+            line = ap.next_line(120)  # it has spawned the grandchild
+            assert line is not None
+        left.set()
+
+    user = threading.Thread(target=use, daemon=True)
+    user.start()
+    user.join(120)  # hang guards, not speed checks: without the kill this takes the ten minutes
+    assert left.is_set(), "leaving the context waited for the child"
+    (ap,) = used
     assert ap.proc.returncode == -signal.SIGKILL
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 120
     while True:  # the whole process group, grandchild included, is gone
         try:
             os.killpg(ap.proc.pid, 0)
@@ -85,4 +101,3 @@ def test_context_exit_kills_a_child_that_ignores_eof() -> None:
             break
         assert time.monotonic() < deadline, "process group still alive"
         time.sleep(0.05)
-    assert time.monotonic() - start < 10
