@@ -99,9 +99,15 @@ def test_sessions_and_watch_follow_a_live_session(pi_agent, fake_llm, tmp_path: 
                       cwd=pi_agent.cwd) as ap:
         wait_registered(tmp_path / "run", ap.proc.pid)
         ap.request({"id": "s1", "type": "get_state"}, timeout=60)
-        listed = subprocess.run([sys.executable, "-m", "rpcspy", "sessions", "--json"], env=env, check=False, capture_output=True,
-                                text=True, timeout=30)
-        (session,) = json.loads(listed.stdout)
+        # the observer process counts frames after they are forwarded: the client may hold the reply first
+        deadline = time.monotonic() + 60
+        while True:
+            listed = subprocess.run([sys.executable, "-m", "rpcspy", "sessions", "--json"], env=env, check=False,
+                                    capture_output=True, text=True, timeout=30)
+            (session,) = json.loads(listed.stdout)
+            if session["info"]["frames"]["a2c"] >= 1 or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
         assert session["pid"] == ap.proc.pid and session["argv"] == pi_agent.argv
         assert session["record_path"] == str(rec) and session["info"]["frames"]["c2a"] == 1
         assert session["info"]["frames"]["a2c"] >= 1
