@@ -31,6 +31,7 @@ from rpcspy.checker.framing import (
 from rpcspy.checker.schema import SchemaChecker
 from rpcspy.checker.stream import StreamTracker
 from rpcspy.events import Frame
+from rpcspy.framing import DECODE_ERRORS
 from rpcspy.protocol.vocabulary import DELTA_EVENTS
 
 HANDLED = object()
@@ -107,7 +108,7 @@ class FrameDecoder:
                 typed = self._typed[frame.dir](data)
             except msgspec.ValidationError:
                 typed = None
-            except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):  # not JSON
+            except DECODE_ERRORS:  # not JSON (a ValidationError is caught above)
                 return self._not_a_struct(frame)
         value: Any = typed  # a Struct of the dialect's frame classes, or the decoded JSON
         issues: Any = ()
@@ -160,13 +161,13 @@ class FrameDecoder:
         data = frame.data
         try:
             value = _decode(data)
-        except (msgspec.DecodeError, UnicodeDecodeError) as exc:  # the latter for bad UTF-8
-            obj = undecodable(frame, self.sink, str(exc))
+        except DECODE_ERRORS as exc:
+            if isinstance(exc, RecursionError):
+                return too_deep(frame, self.sink, data).value
+            obj = undecodable(frame, self.sink, str(exc))  # bad UTF-8 is a UnicodeDecodeError
             if type(obj) is dict:  # invalid UTF-8, repaired as pi does
                 self.schema.feed(frame.t, frame.seq, frame.dir, obj)
             return obj.value if type(obj) is Shallow else obj
-        except RecursionError:
-            return too_deep(frame, self.sink, data).value
         check_separators(frame, self.sink, self.once)
         return value
 

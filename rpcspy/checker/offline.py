@@ -44,8 +44,8 @@ class RecordingCheck:
     in the audit; every other item is handed back, in order, for the caller to handle.
 
     Frames go to :meth:`Checker.feed_many` a block at a time (entries as they are: no :class:`Frame`
-    is built for a delta on the fast lane). ``findings``, ``frames`` and ``last_t`` (the last frame's)
-    grow as it goes; the verdicts are those of feeding each frame to :meth:`Checker.feed`.
+    is built for a delta on the fast lane). ``findings`` and ``last_t`` (the last frame's) grow as it
+    goes, and the audit counts the frames; the verdicts are those of feeding each frame to :meth:`Checker.feed`.
     """
 
     BATCH = 1024
@@ -53,7 +53,6 @@ class RecordingCheck:
     def __init__(self, checker: Checker, audit: RecordingAudit) -> None:
         self.checker, self.audit = checker, audit
         self.findings: list[Finding] = []
-        self.frames = 0
         self.last_t = 0.0
 
     def others(self, blocks: Iterable[list[Any]]) -> Iterator[Any]:
@@ -71,7 +70,6 @@ class RecordingCheck:
 
     def _check(self, frames: list[Any]) -> None:
         self.findings += self.checker.feed_many(frames)
-        self.frames += len(frames)
         self.last_t = frames[-1].t
         audit = self.audit
         audit.frames += len(frames)

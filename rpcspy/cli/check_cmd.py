@@ -128,7 +128,7 @@ def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, af
     except OSError as exc:
         click.echo(f"rpcspy: error: {path}: cannot read: {exc.strerror or exc}", err=True)
         return None
-    frames, last_t = run.frames, run.last_t
+    frames, last_t = audit.frames, run.last_t
     findings += checker.finish(last_t, exit_code=exit_code)
     findings += audit.finish(rec.problems)  # recording.*: the lines skipped are findings, not just warnings
     for n, finding in enumerate(findings, start=1):

@@ -12,6 +12,7 @@ from typing import Any, Callable, Union
 import msgspec
 from msgspec import UNSET
 
+from rpcspy.framing import DECODE_ERRORS
 from rpcspy.protocol.dialects import DIALECTS, Protocol, get_protocol
 from rpcspy.protocol.issues import SchemaIssue, from_msgspec_error, json_type
 from rpcspy.protocol.responses import DataSpec, Response
@@ -214,12 +215,11 @@ def validate_bytes(data: bytes, direction: str, dialect: str) -> tuple[object | 
     ``msgspec.json.decode``) with the same issues :func:`validate` reports, or ``None``
     (and one ``invalid`` issue) when the bytes are not JSON.
     """
-    dec = (_decoders.get((direction, dialect)) or _decoder(direction, dialect))[0]
     try:
-        value = dec.decode(data)
+        value = typed_decoder(direction, dialect)(data)
     except _ValidationError:
         value = None
-    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError) as exc:
+    except DECODE_ERRORS as exc:
         return None, [_not_json(exc)]
     return validate_decoded(value, data, direction, dialect)
 
@@ -242,11 +242,11 @@ def validate_decoded(value: object, data: bytes, direction: str, dialect: str) -
         return value, []
     except _ValidationError:
         pass
-    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError) as exc:
+    except DECODE_ERRORS as exc:
         return None, [_not_json(exc)]
     try:
         obj = msgspec.json.decode(data)
-    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError) as exc:
+    except DECODE_ERRORS as exc:
         return None, [_not_json(exc)]
     return obj, validate(obj, direction, dialect)
 

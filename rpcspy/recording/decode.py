@@ -14,11 +14,10 @@ from typing import Any, Union
 
 import msgspec
 
+from rpcspy.framing import DECODE_ERRORS
 from rpcspy.recording.format import ENTRY_TYPES, FrameEntry, UnknownEntry
 
 _entry_decoder: Any = msgspec.json.Decoder(Union[ENTRY_TYPES])  # noqa: UP007
-_UNREADABLE = (ValueError, RecursionError)
-"""What decoding a damaged line raises (msgspec's errors and UnicodeDecodeError are ValueErrors)."""
 
 
 class _Kind(msgspec.Struct):
@@ -53,11 +52,11 @@ def decode_entry(line: bytes) -> msgspec.Struct:
     try:
         entry: msgspec.Struct = _entry_decoder.decode(line)
         return entry
-    except _UNREADABLE as exc:
+    except DECODE_ERRORS as exc:
         error = unreadable_reason(exc)
     try:
         k = _kind_decoder.decode(line)
-    except _UNREADABLE:
+    except DECODE_ERRORS:
         raise BadEntry(error, None) from None
     if k.kind and k.kind not in KNOWN_KINDS:
         return UnknownEntry(seq=k.seq, t=k.t, kind=k.kind, raw=bytes(line))

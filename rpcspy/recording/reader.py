@@ -21,7 +21,7 @@ from typing import Any, BinaryIO, Union
 import msgspec
 
 from rpcspy.events import Frame
-from rpcspy.framing import LineFramer, read_lines
+from rpcspy.framing import DECODE_ERRORS, LineFramer, read_lines
 from rpcspy.recording.decode import BadEntry, decode_entry, unreadable_reason
 from rpcspy.recording.format import (
     ENTRY_TYPES,
@@ -145,7 +145,7 @@ class Recording:
                     lines = chunk.count(b"\n", start, cut)
                     try:  # the lines as one JSON array: a blank line or a value over two lines is malformed
                         entries = _block_decoder.decode(b"[" + chunk[start:cut - 1].replace(b"\n", b",") + b"]")
-                    except _UNREADABLE:  # then line by line, which says which line is bad
+                    except DECODE_ERRORS:  # then line by line, which says which line is bad
                         pass
                     if entries is not None and len(entries) != lines:  # two values on one line
                         entries = None
@@ -179,10 +179,6 @@ class Recording:
         except BadEntry as exc:
             self._skip(lineno, str(exc) if exc.kind is None else f"bad {exc.kind or 'entry'}: {exc}", had_lf)
 
-
-_UNREADABLE = (ValueError, RecursionError)
-"""What decoding a damaged line raises: msgspec.DecodeError and UnicodeDecodeError are ValueErrors;
-msgspec gives up with RecursionError near 1000 levels of nesting, even for a skipped value."""
 
 FIRST_LINE_MAX = 64 << 20
 """Line 1 (a header, or a transcript's first record) is looked for no further than this."""
@@ -223,7 +219,7 @@ def open_recording(path: str | os.PathLike[str]) -> Recording:
 def _sniff(path: str, first: bytes) -> tuple[Header, str]:
     try:
         obj = msgspec.json.decode(first)
-    except _UNREADABLE:
+    except DECODE_ERRORS:
         obj = None
     if isinstance(obj, dict) and obj.get("format") == FORMAT_NAME:
         version = obj.get("version")
@@ -234,7 +230,7 @@ def _sniff(path: str, first: bytes) -> tuple[Header, str]:
             )
         try:
             return _header_decoder.decode(first), "rpcspy"
-        except _UNREADABLE as exc:
+        except DECODE_ERRORS as exc:
             raise RecordingError(f"{path}:1: bad recording header: {unreadable_reason(exc)}") from None
     if isinstance(obj, dict) and {"t", "dir", "raw"} <= obj.keys():
         return _transcript_header(path, obj.get("raw", "")), "structured-transcript"

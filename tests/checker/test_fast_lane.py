@@ -68,7 +68,7 @@ def from_entries(frames: list[Frame], **kw: Any) -> list[tuple[Any, ...]]:
     for frame in frames:
         expected.feed(frame)
     assert (audit.frames, audit.last_seq, audit.last_t) == (expected.frames, expected.last_seq, expected.last_t)
-    assert (run.frames, run.last_t) == (len(frames), frames[-1].t if frames else 0.0)
+    assert (audit.frames, run.last_t) == (len(frames), frames[-1].t if frames else 0.0)
     out = run.findings + checker.finish(frames[-1].t + 10 if frames else 0.0)
     return [_key(f) for f in out]
 
