@@ -7,6 +7,7 @@ Types that are not Struct classes (unions, ``list[...]``) are wrapped in a one-f
 Struct, because msgspec caches conversion plans on Struct classes only.
 """
 
+import typing
 from typing import Any, Callable, Union
 
 import msgspec
@@ -185,15 +186,52 @@ class _UIEnvelope(msgspec.Struct, tag_field="type", tag="extension_ui_request"):
 _decoders: dict[tuple[str, str], tuple[msgspec.json.Decoder[Any], msgspec.json.Decoder[Any] | None]] = {}
 
 
-def _decoder(direction: str, dialect: str) -> tuple[msgspec.json.Decoder[Any], msgspec.json.Decoder[Any] | None]:
+def _members(direction: str, dialect: str) -> list[Any]:
+    """The direction's frame types as the bytes decoder's union members (``extension_ui_request`` as its envelope)."""
     frames = get_protocol(dialect).frames(direction)
     members = [tp for t, tp in frames.items() if t != "extension_ui_request"]
-    ui = frames.get("extension_ui_request")
-    if ui is not None:
+    if "extension_ui_request" in frames:
         members.append(_UIEnvelope)
-    pair = (msgspec.json.Decoder(Union[tuple(members)]), msgspec.json.Decoder(ui) if ui is not None else None)
+    return members
+
+
+def _decoder(direction: str, dialect: str) -> tuple[msgspec.json.Decoder[Any], msgspec.json.Decoder[Any] | None]:
+    ui = get_protocol(dialect).frames(direction).get("extension_ui_request")
+    pair = (msgspec.json.Decoder(Union[tuple(_members(direction, dialect))]),
+            msgspec.json.Decoder(ui) if ui is not None else None)
     _decoders[direction, dialect] = pair
     return pair
+
+
+_unions: dict[str, tuple[Any, frozenset[type]]] = {}
+
+
+def frame_union(dialect: str) -> tuple[Any, frozenset[type]]:
+    """``(union, agent classes)``: every frame type of ``dialect`` in both directions as one msgspec type, for
+    decoding many frames in one call (the recording reader's typed blocks), and the classes of it that
+    :func:`typed_decoder` gives for agent frames. A frame of an agent type decodes into it as
+    ``typed_decoder("a2c", dialect)`` decodes it alone; an agent frame that decodes into another class
+    (a client type) is what that decoder refuses (``ValidationError``). The same object for a dialect,
+    every call."""
+    got = _unions.get(dialect)
+    if got is None:
+        agent = _members("a2c", dialect)
+        tags = {_tag(tp) for tp in agent}
+        client = [tp for tp in _members("c2a", dialect) if _tag(tp) not in tags]  # disjoint in every dialect today
+        got = _unions[dialect] = (Union[tuple(agent + client)], frozenset(_classes(agent)))
+    return got
+
+
+def _tag(tp: Any) -> Any:
+    return tp.__struct_config__.tag if _is_struct(tp) else None
+
+
+def _classes(types: list[Any]) -> list[type]:
+    """The Struct classes of ``types``, unions opened."""
+    out: list[type] = []
+    for tp in types:
+        out += [tp] if _is_struct(tp) else _classes(list(typing.get_args(tp)))
+    return out
 
 
 def typed_decoder(direction: str, dialect: str) -> Callable[[bytes], object]:
