@@ -12,7 +12,10 @@ then times, on the same file, in interleaved rounds:
 * with `--baseline-tree DIR`, check and cli again with the rpcspy in DIR.
 
 Each in-process figure is taken in a fresh interpreter (so a baseline tree can be measured the
-same way) after one warm-up run there.
+same way) after one warm-up run there. Every tree's bytecode is cached (in a private
+PYTHONPYCACHEPREFIX, whatever PYTHONDONTWRITEBYTECODE says, written by an uncounted first round),
+as an installed package has it. Each row gives wall time and CPU time (user + system) with their
+ratios to the baseline: on a shared machine, CPU time is the steadier of the two.
 
 Usage: python bench/bench_check.py [--mb 40] [--dialect pi-0.73|pi-0.84] [--repeat 5] [--baseline-tree DIR] [--write-docs]
 """
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -133,21 +137,31 @@ BARE_SCRIPT = ("import msgspec, sys\nd = msgspec.json.decode\n"
                "with open(sys.argv[1], 'rb') as f:\n    for line in f:\n        d(line)\n")
 
 
-def inner(what: str, path: str, tree: str) -> tuple[float, int]:
-    """(seconds, result) of one in-process run of ``what`` in a fresh interpreter on ``tree``'s rpcspy,
-    after a warm-up run (schemas built, file cached)."""
-    env = {**os.environ, "PYTHONPATH": tree}
+def inner(what: str, path: str, tree: str) -> tuple[float, float, int]:
+    """(seconds, CPU seconds, result) of one in-process run of ``what`` in a fresh interpreter on ``tree``'s
+    rpcspy, after a warm-up run (schemas built, file cached)."""
+    env = _env(tree)
     proc = subprocess.run([sys.executable, __file__, "--inner", what, path], env=env, cwd=tree,
                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True, text=True)
-    secs, found = proc.stdout.split()
-    return float(secs), int(found)
+    secs, cpu, found = proc.stdout.split()
+    return float(secs), float(cpu), int(found)
 
 
-def whole(cmd: list[str], tree: str) -> tuple[float, int]:
-    """(seconds, peak RSS KiB) of one whole process."""
-    from rounds import run
+def whole(cmd: list[str], tree: str) -> tuple[float, float, int]:
+    """(seconds, CPU seconds, peak RSS KiB) of one whole process."""
+    from rounds import run_cpu
 
-    return run(cmd, ok=(0, 1), env={**os.environ, "PYTHONPATH": tree}, cwd=tree)
+    return run_cpu(cmd, ok=(0, 1), env=_env(tree), cwd=tree)
+
+
+PYCACHE: list[str] = []
+"""The private bytecode cache of this run (set by :func:`measure`)."""
+
+
+def _env(tree: str) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": tree, "PYTHONPYCACHEPREFIX": PYCACHE[0]}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
 
 
 def measure(style: str, mb: float, repeat: int, baseline: str | None) -> str:
@@ -167,19 +181,26 @@ def measure(style: str, mb: float, repeat: int, baseline: str | None) -> str:
     if baseline:
         fns["cli0"] = lambda: whole([py, "-m", "rpcspy", "check", "--format", "json", path], baseline)
     times: dict[str, list[float]] = {k: [] for k in fns}
+    cpus: dict[str, list[float]] = {k: [] for k in fns}
     extra: dict[str, list[int]] = {k: [] for k in fns}
     try:
         size = generate(path, int(mb * 1024 * 1024), style == "pi-0.84")
         with open(path, "rb") as f:
             lines = sum(1 for _ in f)
+        PYCACHE[:] = [tempfile.mkdtemp(prefix="bench_check_pycache_")]
+        for fn in fns.values():  # uncounted: writes each tree's bytecode
+            fn()
         for r in range(repeat):
             for key, fn in fns.items():
-                secs, got = fn()
+                secs, cpu, got = fn()
                 times[key].append(secs)
+                cpus[key].append(cpu)
                 extra[key].append(got)
-                print(f"{style} round {r + 1}: {key:8s} {secs:.3f} s", file=sys.stderr)
+                print(f"{style} round {r + 1}: {key:8s} {secs:.3f} s {cpu:.3f} s CPU", file=sys.stderr)
     finally:
         os.unlink(path)
+        if PYCACHE:
+            shutil.rmtree(PYCACHE[0], ignore_errors=True)
     mib = size / (1024 * 1024)
     rows = [("msgspec.json.decode of every line, in process (baseline A)", "A", "A", ""),
             ("rpcspy check, in process: read + check (vs A)", "check", "A", "found")]
@@ -193,13 +214,15 @@ def measure(style: str, mb: float, repeat: int, baseline: str | None) -> str:
     shape = "delta-only" if style == "pi-0.84" else "the whole partial message twice in every"
     table = [f"**{style}**: {mib:.1f} MiB, {lines:,} lines ({shape} `message_update`), clean traffic; "
              f"{repeat} interleaved rounds, median (min-max).", "",
-             "| what | s | MiB/s | vs baseline | findings | peak RSS MiB |", "|---|---:|---:|---:|---:|---:|"]
+             "| what | s | MiB/s | vs baseline | CPU s | vs baseline, CPU | findings | peak RSS MiB |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for name, key, ref, show in rows:
         ratio = [b / t for b, t in zip(times[ref], times[key], strict=True)]
+        cpu_ratio = [b / t for b, t in zip(cpus[ref], cpus[key], strict=True)]
         found = extra[key][-1] if show == "found" else ""
         rss = spread([k / 1024 for k in extra[key]], "{:.0f}") if show == "rss" else ""
         table.append(f"| {name} | {spread(times[key])} | {spread([mib / t for t in times[key]], '{:.0f}')} | "
-                     f"{spread(ratio)}x | {found} | {rss} |")
+                     f"{spread(ratio)}x | {spread(cpus[key], '{:.3f}')} | {spread(cpu_ratio)}x | {found} | {rss} |")
     return "\n".join(table)
 
 
@@ -216,9 +239,9 @@ def main() -> None:
     if args.inner:
         fn = INNER[args.inner[0]]
         fn(args.inner[1])  # warm-up
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         found = fn(args.inner[1])
-        print(f"{time.perf_counter() - start:.6f} {found}")
+        print(f"{time.perf_counter() - start:.6f} {time.process_time() - cpu:.6f} {found}")
         return
     styles = ["pi-0.73", "pi-0.84"] if args.dialect == "both" else [args.dialect]
     tables = [measure(style, args.mb, args.repeat, args.baseline_tree) for style in styles]

@@ -137,8 +137,8 @@ class Checker:
         decoded JSON when that is what the lane decodes."""
         out: list[Finding] = []
         timed = self._unanswered_after is not None
-        decoder, handled, untried = self._decoder, HANDLED, UNTRIED
-        on_value = decoder.fast_value if decoder.lane() is not None and block.json_type is decoder.union else None
+        decoder, handled = self._decoder, HANDLED
+        on_value = self._block_lane(block)
         for i in range(start, len(block) if stop is None else stop):
             item = block[i]
             value = item.json
@@ -148,13 +148,18 @@ class Checker:
                     if timed:
                         out += self.tick(item.t)
                     continue
-                if typed is not None and typed is not untried and type(typed) not in decoder.agent_classes:
+                if typed is not None and type(typed) not in decoder.agent_classes:
                     typed = None  # a client frame's type: the agent's decoder refuses it
                 out += self.feed(block.entry(i).to_frame(), typed)
             else:
                 out += self.feed(block.entry(i).to_frame())
-            on_value = decoder.fast_value if decoder.lane() is not None and block.json_type is decoder.union else None
+            on_value = self._block_lane(block)  # the dialect may have changed in feed
         return out
+
+    def _block_lane(self, block: TypedBlock) -> Callable[[Any], Any] | None:
+        """The lane's test of a decoded frame, when ``block`` was decoded for the dialect the lane is settled on."""
+        decoder = self._decoder
+        return decoder.fast_value if decoder.lane() is not None and block.json_type is decoder.union else None
 
     def lane(self) -> Callable[[Any], Any] | None:
         """The fast lane, once the dialect is settled (else None): ``lane(data)`` for an agent frame ending
