@@ -232,7 +232,7 @@ def main() -> None:
     ap.add_argument("--dialect", choices=["pi-0.73", "pi-0.84", "both"], default="both")
     ap.add_argument("--repeat", type=int, default=5, help="interleaved rounds (default 5)")
     ap.add_argument("--baseline-tree", metavar="DIR",
-                    help="also time the rpcspy in DIR (`git archive 582dc98 rpcspy | tar -x -C DIR`)")
+                    help="also time the rpcspy in DIR (`git archive 3f07367 rpcspy | tar -x -C DIR`)")
     ap.add_argument("--write-docs", action="store_true", help="write the tables into docs/performance.md")
     ap.add_argument("--inner", nargs=2, metavar=("WHAT", "PATH"), help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -262,35 +262,35 @@ NOTE = """
 Target: `rpcspy check` at >= 0.6x the baseline's throughput on small frames. Each rpcspy row is compared with
 the baseline doing the same kind of run: in process (the CLI's `_check_one` on one recording: open,
 dialect detection, reader, checker, audit; in a fresh interpreter, after one warm-up run there), or
-as a whole process (interpreter start, imports and output included, as a user runs it). The reader
-decodes a block of whole lines per msgspec call, each frame's JSON kept as `msgspec.Raw`;
-`RecordingCheck` hands the frame entries of each block to `Checker.feed_many`, whose fast lane
-decodes an agent frame once into the dialect's Structs and, for a schema-clean delta on the open
-block, appends the delta and goes on: no `Frame` built, no rule dispatch. Any other frame is
-checked the whole way, with that decode handed on rather than made again. What remains on small
-frames is two msgspec passes over each frame's bytes (the reader's, which validates the line, and
-the typed one), under a microsecond of Python per frame, and a third pass (into builtins, which
-the rules read) over the clean frames that are not deltas: on the pi-0.84 recording `message_end`,
-`turn_end`, `agent_end` and `text_end` carry the whole reply, a fifth of the bytes, and take about a
-sixth of the time (`time.process_time` around `Checker.feed`). The baseline tree is
-`git archive 582dc98 rpcspy | tar -x -C DIR`, the tree before these changes.
-`python bench/bench_check.py --write-docs` refreshes this section.
+as a whole process (interpreter start, imports and output included, as a user runs it). Wall and CPU
+time are both given; on this shared machine the CPU ratios are the steadier. The baseline tree is
+`git archive 3f07367 rpcspy | tar -x -C DIR`, the tree before the reader's typed blocks.
 
-Where the time goes on the pi-0.84 recording (40 MiB, 98,592 agent frames; measured apart, in process, with
-ad-hoc timing of each step, not a bench/ script, on the loaded 2-core machine): `check` 0.28 s (0.28-0.30) against the bare decode's 0.16 s, of which the reader 0.10 s
-(0.07-0.11), the typed decode of every agent frame 0.055 s (0.56 us a frame), the ~4,400 frames checked the whole way
-about 0.03 s, and the rest, about 0.08 s, Python per frame (the loop of `feed_many` and the fast lane's tests, under a
-microsecond a frame). The third pass is small here: for the 3,792 clean non-delta frames and the 632 `text_end`
-updates, typed decode + `validate_decoded` + plain decode take 12-16 ms, a plain decode + `validate`
-(`msgspec.convert`) 9 ms; telling those frames from deltas before the typed decode costs a test on every delta, more
-than the 5 ms it would save, so it was left. Decoding each run of agent frames in one msgspec call (a JSON array of the
-frames' `Raw` values into `list[...]` of the dialect's union) was tried and is slower (0.06-0.09 s against 0.055 s:
-1,024 Structs alive at once), so it was not kept; nor was running the fast lane's loop inside one call per block (no call per delta): no gain in
-CPU time (0.195 s against 0.192 s, best of 5 `time.process_time`). By that CPU measure, same file, `check` takes
-0.192 s, the bare decode 0.119 s and the reader 0.076 s: 0.62x; the wall-clock medians above carry the machine's
-load (other helpers' runs). 0.6x in wall clock needs `check` at about 0.27 s here: the remaining passes are
-the reader's and the typed decode (folding the typed decode into the reader's block decode, with a per-block
-fallback on a schema error, would save most of the 0.055 s) and the Python per delta."""
+How `check` reads short frames: the reader decodes each 1 MiB read in blocks of about 16 KiB
+(`recording/reader.py` `BLOCK`: a block in the CPU's cache decodes faster; the raw block decode of
+the pi-0.84 file took 0.052 s in 1 MiB blocks and 0.038 s in 16 KiB ones), each block of short lines
+in one msgspec call. Once the checker's dialect is settled (`Checker.frame_json`), a block of at most
+64 KiB is decoded with its frames' JSON typed into the dialect's frame union (both directions'
+Structs, `protocol/validation.py` `frame_union`) in that same call: a `TypedBlock`.
+`Checker.feed_block` takes a schema-clean delta on the open block from its decoded value (one decode
+a delta, where there were two: the reader's `msgspec.Raw` pass and the lane's typed decode); any
+other frame is read again from its line as a `FrameEntry` and checked the whole way, handed its
+typed value. A block with a frame the union refuses (a schema issue, JSON that is not an object) is
+read as before, raw, and its frames take `Checker.feed_many`. The findings are those of feeding each
+frame to `Checker.feed` (`tests/checker/test_fast_lane.py`: the corpus and generated streams, read
+from files in blocks of 1, 700 and 16 KiB bytes).
+
+Where the time goes on the pi-0.84 recording (40 MiB, 98,908 frames), CPU time (`time.process_time`,
+best of 5-7, in process, ad-hoc timing of each step, not a bench/ script; the machine shared): bare
+decode 0.11 s; `check` 0.175-0.185 s (the tree before: 0.19-0.20); of which reading the file in typed
+blocks 0.098 s (raw blocks 0.060 s), the per-frame loop 0.006 s, the 4,109 frames checked the whole
+way 0.035 s (8.5 us each: the line read again, a plain decode into builtins, which the rules read, and
+the rules; `message_end`, `turn_end`, `agent_end` and `text_end` carry the whole reply, a fifth of the
+bytes) and the lane's test of each delta about 0.045 s (under half a microsecond a delta). Tried and
+not kept: typed decoding in 1 MiB blocks (slower than a raw block and a typed decode a frame, 0.126 s
+against 0.108 s: more Structs alive than the cache holds), typed blocks of long lines (no gain).
+Counting the LFs of every 16 KiB block cost 0.011 s on the pi-0.73 file (long lines); a block's
+lines are judged short by finding enough LFs (`_short`), not by counting them all."""
 
 
 if __name__ == "__main__":

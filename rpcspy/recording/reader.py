@@ -45,6 +45,7 @@ _LONG_LINE = 2048
 BLOCK = 16 << 10
 """The lines of a read are decoded in blocks of about this many bytes (up to the end of the line
 holding that byte): a block that stays in the CPU's cache decodes faster than the whole 1 MiB read."""
+
 _block_decoder = msgspec.json.Decoder(list[Union[ENTRY_TYPES]])  # type: ignore[valid-type]
 _header_decoder = msgspec.json.Decoder(Header)
 
@@ -77,6 +78,16 @@ def batched(entries: Iterator[Any], size: int = 1024) -> Iterator[list[Any]]:
             batch = []
     if batch:
         yield batch
+
+
+def _short(chunk: bytes, start: int, end: int) -> bool:
+    """Whether the lines of ``chunk[start:end]`` are under ``_LONG_LINE`` bytes on average: enough LFs are
+    found (memchr), not all of them counted (which cost as much as a call a line on long lines)."""
+    for _ in range((end - start) // _LONG_LINE + 1):
+        start = chunk.find(b"\n", start, end) + 1
+        if not start:
+            return False
+    return True
 
 
 def _iter_lines(f: BinaryIO) -> Iterator[tuple[bytes, bool]]:
@@ -125,7 +136,8 @@ class Recording:
                 yield from batched(transcript_entries(raw_records(lines)))
 
     def _native(self, f: BinaryIO, frame_json: Callable[[], Any] | None) -> Iterator[list[msgspec.Struct]]:
-        """The entries after the header, decoded a block of whole lines at a time (see :meth:`_block`)."""
+        """The entries after the header, decoded a block of whole lines at a time (see :meth:`_block`): a
+        typed block alone, the others of a read together (fewer, longer lists for the caller)."""
         lineno = 0  # of the last line handled; the header is line 1
         skip_header = True
         pieces: list[bytes] = []  # a line begun in an earlier read
@@ -146,28 +158,38 @@ class Recording:
                 else:
                     yield list(self._line(line, lineno, True))
             cut = chunk.rfind(b"\n") + 1
+            plain: list[msgspec.Struct] = []  # the read's blocks up to a typed one, yielded as one
             while start < cut:
                 end = chunk.find(b"\n", min(start + BLOCK, cut) - 1) + 1
-                lines = chunk.count(b"\n", start, end)
-                yield self._block(chunk, start, end, lines, lineno, frame_json)
+                block, lines = self._block(chunk, start, end, lineno, frame_json)
+                if type(block) is TypedBlock:
+                    if plain:
+                        yield plain
+                        plain = []
+                    yield block
+                else:
+                    plain += block
                 lineno += lines
                 start = end
+            if plain:
+                yield plain
             rest = max(cut, start)
             if rest < len(chunk):
                 pieces.append(chunk[rest:])
         if pieces and not skip_header:
             yield list(self._line(b"".join(pieces), lineno + 1, False))
 
-    def _block(self, chunk: bytes, start: int, end: int, lines: int, lineno: int,
-               frame_json: Callable[[], Any] | None) -> list[msgspec.Struct]:
-        """The entries of ``chunk[start:end]``: ``lines`` whole lines after line ``lineno``.
+    def _block(self, chunk: bytes, start: int, end: int, lineno: int,
+               frame_json: Callable[[], Any] | None) -> tuple[list[msgspec.Struct], int]:
+        """The entries of the whole lines ``chunk[start:end]`` (after line ``lineno``), and how many lines.
 
-        Short lines (on average) are decoded in one call as a JSON array, their LFs turned into
-        commas, with typed frames when ``frame_json`` asks for them (a :class:`TypedBlock`); a block
-        that is then not an array of one entry per line (a blank or bad line, a value over two lines
-        or two on one), or of long lines, is decoded line by line, each sliced from the read.
+        Short lines (on average: :func:`_short`) are decoded in one call as a JSON array, their LFs turned into commas, with typed
+        frames when ``frame_json`` asks for them (a :class:`TypedBlock`); a block that is then not an
+        array of one entry per line (a blank or bad line, a value over two lines or two on one), or of
+        long lines, is decoded line by line, each sliced from the read.
         """
-        if lines * _LONG_LINE > end - start:
+        if _short(chunk, start, end):
+            lines = chunk.count(b"\n", start, end)
             body = b"[" + chunk[start:end - 1].replace(b"\n", b",") + b"]"
             json_type = frame_json() if frame_json is not None and end - start <= TYPED_MAX else None
             if json_type is not None:
@@ -175,22 +197,23 @@ class Recording:
                 try:  # a frame the type refuses (a schema issue) sends the block the usual way
                     typed = decoder.decode(body)
                     if len(typed) == lines:
-                        return TypedBlock(typed, (chunk, start, end), json_type, cls)
+                        return TypedBlock(typed, (chunk, start, end), json_type, cls), lines
                 except DECODE_ERRORS:
                     pass
             try:
                 entries = _block_decoder.decode(body)
                 if len(entries) == lines:  # else two values on one line
-                    return entries
+                    return entries, lines
             except DECODE_ERRORS:  # then line by line, which says which line is bad
                 pass
         out: list[msgspec.Struct] = []
+        first = lineno
         while start < end:
             nl = chunk.find(b"\n", start)
             lineno += 1
             out.extend(self._line(chunk[start:nl], lineno, True))
             start = nl + 1
-        return out
+        return out, lineno - first
 
     def _skip(self, lineno: int, reason: str, had_lf: bool) -> None:
         where = "truncated last line" if not had_lf else "unreadable line"
