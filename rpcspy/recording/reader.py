@@ -123,7 +123,8 @@ class Recording:
         ``frame_json`` is asked before each block of short lines of an rpcspy recording: when it
         answers a msgspec type, the block is decoded with its frames' JSON read as that type, in the
         same call, and comes as a :class:`TypedBlock` (unless a line does not read so: then as
-        usual). Ask it lazily: it may answer differently once the blocks before have been used.
+        usual). It is asked as each block is decoded, which may be before the plain blocks of the
+        same read are used: a typed block says the type it was decoded with (``json_type``).
         """
         with open(self.path, "rb") as f:
             if self.kind == "rpcspy":
