@@ -12,7 +12,10 @@ then times, on the same file, in interleaved rounds:
 * with `--baseline-tree DIR`, check and cli again with the rpcspy in DIR.
 
 Each in-process figure is taken in a fresh interpreter (so a baseline tree can be measured the
-same way) after one warm-up run there.
+same way) after one warm-up run there. Every tree's bytecode is cached (in a private
+PYTHONPYCACHEPREFIX, whatever PYTHONDONTWRITEBYTECODE says, written by an uncounted first round),
+as an installed package has it. Each row gives wall time and CPU time (user + system) with their
+ratios to the baseline: on a shared machine, CPU time is the steadier of the two.
 
 Usage: python bench/bench_check.py [--mb 40] [--dialect pi-0.73|pi-0.84] [--repeat 5] [--baseline-tree DIR] [--write-docs]
 """
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -133,21 +137,31 @@ BARE_SCRIPT = ("import msgspec, sys\nd = msgspec.json.decode\n"
                "with open(sys.argv[1], 'rb') as f:\n    for line in f:\n        d(line)\n")
 
 
-def inner(what: str, path: str, tree: str) -> tuple[float, int]:
-    """(seconds, result) of one in-process run of ``what`` in a fresh interpreter on ``tree``'s rpcspy,
-    after a warm-up run (schemas built, file cached)."""
-    env = {**os.environ, "PYTHONPATH": tree}
+def inner(what: str, path: str, tree: str) -> tuple[float, float, int]:
+    """(seconds, CPU seconds, result) of one in-process run of ``what`` in a fresh interpreter on ``tree``'s
+    rpcspy, after a warm-up run (schemas built, file cached)."""
+    env = _env(tree)
     proc = subprocess.run([sys.executable, __file__, "--inner", what, path], env=env, cwd=tree,
                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True, text=True)
-    secs, found = proc.stdout.split()
-    return float(secs), int(found)
+    secs, cpu, found = proc.stdout.split()
+    return float(secs), float(cpu), int(found)
 
 
-def whole(cmd: list[str], tree: str) -> tuple[float, int]:
-    """(seconds, peak RSS KiB) of one whole process."""
-    from rounds import run
+def whole(cmd: list[str], tree: str) -> tuple[float, float, int]:
+    """(seconds, CPU seconds, peak RSS KiB) of one whole process."""
+    from rounds import run_cpu
 
-    return run(cmd, ok=(0, 1), env={**os.environ, "PYTHONPATH": tree}, cwd=tree)
+    return run_cpu(cmd, ok=(0, 1), env=_env(tree), cwd=tree)
+
+
+PYCACHE: list[str] = []
+"""The private bytecode cache of this run (set by :func:`measure`)."""
+
+
+def _env(tree: str) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": tree, "PYTHONPYCACHEPREFIX": PYCACHE[0]}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
 
 
 def measure(style: str, mb: float, repeat: int, baseline: str | None) -> str:
@@ -167,19 +181,26 @@ def measure(style: str, mb: float, repeat: int, baseline: str | None) -> str:
     if baseline:
         fns["cli0"] = lambda: whole([py, "-m", "rpcspy", "check", "--format", "json", path], baseline)
     times: dict[str, list[float]] = {k: [] for k in fns}
+    cpus: dict[str, list[float]] = {k: [] for k in fns}
     extra: dict[str, list[int]] = {k: [] for k in fns}
     try:
         size = generate(path, int(mb * 1024 * 1024), style == "pi-0.84")
         with open(path, "rb") as f:
             lines = sum(1 for _ in f)
+        PYCACHE[:] = [tempfile.mkdtemp(prefix="bench_check_pycache_")]
+        for fn in fns.values():  # uncounted: writes each tree's bytecode
+            fn()
         for r in range(repeat):
             for key, fn in fns.items():
-                secs, got = fn()
+                secs, cpu, got = fn()
                 times[key].append(secs)
+                cpus[key].append(cpu)
                 extra[key].append(got)
-                print(f"{style} round {r + 1}: {key:8s} {secs:.3f} s", file=sys.stderr)
+                print(f"{style} round {r + 1}: {key:8s} {secs:.3f} s {cpu:.3f} s CPU", file=sys.stderr)
     finally:
         os.unlink(path)
+        if PYCACHE:
+            shutil.rmtree(PYCACHE[0], ignore_errors=True)
     mib = size / (1024 * 1024)
     rows = [("msgspec.json.decode of every line, in process (baseline A)", "A", "A", ""),
             ("rpcspy check, in process: read + check (vs A)", "check", "A", "found")]
@@ -193,13 +214,15 @@ def measure(style: str, mb: float, repeat: int, baseline: str | None) -> str:
     shape = "delta-only" if style == "pi-0.84" else "the whole partial message twice in every"
     table = [f"**{style}**: {mib:.1f} MiB, {lines:,} lines ({shape} `message_update`), clean traffic; "
              f"{repeat} interleaved rounds, median (min-max).", "",
-             "| what | s | MiB/s | vs baseline | findings | peak RSS MiB |", "|---|---:|---:|---:|---:|---:|"]
+             "| what | s | MiB/s | vs baseline | CPU s | vs baseline, CPU | findings | peak RSS MiB |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for name, key, ref, show in rows:
         ratio = [b / t for b, t in zip(times[ref], times[key], strict=True)]
+        cpu_ratio = [b / t for b, t in zip(cpus[ref], cpus[key], strict=True)]
         found = extra[key][-1] if show == "found" else ""
         rss = spread([k / 1024 for k in extra[key]], "{:.0f}") if show == "rss" else ""
         table.append(f"| {name} | {spread(times[key])} | {spread([mib / t for t in times[key]], '{:.0f}')} | "
-                     f"{spread(ratio)}x | {found} | {rss} |")
+                     f"{spread(ratio)}x | {spread(cpus[key], '{:.3f}')} | {spread(cpu_ratio)}x | {found} | {rss} |")
     return "\n".join(table)
 
 
@@ -209,16 +232,16 @@ def main() -> None:
     ap.add_argument("--dialect", choices=["pi-0.73", "pi-0.84", "both"], default="both")
     ap.add_argument("--repeat", type=int, default=5, help="interleaved rounds (default 5)")
     ap.add_argument("--baseline-tree", metavar="DIR",
-                    help="also time the rpcspy in DIR (`git archive 582dc98 rpcspy | tar -x -C DIR`)")
+                    help="also time the rpcspy in DIR (`git archive 3f07367 rpcspy | tar -x -C DIR`)")
     ap.add_argument("--write-docs", action="store_true", help="write the tables into docs/performance.md")
     ap.add_argument("--inner", nargs=2, metavar=("WHAT", "PATH"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.inner:
         fn = INNER[args.inner[0]]
         fn(args.inner[1])  # warm-up
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         found = fn(args.inner[1])
-        print(f"{time.perf_counter() - start:.6f} {found}")
+        print(f"{time.perf_counter() - start:.6f} {time.process_time() - cpu:.6f} {found}")
         return
     styles = ["pi-0.73", "pi-0.84"] if args.dialect == "both" else [args.dialect]
     tables = [measure(style, args.mb, args.repeat, args.baseline_tree) for style in styles]
@@ -239,35 +262,35 @@ NOTE = """
 Target: `rpcspy check` at >= 0.6x the baseline's throughput on small frames. Each rpcspy row is compared with
 the baseline doing the same kind of run: in process (the CLI's `_check_one` on one recording: open,
 dialect detection, reader, checker, audit; in a fresh interpreter, after one warm-up run there), or
-as a whole process (interpreter start, imports and output included, as a user runs it). The reader
-decodes a block of whole lines per msgspec call, each frame's JSON kept as `msgspec.Raw`;
-`RecordingCheck` hands the frame entries of each block to `Checker.feed_many`, whose fast lane
-decodes an agent frame once into the dialect's Structs and, for a schema-clean delta on the open
-block, appends the delta and goes on: no `Frame` built, no rule dispatch. Any other frame is
-checked the whole way, with that decode handed on rather than made again. What remains on small
-frames is two msgspec passes over each frame's bytes (the reader's, which validates the line, and
-the typed one), under a microsecond of Python per frame, and a third pass (into builtins, which
-the rules read) over the clean frames that are not deltas: on the pi-0.84 recording `message_end`,
-`turn_end`, `agent_end` and `text_end` carry the whole reply, a fifth of the bytes, and take about a
-sixth of the time (`time.process_time` around `Checker.feed`). The baseline tree is
-`git archive 582dc98 rpcspy | tar -x -C DIR`, the tree before these changes.
-`python bench/bench_check.py --write-docs` refreshes this section.
+as a whole process (interpreter start, imports and output included, as a user runs it). Wall and CPU
+time are both given; on this shared machine the CPU ratios are the steadier. The baseline tree is
+`git archive 3f07367 rpcspy | tar -x -C DIR`, the tree before the reader's typed blocks.
 
-Where the time goes on the pi-0.84 recording (40 MiB, 98,592 agent frames; measured apart, in process, with
-ad-hoc timing of each step, not a bench/ script, on the loaded 2-core machine): `check` 0.28 s (0.28-0.30) against the bare decode's 0.16 s, of which the reader 0.10 s
-(0.07-0.11), the typed decode of every agent frame 0.055 s (0.56 us a frame), the ~4,400 frames checked the whole way
-about 0.03 s, and the rest, about 0.08 s, Python per frame (the loop of `feed_many` and the fast lane's tests, under a
-microsecond a frame). The third pass is small here: for the 3,792 clean non-delta frames and the 632 `text_end`
-updates, typed decode + `validate_decoded` + plain decode take 12-16 ms, a plain decode + `validate`
-(`msgspec.convert`) 9 ms; telling those frames from deltas before the typed decode costs a test on every delta, more
-than the 5 ms it would save, so it was left. Decoding each run of agent frames in one msgspec call (a JSON array of the
-frames' `Raw` values into `list[...]` of the dialect's union) was tried and is slower (0.06-0.09 s against 0.055 s:
-1,024 Structs alive at once), so it was not kept; nor was running the fast lane's loop inside one call per block (no call per delta): no gain in
-CPU time (0.195 s against 0.192 s, best of 5 `time.process_time`). By that CPU measure, same file, `check` takes
-0.192 s, the bare decode 0.119 s and the reader 0.076 s: 0.62x; the wall-clock medians above carry the machine's
-load (other helpers' runs). 0.6x in wall clock needs `check` at about 0.27 s here: the remaining passes are
-the reader's and the typed decode (folding the typed decode into the reader's block decode, with a per-block
-fallback on a schema error, would save most of the 0.055 s) and the Python per delta."""
+How `check` reads short frames: the reader decodes each 1 MiB read in blocks of about 16 KiB
+(`recording/reader.py` `BLOCK`: a block in the CPU's cache decodes faster; the raw block decode of
+the pi-0.84 file took 0.052 s in 1 MiB blocks and 0.038 s in 16 KiB ones), each block of short lines
+in one msgspec call. Once the checker's dialect is settled (`Checker.frame_json`), a block of at most
+64 KiB is decoded with its frames' JSON typed into the dialect's frame union (both directions'
+Structs, `protocol/validation.py` `frame_union`) in that same call: a `TypedBlock`.
+`Checker.feed_block` takes a schema-clean delta on the open block from its decoded value (one decode
+a delta, where there were two: the reader's `msgspec.Raw` pass and the lane's typed decode); any
+other frame is read again from its line as a `FrameEntry` and checked the whole way, handed its
+typed value. A block with a frame the union refuses (a schema issue, JSON that is not an object) is
+read as before, raw, and its frames take `Checker.feed_many`. The findings are those of feeding each
+frame to `Checker.feed` (`tests/checker/test_fast_lane.py`: the corpus and generated streams, read
+from files in blocks of 1, 700 and 16 KiB bytes).
+
+Where the time goes on the pi-0.84 recording (40 MiB, 98,908 frames), CPU time (`time.process_time`,
+best of 5-7, in process, ad-hoc timing of each step, not a bench/ script; the machine shared): bare
+decode 0.11 s; `check` 0.175-0.185 s (the tree before: 0.19-0.20); of which reading the file in typed
+blocks 0.098 s (raw blocks 0.060 s), the per-frame loop 0.006 s, the 4,109 frames checked the whole
+way 0.035 s (8.5 us each: the line read again, a plain decode into builtins, which the rules read, and
+the rules; `message_end`, `turn_end`, `agent_end` and `text_end` carry the whole reply, a fifth of the
+bytes) and the lane's test of each delta about 0.045 s (under half a microsecond a delta). Tried and
+not kept: typed decoding in 1 MiB blocks (slower than a raw block and a typed decode a frame, 0.126 s
+against 0.108 s: more Structs alive than the cache holds), typed blocks of long lines (no gain).
+Counting the LFs of every 16 KiB block cost 0.011 s on the pi-0.73 file (long lines); a block's
+lines are judged short by finding enough LFs (`_short`), not by counting them all."""
 
 
 if __name__ == "__main__":

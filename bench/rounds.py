@@ -17,6 +17,12 @@ from collections.abc import Callable
 
 def run(cmd: list[str], **kw) -> tuple[float, int]:
     """(wall seconds, peak RSS KiB) of one process run to its end; fails on a bad exit."""
+    secs, _, rss = run_cpu(cmd, **kw)
+    return secs, rss
+
+
+def run_cpu(cmd: list[str], **kw) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds (user + system), peak RSS KiB) of one process run to its end."""
     ok = kw.pop("ok", (0,))
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kw)
@@ -25,7 +31,7 @@ def run(cmd: list[str], **kw) -> tuple[float, int]:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode not in ok:
         raise SystemExit(f"FAIL: {' '.join(cmd)} exited {proc.returncode}")
-    return secs, usage.ru_maxrss
+    return secs, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
 def rounds(variants: dict[str, Callable[[], tuple[float, int]]], n: int, label: str = "") -> dict[str, list]:

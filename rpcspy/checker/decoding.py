@@ -31,6 +31,7 @@ from rpcspy.checker.framing import (
 from rpcspy.checker.schema import SchemaChecker
 from rpcspy.checker.stream import StreamTracker
 from rpcspy.events import Frame
+from rpcspy.framing import DECODE_ERRORS
 from rpcspy.protocol.vocabulary import DELTA_EVENTS
 
 HANDLED = object()
@@ -65,8 +66,11 @@ class FrameDecoder:
 
         self._validate_decoded = validate_decoded
         self._typed: dict[str, Any] = {}  # direction -> the dialect's typed decode
-        self.fast_delta: Callable[[Any], Any] = _fast_lane(None, None, {}, stream, self.once)
+        self.fast_delta, self.fast_value = _fast_lane(None, None, {}, stream, self.once)
         """The hot path alone, for batches (see :func:`_fast_lane`); only while :meth:`lane` gives it."""
+        self.union: Any = None
+        """The dialect's frames as one type, and the agent's classes in it (``validation.frame_union``)."""
+        self.agent_classes: frozenset[type] = frozenset()
 
     def _learn(self, dialect: str) -> None:
         """The dialect's message_update class and its delta event classes."""
@@ -79,7 +83,11 @@ class FrameDecoder:
         from rpcspy.protocol.validation import typed_decoder
 
         self._typed = {d: typed_decoder(d, dialect) for d in ("c2a", "a2c")}
-        self.fast_delta = _fast_lane(self._typed["a2c"], self._update_cls, self._delta_tags, self.stream, self.once)
+        self.fast_delta, self.fast_value = _fast_lane(self._typed["a2c"], self._update_cls, self._delta_tags,
+                                                      self.stream, self.once)
+        from rpcspy.protocol.validation import frame_union
+
+        self.union, self.agent_classes = frame_union(dialect)
         self._dialect = dialect
 
     def __call__(self, frame: Frame, typed: Any = UNTRIED) -> Any:
@@ -107,7 +115,7 @@ class FrameDecoder:
                 typed = self._typed[frame.dir](data)
             except msgspec.ValidationError:
                 typed = None
-            except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):  # not JSON
+            except DECODE_ERRORS:  # not JSON (a ValidationError is caught above)
                 return self._not_a_struct(frame)
         value: Any = typed  # a Struct of the dialect's frame classes, or the decoded JSON
         issues: Any = ()
@@ -160,25 +168,26 @@ class FrameDecoder:
         data = frame.data
         try:
             value = _decode(data)
-        except (msgspec.DecodeError, UnicodeDecodeError) as exc:  # the latter for bad UTF-8
-            obj = undecodable(frame, self.sink, str(exc))
+        except DECODE_ERRORS as exc:
+            if isinstance(exc, RecursionError):
+                return too_deep(frame, self.sink, data).value
+            obj = undecodable(frame, self.sink, str(exc))  # bad UTF-8 is a UnicodeDecodeError
             if type(obj) is dict:  # invalid UTF-8, repaired as pi does
                 self.schema.feed(frame.t, frame.seq, frame.dir, obj)
             return obj.value if type(obj) is Shallow else obj
-        except RecursionError:
-            return too_deep(frame, self.sink, data).value
         check_separators(frame, self.sink, self.once)
         return value
 
 
 def _fast_lane(typed: Any, update_cls: Any, tags: dict[type, str], stream: StreamTracker,
-               once: set[tuple[str, str]]) -> Callable[[Any], Any]:
-    """The hot path alone, for batches, its state bound as locals.
+               once: set[tuple[str, str]]) -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:
+    """The hot path alone, for batches, its state bound as locals: ``(fast_delta, fast_value)``.
 
     ``fast_delta(data)``: ``data`` (bytes or a buffer) is an agent frame with LF, no CR, of at most
     64 KiB. HANDLED when it was a schema-clean delta on the open block, now appended; else what to
     pass to :meth:`FrameDecoder.__call__` with the frame (its typed decode, or UNTRIED), to be
-    checked the whole way.
+    checked the whole way. ``fast_value(value)``: the same for such a frame already decoded
+    (``value`` is its typed decode).
     """
 
     def fast_delta(data: Any) -> Any:
@@ -188,6 +197,9 @@ def _fast_lane(typed: Any, update_cls: Any, tags: dict[type, str], stream: Strea
             return None
         except Exception:  # not JSON (or worse): the whole way reports it
             return UNTRIED
+        return fast_value(value)
+
+    def fast_value(value: Any) -> Any:
         if type(value) is not update_cls:
             return value
         try:
@@ -203,4 +215,4 @@ def _fast_lane(typed: Any, update_cls: Any, tags: dict[type, str], stream: Strea
         block.pieces.append(delta)
         return HANDLED
 
-    return fast_delta
+    return fast_delta, fast_value

@@ -9,7 +9,7 @@ internal failure becomes a ``checker.internal_error`` finding.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rpcspy.checker.correlation import Correlator
 from rpcspy.checker.decoding import HANDLED, UNTRIED, FrameDecoder
@@ -26,6 +26,9 @@ from rpcspy.protocol.pairing import MISSING, NONOBJECT, PARSE, Pending, show_id
 from rpcspy.protocol.vocabulary import ANSWER_TYPES as _NOT_COMMANDS
 from rpcspy.protocol.vocabulary import QUEUE_COMMANDS, RUN_BOUNDARIES, TEARDOWN_COMMANDS
 from rpcspy.recording.format import FrameEntry
+
+if TYPE_CHECKING:
+    from rpcspy.recording.decode import TypedBlock
 
 
 class Checker:
@@ -122,6 +125,42 @@ class Checker:
                     continue
             out += self.feed(item.to_frame() if type(item) is entry else item)
         return out
+
+    def frame_json(self) -> Any:
+        """The type to decode frames' JSON as for :meth:`feed_block` (``validation.frame_union`` of the
+        dialect), once the fast lane may be taken; else None. Ask again for each block."""
+        return self._decoder.union if self._decoder.lane() is not None else None
+
+    def feed_block(self, block: TypedBlock, start: int = 0, stop: int | None = None) -> list[Finding]:
+        """:meth:`feed_many` for the frames ``block[start:stop]`` of a reader's typed block (decoded as
+        :meth:`frame_json` said): a schema-clean delta on the open block takes the lane on its decoded
+        JSON, decoded nowhere else; any other frame is read again as an entry and fed, with its
+        decoded JSON when that is what the lane decodes."""
+        out: list[Finding] = []
+        timed = self._unanswered_after is not None
+        decoder, handled = self._decoder, HANDLED
+        on_value = self._block_lane(block)
+        for i in range(start, len(block) if stop is None else stop):
+            item = block[i]
+            value = item.json
+            if on_value is not None and value is not None and item.dir == "a2c" and item.nl and not item.cr:
+                typed = on_value(value)  # decode.TYPED_MAX: the frame is at most 64 KiB
+                if typed is handled:
+                    if timed:
+                        out += self.tick(item.t)
+                    continue
+                if typed is not None and type(typed) not in decoder.agent_classes:
+                    typed = None  # a client frame's type: the agent's decoder refuses it
+                out += self.feed(block.entry(i).to_frame(), typed)
+            else:
+                out += self.feed(block.entry(i).to_frame())
+            on_value = self._block_lane(block)  # the dialect may have changed in feed
+        return out
+
+    def _block_lane(self, block: TypedBlock) -> Callable[[Any], Any] | None:
+        """The lane's test of a decoded frame, when ``block`` was decoded for the dialect the lane is settled on."""
+        decoder = self._decoder
+        return decoder.fast_value if decoder.lane() is not None and block.json_type is decoder.union else None
 
     def lane(self) -> Callable[[Any], Any] | None:
         """The fast lane, once the dialect is settled (else None): ``lane(data)`` for an agent frame ending

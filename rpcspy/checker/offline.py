@@ -7,6 +7,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from rpcspy.events import Event, Exit, Finding, Frame
+from rpcspy.recording.decode import TypedBlock
 from rpcspy.recording.format import FrameEntry
 
 if TYPE_CHECKING:
@@ -44,8 +45,10 @@ class RecordingCheck:
     in the audit; every other item is handed back, in order, for the caller to handle.
 
     Frames go to :meth:`Checker.feed_many` a block at a time (entries as they are: no :class:`Frame`
-    is built for a delta on the fast lane). ``findings``, ``frames`` and ``last_t`` (the last frame's)
-    grow as it goes; the verdicts are those of feeding each frame to :meth:`Checker.feed`.
+    is built for a delta on the fast lane), or to :meth:`Checker.feed_block` for a reader's
+    :class:`TypedBlock` (read with ``blocks(checker.frame_json)``: the JSON decoded once, in the
+    reader's call). ``findings`` and ``last_t`` (the last frame's) grow as it
+    goes, and the audit counts the frames; the verdicts are those of feeding each frame to :meth:`Checker.feed`.
     """
 
     BATCH = 1024
@@ -53,7 +56,6 @@ class RecordingCheck:
     def __init__(self, checker: Checker, audit: RecordingAudit) -> None:
         self.checker, self.audit = checker, audit
         self.findings: list[Finding] = []
-        self.frames = 0
         self.last_t = 0.0
 
     def others(self, blocks: Iterable[list[Any]]) -> Iterator[Any]:
@@ -61,17 +63,22 @@ class RecordingCheck:
         yield the other items."""
         for block in blocks:
             start = 0
-            for i in [i for i, e in enumerate(block) if type(e) not in _FRAMES]:
+            frames = (block.frame_class,) if type(block) is TypedBlock else _FRAMES
+            for i in [i for i, e in enumerate(block) if type(e) not in frames]:
                 if i > start:
-                    self._check(block[start:i])
+                    self._check(block, start, i)
                 yield block[i]  # after the frames before it: gap findings follow theirs
                 start = i + 1
             if start < len(block):
-                self._check(block[start:] if start else block)
+                self._check(block, start, len(block))
 
-    def _check(self, frames: list[Any]) -> None:
-        self.findings += self.checker.feed_many(frames)
-        self.frames += len(frames)
+    def _check(self, block: list[Any], start: int, stop: int) -> None:
+        whole = start == 0 and stop == len(block)
+        frames = block if whole else block[start:stop]
+        if type(block) is TypedBlock:  # decoded with the frames' JSON typed, as the checker asked
+            self.findings += self.checker.feed_block(block, start, stop)
+        else:
+            self.findings += self.checker.feed_many(frames)
         self.last_t = frames[-1].t
         audit = self.audit
         audit.frames += len(frames)

@@ -117,7 +117,7 @@ def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, af
         audit = RecordingAudit(rec.kind, ignore=ignore)
         run = RecordingCheck(checker, audit)  # the frames: checked there, in one loop
         findings = run.findings
-        for event in _events(run.others(_entries(rec, read_events))):
+        for event in _events(run.others(_entries(rec, read_events, checker.frame_json))):
             audit.feed(event)
             if isinstance(event, Exit):
                 exit_code = event.code
@@ -128,7 +128,7 @@ def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, af
     except OSError as exc:
         click.echo(f"rpcspy: error: {path}: cannot read: {exc.strerror or exc}", err=True)
         return None
-    frames, last_t = run.frames, run.last_t
+    frames, last_t = audit.frames, run.last_t
     findings += checker.finish(last_t, exit_code=exit_code)
     findings += audit.finish(rec.problems)  # recording.*: the lines skipped are findings, not just warnings
     for n, finding in enumerate(findings, start=1):
@@ -151,17 +151,18 @@ def _detect(rec: Any) -> tuple[str, str | None]:
     return found or ("auto", None)
 
 
-def _entries(rec: Any, read_events: Any) -> Any:
+def _entries(rec: Any, read_events: Any, frame_json: Any) -> Any:
     """The recording's entries, a list at a time; events, with a progress bar (rpcspy.cli.recfile), on a terminal.
 
-    Without the bar, frame entries go to the checker as they are: the shortest path, since
-    reading is a large share of the time on long recordings.
+    Without the bar, frame entries go to the checker as they are, short frames' JSON decoded in the
+    reader's block call as the checker asks (``frame_json``): the shortest path, since reading is
+    a large share of the time on long recordings.
     """
     if _stderr_is_tty():
         from rpcspy.recording.reader import batched
 
         return batched(read_events(rec, progress=True))
-    return rec.blocks()
+    return rec.blocks(frame_json)
 
 
 def _events(items: Any) -> Any:

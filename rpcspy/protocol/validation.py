@@ -7,11 +7,13 @@ Types that are not Struct classes (unions, ``list[...]``) are wrapped in a one-f
 Struct, because msgspec caches conversion plans on Struct classes only.
 """
 
+import typing
 from typing import Any, Callable, Union
 
 import msgspec
 from msgspec import UNSET
 
+from rpcspy.framing import DECODE_ERRORS
 from rpcspy.protocol.dialects import DIALECTS, Protocol, get_protocol
 from rpcspy.protocol.issues import SchemaIssue, from_msgspec_error, json_type
 from rpcspy.protocol.responses import DataSpec, Response
@@ -184,15 +186,52 @@ class _UIEnvelope(msgspec.Struct, tag_field="type", tag="extension_ui_request"):
 _decoders: dict[tuple[str, str], tuple[msgspec.json.Decoder[Any], msgspec.json.Decoder[Any] | None]] = {}
 
 
-def _decoder(direction: str, dialect: str) -> tuple[msgspec.json.Decoder[Any], msgspec.json.Decoder[Any] | None]:
+def _members(direction: str, dialect: str) -> list[Any]:
+    """The direction's frame types as the bytes decoder's union members (``extension_ui_request`` as its envelope)."""
     frames = get_protocol(dialect).frames(direction)
     members = [tp for t, tp in frames.items() if t != "extension_ui_request"]
-    ui = frames.get("extension_ui_request")
-    if ui is not None:
+    if "extension_ui_request" in frames:
         members.append(_UIEnvelope)
-    pair = (msgspec.json.Decoder(Union[tuple(members)]), msgspec.json.Decoder(ui) if ui is not None else None)
+    return members
+
+
+def _decoder(direction: str, dialect: str) -> tuple[msgspec.json.Decoder[Any], msgspec.json.Decoder[Any] | None]:
+    ui = get_protocol(dialect).frames(direction).get("extension_ui_request")
+    pair = (msgspec.json.Decoder(Union[tuple(_members(direction, dialect))]),
+            msgspec.json.Decoder(ui) if ui is not None else None)
     _decoders[direction, dialect] = pair
     return pair
+
+
+_unions: dict[str, tuple[Any, frozenset[type]]] = {}
+
+
+def frame_union(dialect: str) -> tuple[Any, frozenset[type]]:
+    """``(union, agent classes)``: every frame type of ``dialect`` in both directions as one msgspec type, for
+    decoding many frames in one call (the recording reader's typed blocks), and the classes of it that
+    :func:`typed_decoder` gives for agent frames. A frame of an agent type decodes into it as
+    ``typed_decoder("a2c", dialect)`` decodes it alone; an agent frame that decodes into another class
+    (a client type) is what that decoder refuses (``ValidationError``). The same object for a dialect,
+    every call."""
+    got = _unions.get(dialect)
+    if got is None:
+        agent = _members("a2c", dialect)
+        tags = {_tag(tp) for tp in agent}
+        client = [tp for tp in _members("c2a", dialect) if _tag(tp) not in tags]  # disjoint in every dialect today
+        got = _unions[dialect] = (Union[tuple(agent + client)], frozenset(_classes(agent)))
+    return got
+
+
+def _tag(tp: Any) -> Any:
+    return tp.__struct_config__.tag if _is_struct(tp) else None
+
+
+def _classes(types: list[Any]) -> list[type]:
+    """The Struct classes of ``types``, unions opened."""
+    out: list[type] = []
+    for tp in types:
+        out += [tp] if _is_struct(tp) else _classes(list(typing.get_args(tp)))
+    return out
 
 
 def typed_decoder(direction: str, dialect: str) -> Callable[[bytes], object]:
@@ -214,12 +253,11 @@ def validate_bytes(data: bytes, direction: str, dialect: str) -> tuple[object | 
     ``msgspec.json.decode``) with the same issues :func:`validate` reports, or ``None``
     (and one ``invalid`` issue) when the bytes are not JSON.
     """
-    dec = (_decoders.get((direction, dialect)) or _decoder(direction, dialect))[0]
     try:
-        value = dec.decode(data)
+        value = typed_decoder(direction, dialect)(data)
     except _ValidationError:
         value = None
-    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError) as exc:
+    except DECODE_ERRORS as exc:
         return None, [_not_json(exc)]
     return validate_decoded(value, data, direction, dialect)
 
@@ -242,11 +280,11 @@ def validate_decoded(value: object, data: bytes, direction: str, dialect: str) -
         return value, []
     except _ValidationError:
         pass
-    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError) as exc:
+    except DECODE_ERRORS as exc:
         return None, [_not_json(exc)]
     try:
         obj = msgspec.json.decode(data)
-    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError) as exc:
+    except DECODE_ERRORS as exc:
         return None, [_not_json(exc)]
     return obj, validate(obj, direction, dialect)
 

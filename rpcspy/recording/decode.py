@@ -5,6 +5,8 @@
 stands embedded as :func:`~rpcspy.recording.format.frame_pieces` writes it, without decoding the
 frame: replay reads recordings much faster so. It answers None for any other line, never a
 different entry than the full decoder (tests/recording/test_decode.py holds them to that).
+:func:`typed_block_decoder` reads a block of lines with the frames' JSON decoded into a given type
+(a :class:`TypedBlock`), for a reader of frames that decodes them anyway (``rpcspy check``).
 """
 
 from __future__ import annotations
@@ -14,11 +16,10 @@ from typing import Any, Union
 
 import msgspec
 
+from rpcspy.framing import DECODE_ERRORS
 from rpcspy.recording.format import ENTRY_TYPES, FrameEntry, UnknownEntry
 
 _entry_decoder: Any = msgspec.json.Decoder(Union[ENTRY_TYPES])  # noqa: UP007
-_UNREADABLE = (ValueError, RecursionError)
-"""What decoding a damaged line raises (msgspec's errors and UnicodeDecodeError are ValueErrors)."""
 
 
 class _Kind(msgspec.Struct):
@@ -53,15 +54,63 @@ def decode_entry(line: bytes) -> msgspec.Struct:
     try:
         entry: msgspec.Struct = _entry_decoder.decode(line)
         return entry
-    except _UNREADABLE as exc:
+    except DECODE_ERRORS as exc:
         error = unreadable_reason(exc)
     try:
         k = _kind_decoder.decode(line)
-    except _UNREADABLE:
+    except DECODE_ERRORS:
         raise BadEntry(error, None) from None
     if k.kind and k.kind not in KNOWN_KINDS:
         return UnknownEntry(seq=k.seq, t=k.t, kind=k.kind, raw=bytes(line))
     raise BadEntry(error, k.kind)
+
+
+_typed_decoders: dict[Any, tuple[type, Any]] = {}
+
+
+def typed_block_decoder(json_type: Any) -> tuple[type, Any]:
+    """``(frame class, decoder)`` for a block of entry lines as one JSON array, frames read with their
+    JSON decoded as ``json_type`` (a msgspec type) instead of kept raw: the frame class has
+    :class:`~rpcspy.recording.format.FrameEntry`'s fields, ``json`` None for a frame kept as text or
+    base64; every other entry is read as :func:`decode_entry` reads it. Cached by ``json_type``."""
+    got = _typed_decoders.get(json_type)
+    if got is None:
+        fields = [(f.name, f.type, f.default) if f.name != "json" else ("json", Union[json_type, None], None)
+                  for f in msgspec.structs.fields(FrameEntry)]
+        cls = msgspec.defstruct("TypedFrameEntry", fields, tag="frame", tag_field="kind", kw_only=True)
+        others = tuple(t for t in ENTRY_TYPES if t is not FrameEntry)
+        got = _typed_decoders[json_type] = (cls, msgspec.json.Decoder(list[Union[(*others, cls)]]))  # type: ignore[valid-type]
+    return got
+
+
+TYPED_MAX = 64 << 10
+"""A :class:`TypedBlock` is at most this long, so none of its lines is longer."""
+
+
+class TypedBlock(list):  # type: ignore[type-arg]
+    """A block of entries read with the frames' JSON decoded as ``json_type``: its frames are
+    ``frame_class`` (:class:`FrameEntry`'s fields, ``json`` decoded, None for a frame kept as text or
+    base64); :meth:`entry` reads one of them again as :class:`FrameEntry`. No line is longer than
+    :data:`TYPED_MAX`."""
+
+    __slots__ = ("json_type", "frame_class", "_read", "_lines")
+
+    def __init__(self, entries: list[msgspec.Struct], read: tuple[bytes, int, int], json_type: Any,
+                 frame_class: type) -> None:
+        super().__init__(entries)
+        self.json_type, self.frame_class = json_type, frame_class
+        self._read = read
+        """(the read, start, end): the block's lines are ``read[start:end]``, LF-terminated."""
+        self._lines: list[bytes] | None = None
+
+    def entry(self, i: int) -> FrameEntry:
+        """Item ``i`` (a frame) as the plain reader gives it, its JSON raw."""
+        lines = self._lines
+        if lines is None:
+            read, start, end = self._read
+            lines = self._lines = read[start:end - 1].split(b"\n")
+        entry: FrameEntry = decode_entry(lines[i])  # type: ignore[assignment]
+        return entry
 
 
 def entry_or_none(line: bytes) -> msgspec.Struct | None:

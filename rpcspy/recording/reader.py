@@ -14,15 +14,22 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Union
 
 import msgspec
 
 from rpcspy.events import Frame
-from rpcspy.framing import LineFramer, read_lines
-from rpcspy.recording.decode import BadEntry, decode_entry, unreadable_reason
+from rpcspy.framing import DECODE_ERRORS, LineFramer, read_lines
+from rpcspy.recording.decode import (
+    TYPED_MAX,
+    BadEntry,
+    TypedBlock,
+    decode_entry,
+    typed_block_decoder,
+    unreadable_reason,
+)
 from rpcspy.recording.format import (
     ENTRY_TYPES,
     FORMAT_NAME,
@@ -35,8 +42,10 @@ from rpcspy.recording.transcripts import raw_records, structured_records, transc
 CHUNK = 1 << 20
 _LONG_LINE = 2048
 """A block whose lines are this long on average is decoded line by line rather than as one array."""
-_SAMPLE = 1 << 16
-"""The average is taken over the block's first 64 KiB."""
+BLOCK = 16 << 10
+"""The lines of a read are decoded in blocks of about this many bytes (up to the end of the line
+holding that byte): a block that stays in the CPU's cache decodes faster than the whole 1 MiB read."""
+
 _block_decoder = msgspec.json.Decoder(list[Union[ENTRY_TYPES]])  # type: ignore[valid-type]
 _header_decoder = msgspec.json.Decoder(Header)
 
@@ -71,6 +80,16 @@ def batched(entries: Iterator[Any], size: int = 1024) -> Iterator[list[Any]]:
         yield batch
 
 
+def _short(chunk: bytes, start: int, end: int) -> bool:
+    """Whether the lines of ``chunk[start:end]`` are under ``_LONG_LINE`` bytes on average: enough LFs are
+    found (memchr), not all of them counted (which cost as much as a call a line on long lines)."""
+    for _ in range((end - start) // _LONG_LINE + 1):
+        start = chunk.find(b"\n", start, end) + 1
+        if not start:
+            return False
+    return True
+
+
 def _iter_lines(f: BinaryIO) -> Iterator[tuple[bytes, bool]]:
     return read_lines(f.read, CHUNK)
 
@@ -98,11 +117,18 @@ class Recording:
                 if type(e) is FrameEntry:
                     yield e.to_frame()
 
-    def blocks(self) -> Iterator[list[msgspec.Struct]]:
-        """The entries after the header, a list at a time (a block of the file, or up to 1024)."""
+    def blocks(self, frame_json: Callable[[], Any] | None = None) -> Iterator[list[msgspec.Struct]]:
+        """The entries after the header, a list at a time (a block of the file, or up to 1024).
+
+        ``frame_json`` is asked before each block of short lines of an rpcspy recording: when it
+        answers a msgspec type, the block is decoded with its frames' JSON read as that type, in the
+        same call, and comes as a :class:`TypedBlock` (unless a line does not read so: then as
+        usual). It is asked as each block is decoded, which may be before the plain blocks of the
+        same read are used: a typed block says the type it was decoded with (``json_type``).
+        """
         with open(self.path, "rb") as f:
             if self.kind == "rpcspy":
-                yield from self._native(f)
+                yield from self._native(f, frame_json)
                 return
             lines = _iter_lines(f)
             if self.kind == "structured-transcript":
@@ -110,14 +136,9 @@ class Recording:
             else:
                 yield from batched(transcript_entries(raw_records(lines)))
 
-    def _native(self, f: BinaryIO) -> Iterator[list[msgspec.Struct]]:
-        """The entries after the header, decoded a block of whole lines at a time.
-
-        The complete lines of each read are a block. A block of short lines (on average) is decoded in one call as a JSON array, its LFs turned into commas; a block
-        that is then not an array of one entry per line (a blank or bad line, a value over
-        two lines or two on one), or of long lines, is decoded line by line, each sliced
-        from the read.
-        """
+    def _native(self, f: BinaryIO, frame_json: Callable[[], Any] | None) -> Iterator[list[msgspec.Struct]]:
+        """The entries after the header, decoded a block of whole lines at a time (see :meth:`_block`): a
+        typed block alone, the others of a read together (fewer, longer lists for the caller)."""
         lineno = 0  # of the last line handled; the header is line 1
         skip_header = True
         pieces: list[bytes] = []  # a line begun in an earlier read
@@ -138,33 +159,62 @@ class Recording:
                 else:
                     yield list(self._line(line, lineno, True))
             cut = chunk.rfind(b"\n") + 1
-            if cut > start:
-                entries = None
-                sample = min(cut, start + _SAMPLE)  # short lines on average (in the first 64 KiB): one call
-                if chunk.count(b"\n", start, sample) * _LONG_LINE > sample - start:
-                    lines = chunk.count(b"\n", start, cut)
-                    try:  # the lines as one JSON array: a blank line or a value over two lines is malformed
-                        entries = _block_decoder.decode(b"[" + chunk[start:cut - 1].replace(b"\n", b",") + b"]")
-                    except _UNREADABLE:  # then line by line, which says which line is bad
-                        pass
-                    if entries is not None and len(entries) != lines:  # two values on one line
-                        entries = None
-                if entries is None:  # long lines (copying them costs more than a call each), or a bad block
-                    entries = []
-                    pos = start
-                    while pos < cut:
-                        nl = chunk.find(b"\n", pos)
-                        lineno += 1
-                        entries.extend(self._line(chunk[pos:nl], lineno, True))
-                        pos = nl + 1
+            plain: list[msgspec.Struct] = []  # the read's blocks up to a typed one, yielded as one
+            while start < cut:
+                end = chunk.find(b"\n", min(start + BLOCK, cut) - 1) + 1
+                block, lines = self._block(chunk, start, end, lineno, frame_json)
+                if type(block) is TypedBlock:
+                    if plain:
+                        yield plain
+                        plain = []
+                    yield block
                 else:
-                    lineno += lines
-                yield entries
+                    plain += block
+                lineno += lines
+                start = end
+            if plain:
+                yield plain
             rest = max(cut, start)
             if rest < len(chunk):
                 pieces.append(chunk[rest:])
         if pieces and not skip_header:
             yield list(self._line(b"".join(pieces), lineno + 1, False))
+
+    def _block(self, chunk: bytes, start: int, end: int, lineno: int,
+               frame_json: Callable[[], Any] | None) -> tuple[list[msgspec.Struct], int]:
+        """The entries of the whole lines ``chunk[start:end]`` (after line ``lineno``), and how many lines.
+
+        Short lines (on average: :func:`_short`) are decoded in one call as a JSON array, their LFs turned into commas, with typed
+        frames when ``frame_json`` asks for them (a :class:`TypedBlock`); a block that is then not an
+        array of one entry per line (a blank or bad line, a value over two lines or two on one), or of
+        long lines, is decoded line by line, each sliced from the read.
+        """
+        if _short(chunk, start, end):
+            lines = chunk.count(b"\n", start, end)
+            body = b"[" + chunk[start:end - 1].replace(b"\n", b",") + b"]"
+            json_type = frame_json() if frame_json is not None and end - start <= TYPED_MAX else None
+            if json_type is not None:
+                cls, decoder = typed_block_decoder(json_type)
+                try:  # a frame the type refuses (a schema issue) sends the block the usual way
+                    typed = decoder.decode(body)
+                    if len(typed) == lines:
+                        return TypedBlock(typed, (chunk, start, end), json_type, cls), lines
+                except DECODE_ERRORS:
+                    pass
+            try:
+                entries = _block_decoder.decode(body)
+                if len(entries) == lines:  # else two values on one line
+                    return entries, lines
+            except DECODE_ERRORS:  # then line by line, which says which line is bad
+                pass
+        out: list[msgspec.Struct] = []
+        first = lineno
+        while start < end:
+            nl = chunk.find(b"\n", start)
+            lineno += 1
+            out.extend(self._line(chunk[start:nl], lineno, True))
+            start = nl + 1
+        return out, lineno - first
 
     def _skip(self, lineno: int, reason: str, had_lf: bool) -> None:
         where = "truncated last line" if not had_lf else "unreadable line"
@@ -179,10 +229,6 @@ class Recording:
         except BadEntry as exc:
             self._skip(lineno, str(exc) if exc.kind is None else f"bad {exc.kind or 'entry'}: {exc}", had_lf)
 
-
-_UNREADABLE = (ValueError, RecursionError)
-"""What decoding a damaged line raises: msgspec.DecodeError and UnicodeDecodeError are ValueErrors;
-msgspec gives up with RecursionError near 1000 levels of nesting, even for a skipped value."""
 
 FIRST_LINE_MAX = 64 << 20
 """Line 1 (a header, or a transcript's first record) is looked for no further than this."""
@@ -223,7 +269,7 @@ def open_recording(path: str | os.PathLike[str]) -> Recording:
 def _sniff(path: str, first: bytes) -> tuple[Header, str]:
     try:
         obj = msgspec.json.decode(first)
-    except _UNREADABLE:
+    except DECODE_ERRORS:
         obj = None
     if isinstance(obj, dict) and obj.get("format") == FORMAT_NAME:
         version = obj.get("version")
@@ -234,7 +280,7 @@ def _sniff(path: str, first: bytes) -> tuple[Header, str]:
             )
         try:
             return _header_decoder.decode(first), "rpcspy"
-        except _UNREADABLE as exc:
+        except DECODE_ERRORS as exc:
             raise RecordingError(f"{path}:1: bad recording header: {unreadable_reason(exc)}") from None
     if isinstance(obj, dict) and {"t", "dir", "raw"} <= obj.keys():
         return _transcript_header(path, obj.get("raw", "")), "structured-transcript"

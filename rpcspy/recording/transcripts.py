@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 import msgspec
 
-from rpcspy.framing import split_cr
+from rpcspy.framing import DECODE_ERRORS, split_cr
 from rpcspy.recording.format import FrameEntry, NoteEntry
 
 PARTIAL_MARK = b"   <-- (no trailing newline yet)"
@@ -35,7 +35,7 @@ def structured_records(lines: Iterable[tuple[bytes, bool]], skip: Skip | None = 
             continue
         try:
             rec = json.loads(line)  # stdlib: non-UTF-8 bytes are escaped as lone surrogates, which msgspec refuses
-        except (ValueError, RecursionError) as exc:
+        except DECODE_ERRORS as exc:
             if skip is not None:
                 skip(lineno, f"not JSON: {exc if not isinstance(exc, RecursionError) else 'nested too deeply'}",
                      had_lf)

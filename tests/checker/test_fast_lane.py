@@ -1,8 +1,10 @@
-"""The fast lane (``Checker.feed_many``, ``Checker.fast``, ``RecordingCheck``) gives the verdicts of ``feed``.
+"""The fast lane (``Checker.feed_many``, ``Checker.feed_block``, ``RecordingCheck``) gives the verdicts of ``feed``.
 
-Every frame stream is checked three ways: one ``feed`` per frame, ``feed_many`` in batches, and
+Every frame stream is checked four ways: one ``feed`` per frame, ``feed_many`` in batches,
 ``RecordingCheck`` over the frame entries a recording holds (the JSON as ``msgspec.Raw``, as the
-reader gives it). The findings, and the audit's counts, must be the same.
+reader gives it), and ``RecordingCheck`` over a recording file read as ``rpcspy check`` reads it
+(blocks of various sizes, short frames' JSON decoded in the reader's call as the checker asks:
+``Checker.feed_block``). The findings, and the audit's counts, must be the same.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import tempfile
 from typing import Any
 
 import pytest
@@ -21,9 +24,11 @@ from rpcspy.checker.decoding import FrameDecoder
 from rpcspy.checker.offline import RecordingCheck
 from rpcspy.checker.recording import RecordingAudit
 from rpcspy.events import Finding, Frame
-from rpcspy.recording import open_recording
-from rpcspy.recording.decode import decode_entry
-from rpcspy.recording.format import NoteEntry, encode_frame
+from rpcspy.protocol import validation
+from rpcspy.recording import open_recording, reader
+from rpcspy.recording.decode import TypedBlock, decode_entry
+from rpcspy.recording.format import NoteEntry, encode_entry, encode_frame
+from rpcspy.recording.writer import make_header
 from tests.paths import DATA
 
 GOLDEN_INPUTS = os.path.join(os.path.dirname(DATA), "golden", "inputs")
@@ -68,9 +73,48 @@ def from_entries(frames: list[Frame], **kw: Any) -> list[tuple[Any, ...]]:
     for frame in frames:
         expected.feed(frame)
     assert (audit.frames, audit.last_seq, audit.last_t) == (expected.frames, expected.last_seq, expected.last_t)
-    assert (run.frames, run.last_t) == (len(frames), frames[-1].t if frames else 0.0)
+    assert (audit.frames, run.last_t) == (len(frames), frames[-1].t if frames else 0.0)
     out = run.findings + checker.finish(frames[-1].t + 10 if frames else 0.0)
     return [_key(f) for f in out]
+
+
+def from_file(frames: list[Frame], block: int, **kw: Any) -> tuple[list[tuple[Any, ...]], int]:
+    """As ``rpcspy check`` reads a recording file, in blocks of about ``block`` bytes; (findings, typed blocks)."""
+    checker = Checker(**kw)
+    lines = [encode_entry(make_header(["pi"]))]
+    notes = []
+    for n, f in enumerate(frames):
+        lines.append(encode_frame(f))
+        if n % 9 == 4:
+            notes.append(NoteEntry(seq=0, t=0.0, level="info", text=f"after {f.seq}"))
+            lines.append(encode_entry(notes[-1]))
+    audit = RecordingAudit("rpcspy")
+    run = RecordingCheck(checker, audit)
+    typed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "r.jsonl")
+        with open(path, "wb") as f:
+            f.write(b"".join(lines))
+        old = reader.BLOCK
+        reader.BLOCK = block
+        try:
+            blocks = list(open_recording(path).blocks(checker.frame_json))  # read lazily below, as check does
+        finally:
+            reader.BLOCK = old
+        reader.BLOCK = block
+        try:
+            def counted() -> Any:
+                nonlocal typed
+                for b in open_recording(path).blocks(checker.frame_json):
+                    typed += type(b) is TypedBlock
+                    yield b
+            assert list(run.others(counted())) == notes
+        finally:
+            reader.BLOCK = old
+    assert sum(map(len, blocks)) == len(frames) + len(notes)
+    assert (audit.frames, run.last_t) == (len(frames), frames[-1].t if frames else 0.0)
+    out = run.findings + checker.finish(frames[-1].t + 10 if frames else 0.0)
+    return [_key(f) for f in out], typed
 
 
 def assert_same(frames: list[Frame], **kw: Any) -> list[tuple[Any, ...]]:
@@ -78,6 +122,8 @@ def assert_same(frames: list[Frame], **kw: Any) -> list[tuple[Any, ...]]:
     for size in (1, 7, len(frames) or 1):
         assert batched(frames, size, **kw) == want
     assert from_entries(frames, **kw) == want
+    for block in (1, 700, 16 << 10):  # a line a block, a few, all (block edges everywhere)
+        assert from_file(frames, block, **kw)[0] == want
     return want
 
 
@@ -143,6 +189,7 @@ pieces = st.one_of(
     st.just(("a2c", _dump({"id": "s", "type": "response", "command": "get_state", "success": True,
                            "data": {"nope": 1}}))),
     st.just(("err", b"some stderr \xff")),
+    st.just(("a2c", _dump({"type": "get_state", "id": "g"}))),  # a client's type from the agent
 )
 
 
@@ -179,3 +226,31 @@ def test_clean_deltas_take_the_fast_lane(monkeypatch: pytest.MonkeyPatch) -> Non
     deltas = [f.seq for f in frames[len(PROMPT):-1]]
     assert deltas[0] in calls  # the first separator is reported with its frame
     assert not set(deltas[1:]) & set(calls)
+
+
+def test_typed_blocks_decode_a_clean_delta_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read as ``rpcspy check`` reads a recording, a clean delta is decoded in the reader's block call only:
+    not again by itself (the lane's own decode) nor the whole way, and its entry is not read again."""
+    body = [("a2c", _delta("text", 0, f"w{i}")) for i in range(300)]
+    frames = _frames(PROMPT + body + [("a2c", _update({"type": "text_end", "contentIndex": 0,
+                                                       "content": "".join(f"w{i}" for i in range(300))}))], True)
+    whole: list[int] = []
+    call = FrameDecoder.__call__
+    monkeypatch.setattr(FrameDecoder, "__call__", lambda self, frame, *a: whole.append(frame.seq) or call(self, frame, *a))
+    again: list[int] = []
+    entry = TypedBlock.entry
+    monkeypatch.setattr(TypedBlock, "entry", lambda self, i: again.append(i) or entry(self, i))
+    decodes: list[bytes] = []
+    typed_decoder = validation.typed_decoder
+
+    def counting(direction: str, dialect: str) -> Any:
+        decode = typed_decoder(direction, dialect)
+        return lambda data: decodes.append(bytes(data)) or decode(data)
+
+    monkeypatch.setattr(validation, "typed_decoder", counting)
+    found, typed = from_file(frames, 16 << 10, dialect="pi-0.84")
+    assert typed >= 1 and "stream.text_mismatch" not in {k[0] for k in found}
+    deltas = {f.seq for f in frames[len(PROMPT):-1]}
+    assert not deltas & set(whole)
+    others = len(frames) - len(deltas)
+    assert len(again) <= others and len(decodes) <= others
