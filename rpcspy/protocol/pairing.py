@@ -1,7 +1,7 @@
 """Which command a response answers: the one pairing model of rpcspy (pure, incremental).
 
-check, show, export, stats, the REPL and the diagnosis (``rpcspy why``, watch, drive) all pair
-through :class:`Pairing`, so they agree. pi does not serialise commands, so responses arrive out
+check, show, export, stats, the REPL, the diagnosis (``rpcspy why``, watch, drive) and replay's
+id mapping all pair through :class:`Pairing`, so they agree. pi does not serialise commands, so responses arrive out
 of order and are matched by ``id``. Lines that get
 id-less answers (unparsable lines, non-objects, commands without ``id``) wait in a FIFO and are
 matched by the response's ``command`` (``"parse"`` for a line that was not JSON). Only when no such
@@ -233,6 +233,15 @@ class Pairing:
         p.answers += 1
         self._answered[key] = _Answered(p, resp, success)
         trim_oldest(self._answered, self._answered_cap)
+
+    def owner(self, id: Any) -> Pending | None:
+        """The command another echo of ``id`` (``bash_execution_update``, ``prompt_result``) belongs
+        to: the one the next response with that id answers, else the last one it answered."""
+        key = id_key(id)
+        p = self.pending.get(key)
+        if p is None and (done := self._answered.get(key)) is not None:
+            return done.p
+        return p
 
     # ---- what waits ------------------------------------------------------------------------
     def waiting_with_id(self) -> list[Pending]:
