@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from rpcspy.checker.correlation import MISSING, NONOBJECT, PARSE, Correlator, Pending, show_id
+from rpcspy.checker.correlation import MISSING, NONOBJECT, Correlator, Pending, show_id
 from rpcspy.checker.decoding import HANDLED, UNTRIED, FrameDecoder
 from rpcspy.checker.findings import Sink
 from rpcspy.checker.framing import KIB64, Unparsed
@@ -158,8 +158,7 @@ class Checker:
             self._pitfalls.frame(frame, obj)
         elif direction == "c2a":
             if isinstance(obj, Unparsed):
-                if not (obj.blank and self._schema.traits.omp):
-                    self._corr.expect_idless(seq, t, PARSE)
+                if self._corr.not_json(seq, t, blank=obj.blank, omp=self._schema.traits.omp):
                     self._pitfalls.not_json(frame)
             else:
                 self._non_object(t, seq, direction, obj)
