@@ -113,14 +113,10 @@ def test_an_idless_success_answers_no_command_with_an_id_everywhere(tmp_path: Pa
     assert [i["frames"] for i in _why(rec)["outstanding"]] == [[1]]
 
 
-OMP_BLANK = [  # omp skips the blank line: the parse error answers `xx`, the unknown-command error `{"type":"parse"}`
-    ("a2c", b'{"type":"ready"}', False),
-    ("c2a", b"", False),
-    ("c2a", b"xx", False),
-    ("a2c", b'{"type":"response","command":"parse","success":false,"error":"Failed to parse"}', False),
-    ("c2a", b'{"type":"parse"}', False),
-    ("a2c", b'{"type":"response","command":"parse","success":false,"error":"Unknown command: parse"}', False),
-]
+PARSE_ERROR = b'{"type":"response","command":"parse","success":false,"error":"%s"}'
+OMP_BLANK = [(d, data, False) for d, data in (  # the parse error answers `xx`, the next error `{"type":"parse"}`
+    ("a2c", b'{"type":"ready"}'), ("c2a", b""), ("c2a", b"xx"), ("a2c", PARSE_ERROR % b"Failed to parse"),
+    ("c2a", b'{"type":"parse"}'), ("a2c", PARSE_ERROR % b"Unknown command: parse"))]
 
 
 def test_omp_skips_a_blank_client_line_everywhere(tmp_path: Path) -> None:
