@@ -1,6 +1,7 @@
 """Numbers about a session: latency, time to first token, throughput, bytes (pure).
 
-``Stats().feed(event)`` for every event, then ``report()``: a JSON-ready dict.
+``Stats(dialect=...).feed(event)`` for every event, then ``report()``: a JSON-ready dict (the
+dialect, as ``check`` detects it, tells how the agent answers: omp skips blank client lines).
 
 * commands: per command type, how many, how many failed, response latency
   (p50, p95, max in ms), how many got no response;

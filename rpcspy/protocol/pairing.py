@@ -1,15 +1,15 @@
 """Which command a response answers: the one pairing model of rpcspy (pure, incremental).
 
-check, show, export, stats, the REPL, the diagnosis (``rpcspy why``, watch, drive) and replay's
-id mapping all pair through :class:`Pairing`, so they agree. pi does not serialise commands, so responses arrive out
-of order and are matched by ``id``. Lines that get
-id-less answers (unparsable lines, non-objects, commands without ``id``) wait in a FIFO and are
-matched by the response's ``command`` (``"parse"`` for a line that was not JSON). Only when no such
-line waits does an id-less *error* fall back to a command with an id and the same type (pi 0.73
-and omp 18.2.3 answer unknown commands without their id). omp answers a prompt sent while
-streaming twice under one id (success, then error): that second response is a ``repeat``. omp skips
-a blank client line (:func:`is_blank`) without answering; pi answers it with a ``parse`` error.
-The ``omp`` flags say the session is omp's (its dialect: detected as ``check`` does).
+check, show, export, stats, the REPL, the diagnosis (``rpcspy why``, watch, drive) and replay's id
+mapping all pair through :class:`Pairing`, so they agree. pi does not serialise commands, so
+responses arrive out of order and are matched by ``id``. Lines that get id-less answers (unparsable
+lines, non-objects, commands without ``id``) wait in a FIFO and are matched by the response's
+``command`` (``"parse"`` for a line that was not JSON). Only when no such line waits does an
+id-less *error* fall back to a command with an id and the same type (pi 0.73 and omp 18.2.3 answer
+unknown commands without their id). omp answers a prompt sent while streaming twice under one id
+(success, then error): that second response is a ``repeat``. omp skips a blank client line
+(:func:`is_blank`) without answering; pi answers it with a ``parse`` error. The ``omp`` flags say
+the session is omp's (its dialect: detected as ``check`` does).
 """
 
 from __future__ import annotations
