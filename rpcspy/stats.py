@@ -1,6 +1,7 @@
 """Numbers about a session: latency, time to first token, throughput, bytes (pure).
 
-``Stats().feed(event)`` for every event, then ``report()``: a JSON-ready dict.
+``Stats(dialect=...).feed(event)`` for every event, then ``report()``: a JSON-ready dict (the
+dialect, as ``check`` detects it, tells how the agent answers: omp skips blank client lines).
 
 * commands: per command type, how many, how many failed, response latency
   (p50, p95, max in ms), how many got no response;
@@ -23,8 +24,8 @@ import msgspec
 from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed
 from rpcspy.frameinfo import NOT_JSON, parse, type_of
 from rpcspy.framing import DECODE_ERRORS
-from rpcspy.protocol.pairing import Pairing
-from rpcspy.protocol.vocabulary import ANSWER_TYPES, MESSAGE_EDGES
+from rpcspy.protocol.pairing import Pairing, is_blank
+from rpcspy.protocol.vocabulary import MESSAGE_EDGES
 
 
 class _RawEvent(msgspec.Struct):
@@ -76,8 +77,10 @@ class _TypeCount:
 class Stats:
     """Accumulates one session's numbers, one event at a time."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, dialect: str | None = None) -> None:
         self._pairing = Pairing()
+        self._omp = dialect == "omp"
+        """The session's dialect (as ``check`` detects it) is omp's: its blank client lines are no commands."""
         self._commands: dict[str, dict[str, Any]] = {}
         self._by_type: dict[str, dict[str, _TypeCount]] = {"c2a": {}, "a2c": {}}
         self._runs: list[_Run] = []
@@ -126,8 +129,9 @@ class Stats:
         per.count += 1
         per.bytes += len(frame.data)
         if frame.dir == "c2a":
-            if t not in ANSWER_TYPES:
-                self._pairing.client(frame.seq, frame.t, obj, parsed=obj is not NOT_JSON)
+            parsed = obj is not NOT_JSON
+            if self._pairing.client(frame.seq, frame.t, obj, parsed=parsed, blank=not parsed and is_blank(frame.data),
+                                    omp=self._omp) is not None:  # a command (not an answer, nor a line omp skips)
                 name = t if type_of(obj) else f"({t})"
                 self._cmd(name)["count"] += 1
             return

@@ -217,14 +217,15 @@ class BrowserApp:
 
 
 def browse(path: str | os.PathLike[str], *, select: Any = None, flagged: Any = None, follow: bool = False,
-           name: str = "") -> int:
+           name: str = "", dialect: str | None = None) -> int:
     """Open the browser on a recording (``RecordingError`` if it is not one); its exit status.
-    ``select`` and ``flagged`` are the timeline's (the shared filter options)."""
+    ``select``, ``flagged`` and ``dialect`` are the timeline's (the shared filter options, the
+    dialect as ``check`` detects it)."""
     from rpcspy.recording.index import RecordingIndex
 
     index = RecordingIndex(path)
     try:
-        model = BrowseModel(index.frame, select=select, flagged=flagged, follow=follow)
+        model = BrowseModel(index.frame, select=select, flagged=flagged, follow=follow, dialect=dialect)
         return BrowserApp(index, model, name=name or os.path.basename(index.path)).run()
     finally:
         index.close()

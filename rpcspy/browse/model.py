@@ -70,9 +70,9 @@ class BrowseModel:
     """Rows of a recording and where the user is among them."""
 
     def __init__(self, load: Callable[[int], Frame | None], *, select: Any = None, flagged: Any = None,
-                 follow: bool = False) -> None:
+                 follow: bool = False, dialect: str | None = None) -> None:
         self.load = load
-        self.timeline = Timeline(select=select, flagged=flagged)
+        self.timeline = Timeline(select=select, flagged=flagged, dialect=dialect)
         self.rows: list[Row] = []
         self.where: Where | None = None
         self.unfolded: set[int] = set()

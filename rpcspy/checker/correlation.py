@@ -25,8 +25,12 @@ class Correlator:
 
     # ---- stdin -----------------------------------------------------------------------------
     def expect_idless(self, seq: int, t: float, expect: Any) -> None:
-        """An unparsable line or a non-object: pi answers with an id-less error."""
+        """A non-object: pi answers with an id-less error."""
         self.pairing.expect_idless(seq, t, expect)
+
+    def not_json(self, seq: int, t: float, *, blank: bool, omp: bool) -> bool:
+        """A line that is not JSON: whether an (id-less ``parse`` error) answer is due (not for omp's blank lines)."""
+        return self.pairing.client(seq, t, None, parsed=False, blank=blank, omp=omp) is not None
 
     def command(self, seq: int, t: float, obj: dict[str, Any]) -> Pending:
         """Register a command frame; returns its :class:`Pending`."""

@@ -22,7 +22,7 @@ from rpcspy.checker.schema import AUTO, SchemaChecker
 from rpcspy.checker.stream import StreamTracker
 from rpcspy.checker.ui import UiTracker
 from rpcspy.events import Finding, Frame
-from rpcspy.protocol.pairing import MISSING, NONOBJECT, PARSE, Pending, show_id
+from rpcspy.protocol.pairing import MISSING, NONOBJECT, Pending, show_id
 from rpcspy.protocol.vocabulary import ANSWER_TYPES as _NOT_COMMANDS
 from rpcspy.protocol.vocabulary import QUEUE_COMMANDS, RUN_BOUNDARIES, TEARDOWN_COMMANDS
 from rpcspy.recording.format import FrameEntry
@@ -198,8 +198,7 @@ class Checker:
             self._pitfalls.frame(frame, obj)
         elif direction == "c2a":
             if isinstance(obj, Unparsed):
-                if not (obj.blank and self._schema.traits.omp):
-                    self._corr.expect_idless(seq, t, PARSE)
+                if self._corr.not_json(seq, t, blank=obj.blank, omp=self._schema.traits.omp):
                     self._pitfalls.not_json(frame)
             else:
                 self._non_object(t, seq, direction, obj)

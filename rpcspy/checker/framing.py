@@ -9,6 +9,7 @@ import msgspec
 
 from rpcspy.checker.findings import Sink
 from rpcspy.events import Frame
+from rpcspy.protocol.pairing import is_blank
 
 KIB64 = 64 * 1024
 MIB = 1024 * 1024
@@ -106,7 +107,7 @@ def undecodable(frame: Frame, sink: Sink, error: str) -> Any:
     """Classify a line that did not decode: blank, BOM, invalid UTF-8 (then repaired), not JSON."""
     data = frame.data
     t, seq, d = frame.t, frame.seq, frame.dir
-    if not data.strip():
+    if is_blank(data):
         what = "an empty line" if not data else "a whitespace-only line"
         sink.emit("framing.blank_line", t, seq, d, f"{who(d)} wrote {what}")
         return Unparsed(blank=True)

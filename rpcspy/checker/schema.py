@@ -155,10 +155,11 @@ class SchemaChecker:
                 for i in first or [] if (i.kind, i.path) in (common or set())]
 
 
-def detect_dialect(frames: Iterable[Frame]) -> tuple[str, str] | None:
+def detect_dialect(frames: Iterable[Frame], *, refine: bool = True) -> tuple[str, str] | None:
     """``(dialect, reason)`` from the first agent frame that tells the dialects apart, else None.
 
-    A streaming pass for ``rpcspy check --dialect auto``: it stops at the deciding frame.
+    A streaming pass for ``rpcspy check --dialect auto``: it stops at the deciding frame (with
+    ``refine``, up to :data:`REFINE_CAP` agent frames later for a decision a later frame may refine).
     """
     from rpcspy.protocol import DialectDetector
 
@@ -177,6 +178,6 @@ def detect_dialect(frames: Iterable[Frame]) -> tuple[str, str] | None:
             found = detector.dialect, f"frame {frame.seq}: {detector.reason}"
         if found is not None:
             left -= 1
-            if not detector.refinable or left <= 0:
+            if not refine or not detector.refinable or left <= 0:
                 return found
     return found

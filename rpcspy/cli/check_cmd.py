@@ -98,7 +98,7 @@ def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, af
     from rpcspy.checker.offline import RecordingCheck
     from rpcspy.checker.recording import RecordingAudit
     from rpcspy.checker.report import Result
-    from rpcspy.cli.recfile import read_events
+    from rpcspy.cli.recfile import detect_dialect, read_events
     from rpcspy.events import Exit, Note
     from rpcspy.recording import RecordingError, open_recording
 
@@ -111,7 +111,7 @@ def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, af
     try:
         reason = None
         if dialect == "auto":
-            dialect, reason = _detect(rec)
+            dialect, reason = detect_dialect(rec)
         checker = Checker(dialect=dialect, strict_fields=strict, ignore=ignore, unanswered_after=after,
                           dialect_reason=reason, strict_unknown=strict_unknown)
         audit = RecordingAudit(rec.kind, ignore=ignore)
@@ -135,20 +135,6 @@ def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, af
         finding.seq = n
     click.echo(f"rpcspy: {path}: dialect {checker.dialect} ({checker.dialect_reason})", err=True)
     return Result(path, checker.dialect, checker.dialect_reason, frames, findings)
-
-
-def _detect(rec: Any) -> tuple[str, str | None]:
-    """``--dialect auto``: a first pass up to the agent frame that decides the dialect, so that
-    every frame is checked against it; ``("auto", None)`` when no frame decides."""
-    from rpcspy.checker import detect_dialect
-
-    frames = rec.frames()
-    try:
-        found = detect_dialect(frames)
-    finally:
-        frames.close()
-    del rec.problems[:]  # the checking pass reads the file again and reports them
-    return found or ("auto", None)
 
 
 def _entries(rec: Any, read_events: Any, frame_json: Any) -> Any:

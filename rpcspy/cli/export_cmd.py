@@ -41,6 +41,7 @@ def command(recording: str, fmt: str, output: str | None, frames: bool, check: b
     """
     from rpcspy.cli.recfile import (
         atomic_output,
+        detect_dialect,
         flagged_frames,
         open_or_fail,
         read_events,
@@ -56,7 +57,8 @@ def command(recording: str, fmt: str, output: str | None, frames: bool, check: b
         output = os.path.splitext(os.path.basename(recording))[0] + ".html"
     to_stdout = output == "-"
     flagged = flagged_frames(rec, frame_filter, check=check)
-    timeline = Timeline(coalesce=not frames, select=frame_filter if frame_filter.active else None, flagged=flagged)
+    timeline = Timeline(coalesce=not frames, select=frame_filter if frame_filter.active else None, flagged=flagged,
+                        dialect=detect_dialect(rec, refine=False)[0])
     keep = (lambda e: frame_filter.match_frame(e.to_frame(), flagged=flagged)) if frame_filter.active else None
     try:
         with contextlib.ExitStack() as stack:

@@ -89,6 +89,21 @@ def read_events(rec: Any, *, check: bool = False, progress: bool = False) -> Ite
     return stream
 
 
+def detect_dialect(rec: Any, *, refine: bool = True) -> tuple[str, str | None]:
+    """The session's dialect and why, from a first pass up to the agent frame that decides it (as
+    ``check --dialect auto`` does); ``("auto", None)`` when no frame decides. Without ``refine``,
+    a pi >= 0.84 decision is not refined (to pi-0.99) by later frames: enough to pair responses."""
+    from rpcspy.checker import detect_dialect as detect
+
+    frames = rec.frames()
+    try:
+        found = detect(frames, refine=refine)
+    finally:
+        frames.close()
+    del rec.problems[:]  # the next pass reads the file again and reports them
+    return found or ("auto", None)
+
+
 def flagged_frames(rec: Any, frame_filter: Any, *, check: bool = False) -> set[int] | None:
     """For ``--with-findings``, the seqs of the frames findings are about (a first pass); else None."""
     if not frame_filter.only_findings:

@@ -40,6 +40,7 @@ def command(recording: str, fmt: str, check: bool, color: str, frame_filter: Any
     import json
 
     from rpcspy.cli.recfile import (
+        detect_dialect,
         flagged_frames,
         make_console,
         open_or_fail,
@@ -53,7 +54,7 @@ def command(recording: str, fmt: str, check: bool, color: str, frame_filter: Any
 
     rec = open_or_fail(recording)
     flagged = flagged_frames(rec, frame_filter, check=check)
-    stats = Stats()
+    stats = Stats(dialect=detect_dialect(rec, refine=False)[0])  # how the agent answers, as check tells it
     active = frame_filter.active
     counted: set[int] = set()
     for event in read_events(rec, check=check, progress=want_progress()):

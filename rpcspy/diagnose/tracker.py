@@ -25,7 +25,7 @@ from rpcspy.diagnose.envelope import BIG, envelope
 from rpcspy.diagnose.state import Cmd, InFlight
 from rpcspy.events import Eof, Exit, Frame
 from rpcspy.framing import DECODE_ERRORS
-from rpcspy.protocol.pairing import id_key
+from rpcspy.protocol.pairing import id_key, is_blank
 
 _decode = msgspec.json.decode
 _UPDATE = b'{"type":"message_update"'
@@ -60,9 +60,10 @@ class Tracker(InFlight):
 
     def not_json(self, frame: Frame) -> None:
         """A frame that is not JSON (the checker, which decoded it, calls this): a client's line is answered
-        by an id-less ``parse`` error, which must not be taken for another command's answer."""
+        by an id-less ``parse`` error, which must not be taken for another command's answer (omp skips a
+        blank line: no answer)."""
         if frame.dir == "c2a":
-            self.pairing.client(frame.seq, frame.t, None, parsed=False)
+            self.pairing.client(frame.seq, frame.t, None, parsed=False, blank=is_blank(frame.data), omp=self.omp)
 
     def feed_many(self, frames: list[Frame]) -> None:
         """:meth:`feed` each frame in order, with the same state after. Once the dialect is sure, the

@@ -1,13 +1,15 @@
 """Which command a response answers: the one pairing model of rpcspy (pure, incremental).
 
-check, show, export, stats, the REPL and the diagnosis (``rpcspy why``, watch, drive) all pair
-through :class:`Pairing`, so they agree. pi does not serialise commands, so responses arrive out
-of order and are matched by ``id``. Lines that get
-id-less answers (unparsable lines, non-objects, commands without ``id``) wait in a FIFO and are
-matched by the response's ``command`` (``"parse"`` for a line that was not JSON). Only when no such
-line waits does an id-less *error* fall back to a command with an id and the same type (pi 0.73
-and omp 18.2.3 answer unknown commands without their id). omp answers a prompt sent while
-streaming twice under one id (success, then error): that second response is a ``repeat``.
+check, show, export, stats, the REPL, the diagnosis (``rpcspy why``, watch, drive) and replay's id
+mapping all pair through :class:`Pairing`, so they agree. pi does not serialise commands, so
+responses arrive out of order and are matched by ``id``. Lines that get id-less answers (unparsable
+lines, non-objects, commands without ``id``) wait in a FIFO and are matched by the response's
+``command`` (``"parse"`` for a line that was not JSON). Only when no such line waits does an
+id-less *error* fall back to a command with an id and the same type (pi 0.73 and omp 18.2.3 answer
+unknown commands without their id). omp answers a prompt sent while streaming twice under one id
+(success, then error): that second response is a ``repeat``. omp skips a blank client line
+(:func:`is_blank`) without answering; pi answers it with a ``parse`` error. The ``omp`` flags say
+the session is omp's (its dialect: detected as ``check`` does).
 """
 
 from __future__ import annotations
@@ -40,6 +42,11 @@ BOUNDED_ANSWERED_CAP = 4096
 def id_key(value: Any) -> Any:
     """A hashable key for any JSON id (pi echoes ids of every JSON type); ``5`` and ``"5"`` differ."""
     return value if type(value) is str else _encode(value)
+
+
+def is_blank(line: bytes) -> bool:
+    """An empty or whitespace-only line (omp trims each line and skips it when nothing is left)."""
+    return not line.strip()
 
 
 def show_id(value: Any) -> str:
@@ -135,9 +142,13 @@ class Pairing:
         self._answered: dict[Any, _Answered] = {}
 
     # ---- client lines ----------------------------------------------------------------------
-    def client(self, seq: int, t: float, obj: Any, *, parsed: bool = True) -> Pending | None:
-        """Any client line (``parsed=False`` when it was not JSON); None for answers to the agent."""
+    def client(self, seq: int, t: float, obj: Any, *, parsed: bool = True, blank: bool = False,
+               omp: bool = False) -> Pending | None:
+        """Any client line (``parsed=False`` when it was not JSON, ``blank`` when :func:`is_blank`);
+        None for answers to the agent and, with ``omp``, for blank lines (no answer comes back)."""
         if not parsed:
+            if blank and omp:
+                return None
             return self.expect_idless(seq, t, PARSE)
         if type(obj) is not dict:
             return self.expect_idless(seq, t, NONOBJECT)
@@ -233,6 +244,15 @@ class Pairing:
         p.answers += 1
         self._answered[key] = _Answered(p, resp, success)
         trim_oldest(self._answered, self._answered_cap)
+
+    def owner(self, id: Any) -> Pending | None:
+        """The command another echo of ``id`` (``bash_execution_update``, ``prompt_result``) belongs
+        to: the one the next response with that id answers, else the last one it answered."""
+        key = id_key(id)
+        p = self.pending.get(key)
+        if p is None and (done := self._answered.get(key)) is not None:
+            return done.p
+        return p
 
     # ---- what waits ------------------------------------------------------------------------
     def waiting_with_id(self) -> list[Pending]:

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from rpcspy.events import Event, Finding, Frame
 from rpcspy.frameinfo import NOT_JSON, parse, type_of
-from rpcspy.protocol.pairing import Pairing
+from rpcspy.protocol.pairing import Pairing, is_blank
 from rpcspy.protocol.vocabulary import ANSWER_TYPES, MESSAGE_EVENTS, OUTPUT_UPDATES
 from rpcspy.render import describe
 from rpcspy.render.items import Block, Item
@@ -66,10 +66,12 @@ class Timeline:
     ``flagged`` (the seqs findings are about, from a first pass over a
     recording) lets ``select.only_findings`` keep an item whose finding comes
     only after a later frame: without it, only findings already attached count.
+    ``dialect`` (as ``check`` detects it; None: unknown) tells how the agent answers (omp skips
+    blank lines).
     """
 
     def __init__(self, *, coalesce: bool = True, keep_frames: bool = False, select: Selector | None = None,
-                 flagged: Container[int] | None = None) -> None:
+                 flagged: Container[int] | None = None, dialect: str | None = None) -> None:
         self.coalesce = coalesce
         self.keep_frames = keep_frames
         self.select = select
@@ -77,6 +79,7 @@ class Timeline:
         self._group: _Group | None = None
         self._tail: Item | None = None
         self._pairing = Pairing()
+        self._omp = dialect == "omp"
         self._tools: dict[Any, float] = {}
         self._dialogs: dict[Any, tuple[float, Any]] = {}
         self._answered: OrderedDict[Any, None] = OrderedDict()
@@ -267,7 +270,9 @@ class Timeline:
             if t == "extension_ui_response":
                 self._dialog_answer(item, obj, frame.t)
             return item
-        self._pairing.client(frame.seq, frame.t, obj, parsed=obj is not NOT_JSON)
+        parsed = obj is not NOT_JSON
+        self._pairing.client(frame.seq, frame.t, obj, parsed=parsed, blank=not parsed and is_blank(frame.data),
+                             omp=self._omp)
         if t is None:
             return describe.invalid(item, frame.data, obj, "warning")
         return describe.command(item, obj)

@@ -1,11 +1,15 @@
 """Id rewriting between a recording and a live client. Pure (fresh ids come from a callable).
 
-* Command ids: a recorded response (or ``bash_execution_update``/``prompt_result``)
-  carrying the id of a recorded command gets the live client's id for that command,
-  or loses its ``id`` when the live command had none (pi echoes only ids it got).
-  The live id is bound to the served command and takes effect when its exchange
-  starts playing, so commands served before earlier answers went out (polling with
-  ``--reuse``, a recorded client reusing an id) each get their own id back.
+* Command ids: which recorded command a recorded response answers is
+  :class:`~rpcspy.protocol.pairing.Pairing`'s to say, as for check, show and stats: it
+  is fed each recorded command when its exchange starts playing and each recorded
+  response as it is played. The response then gets the live client's id for that
+  command, or loses its ``id`` when the live command had none (pi echoes only ids it
+  got); an id-less answer to a recorded command without id gains the live id. So
+  commands served before earlier answers went out (polling with ``--reuse``, a recorded
+  client reusing an id, id-less answers recorded after a later command) each get their
+  own id back. ``bash_execution_update``/``prompt_result`` follow the command their id
+  names (:meth:`Pairing.owner`).
 * Agent request ids (``extension_ui_request``, ``host_tool_call``, ...): sent as
   recorded the first time, with a fresh id when a recorded request is sent again;
   the live answer's id is mapped back to the recorded one before matching, and
@@ -21,6 +25,7 @@ from typing import Any
 import msgspec
 
 from rpcspy.framing import DECODE_ERRORS
+from rpcspy.protocol.pairing import Pairing
 from rpcspy.protocol.vocabulary import AGENT_CANCEL_TYPES as CANCEL_TYPES
 from rpcspy.protocol.vocabulary import AGENT_REQUEST_TYPES as REQUEST_TYPES
 from rpcspy.protocol.vocabulary import ECHO_TYPES
@@ -36,7 +41,8 @@ _TYPE_PREFIX = b'{"type":"'
 class _Envelope(msgspec.Struct):
     type: Any = None
     id: msgspec.Raw = msgspec.Raw(b"")
-    command: Any = None
+    command: msgspec.Raw = msgspec.Raw(b"")
+    success: Any = None
     method: Any = None
     targetId: msgspec.Raw = msgspec.Raw(b"")
     timeout: Any = None
@@ -58,11 +64,13 @@ class Served(msgspec.Struct):
 
     recorded: ClientFrame
     live: ClientFrame
-    idless_pending: bool = False
-    """The recorded command had no id but the live one has: the next id-less response
-    to this command type in its exchange gets the live id."""
     started: bool = False
-    """Its exchange began playing: its recorded id now maps to its live id."""
+    """Its exchange began playing: the pairing waits for the recorded command's answer."""
+
+    @property
+    def live_id(self) -> bytes | None:
+        """The live command's id as pi echoes it (None: it had none)."""
+        return None if self.live.id_raw is None else canon(self.live.id_raw)
 
 
 class AgentRequest(msgspec.Struct, frozen=True):
@@ -86,8 +94,9 @@ class IdMapper:
 
     def __init__(self, new_id: Callable[[], str] = _fresh_uuid) -> None:
         self._new_id = new_id
-        self._cmd: dict[bytes, bytes | None] = {}
-        """Recorded command id -> live id of the latest served command whose exchange started."""
+        self._pairing = Pairing(bounded=True)
+        """Recorded commands (each :class:`Served` in its ``note``) and the recorded responses played."""
+        self._seq = 0
         self._queued: deque[Served] = deque()
         """Served commands whose exchange has not started, in serve (= play) order."""
         self._live_to_rec: dict[bytes, bytes] = {}
@@ -98,7 +107,7 @@ class IdMapper:
     # -- client -> agent ------------------------------------------------------------------
     def command_served(self, recorded: ClientFrame, live: ClientFrame) -> Served:
         """Remember that ``live`` is answered by ``recorded``'s exchange (mapped once it plays)."""
-        served = Served(recorded, live, idless_pending=recorded.id_raw is None and live.id_raw is not None)
+        served = Served(recorded, live)
         self._queued.append(served)
         return served
 
@@ -113,8 +122,10 @@ class IdMapper:
         while queued:
             s = queued.popleft()
             s.started = True
-            if s.recorded.id_raw is not None:
-                self._cmd[canon(s.recorded.id_raw)] = None if s.live.id_raw is None else canon(s.live.id_raw)
+            self._seq += 1
+            p = self._pairing.client(self._seq, 0.0, s.recorded.obj, parsed=s.recorded.kind != "invalid")
+            if p is not None:
+                p.note = s
             if s is served:
                 return
 
@@ -144,17 +155,7 @@ class IdMapper:
         if typ in ECHO_TYPES:
             if self._queued:
                 self._start(served)
-            if rec_id:
-                key = canon(rec_id)
-                if key in self._cmd:
-                    live = self._cmd[key]
-                    if live != key:
-                        return _set_id(data, rec_id, live)
-            elif typ == "response" and served is not None and served.idless_pending \
-                    and env.command == served.recorded.type:
-                served.idless_pending = False
-                return _set_id(data, None, canon(served.live.id_raw or b"null"))
-            return data
+            return self._echo(data, typ, rec_id, env)
         if typ in REQUEST_TYPES and rec_id:
             if typ == "extension_ui_request" and env.method == "cancel" and len(env.targetId):
                 data = self._retarget(data, bytes(env.targetId))
@@ -170,6 +171,31 @@ class IdMapper:
         if typ in CANCEL_TYPES and len(env.targetId):
             return self._retarget(data, bytes(env.targetId))
         return data
+
+    def _echo(self, data: bytes, typ: str, rec_id: bytes, env: _Envelope) -> bytes:
+        """A response (paired by the pairing) or another echo of a command id, with the live id."""
+        if typ == "response":
+            obj: dict[str, Any] = {"success": env.success}
+            if rec_id:
+                obj["id"] = _dec(rec_id)
+            if len(env.command):
+                obj["command"] = _dec(env.command)
+            self._seq += 1
+            answer = self._pairing.response(self._seq, obj)
+            owner = answer.command
+            if not rec_id and answer.kind != "idless":  # an error that dropped its command's id stays id-less
+                return data
+        elif rec_id:
+            owner = self._pairing.owner(_dec(rec_id))
+        else:
+            return data
+        s = owner.note if owner is not None else None
+        if not isinstance(s, Served):
+            return data
+        live = s.live_id
+        if not rec_id:
+            return data if live is None else _set_id(data, None, live)
+        return data if live == canon(rec_id) else _set_id(data, rec_id, live)
 
     def _retarget(self, data: bytes, target: bytes) -> bytes:
         live = self._rec_to_live.get(canon(target))

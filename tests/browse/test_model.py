@@ -139,3 +139,19 @@ def test_the_shared_filter_options_choose_the_rows() -> None:
     m = model(select=build_filter(dirs=["c2a"]))
     assert [r.seq for r in m.rows if r.seqs] == [4, 17, 31, 32, 37]
     assert [r.seq for r in m.rows if not r.seqs] == [1, 40, 43]  # start, the client's EOF, exit: as in show
+
+
+def test_the_dialect_tells_the_timeline_how_the_agent_answers() -> None:
+    """omp skips a blank client line: the parse error answers the line after it (browse is given the
+    dialect check detects, as show and export are)."""
+    from tests.cli.test_pairing_agreement import OMP_BLANK
+
+    frames = {seq: Frame(seq, seq * 0.5, d, data) for seq, (d, data, _) in enumerate(OMP_BLANK, start=1)}
+
+    def texts(dialect: str | None) -> list[str]:
+        m = BrowseModel(frames.get, dialect=dialect)
+        m.feed(list(frames.values()), end=True)
+        return [r.text for r in m.rows if "parse" in r.text and "✗" in r.text]
+
+    assert all("500 ms" in t for t in texts("omp")) and len(texts("omp")) == 2
+    assert "1.00 s" in texts(None)[0]  # pi answers the blank line: its error is the blank line's

@@ -52,9 +52,10 @@ def _why(rec: str, *args: str) -> dict:
     return json.loads(res.stdout)
 
 
-def _correlation(rec: str) -> list[tuple[str, int]]:
-    out = _run("check", rec, "--dialect", "pi-0.84", "--format", "json")
-    found = [json.loads(line) for line in out.splitlines() if line.strip()]
+def _correlation(rec: str, dialect: str = "pi-0.84") -> list[tuple[str, int]]:
+    res = CliRunner().invoke(main, ["check", rec, "--dialect", dialect, "--format", "json"])
+    assert res.exit_code in (0, 1), res.output
+    found = [json.loads(line) for line in res.stdout.splitlines() if line.strip()]
     return [(f["rule"], f["frame"]) for f in found if f["group"] == "correlation"]
 
 
@@ -110,3 +111,27 @@ def test_an_idless_success_answers_no_command_with_an_id_everywhere(tmp_path: Pa
     assert stats["commands"]["get_commands"]["unanswered"] == 1 and stats["unmatched_responses"] == 1
     assert "no command waiting" in _run("show", rec, "--frames", "--color", "never")
     assert [i["frames"] for i in _why(rec)["outstanding"]] == [[1]]
+
+
+PARSE_ERROR = b'{"type":"response","command":"parse","success":false,"error":"%s"}'
+OMP_BLANK = [(d, data, False) for d, data in (  # the parse error answers `xx`, the next error `{"type":"parse"}`
+    ("a2c", b'{"type":"ready"}'), ("c2a", b""), ("c2a", b"xx"), ("a2c", PARSE_ERROR % b"Failed to parse"),
+    ("c2a", b'{"type":"parse"}'), ("a2c", PARSE_ERROR % b"Unknown command: parse"))]
+
+
+def test_omp_skips_a_blank_client_line_everywhere(tmp_path: Path) -> None:
+    """The dialect is detected first (omp's `ready`), as check does: the blank line waits for nothing, so
+    each error answers the line after it, 500 ms later, and nothing is left waiting."""
+    rec = str(write_recording(tmp_path / "omp.jsonl", OMP_BLANK))
+    assert _correlation(rec, "auto") == []
+    stats = json.loads(_run("stats", rec, "--format", "json"))
+    assert stats["commands"]["(invalid)"] == {"count": 1, "responses": 1, "errors": 1, "unanswered": 0,
+                                              "p50_ms": 500.0, "p95_ms": 500.0, "max_ms": 500.0}
+    assert (stats["commands"]["parse"]["responses"], stats["commands"]["parse"]["unanswered"]) == (1, 0)
+    assert stats["unmatched_responses"] == 0 and stats["types"]["c2a"]["invalid"]["count"] == 2
+    answers = [line for line in _run("show", rec, "--frames", "--color", "never").splitlines() if "← ✗ parse" in line]
+    assert len(answers) == 2 and all("(500 ms)" in line for line in answers)
+    rows = items(_run("export", rec, "-o", "-"))
+    assert [(r[5], r[7]) for r in rows if r[3] == "response"] == [("✗ parse", "500 ms")] * 2  # (summary, latency)
+    why = _why(rec)
+    assert why["dialect"] == "omp" and why["outstanding"] == [] and why["pitfalls"] == []

@@ -52,6 +52,38 @@ def test_recorded_client_reusing_an_id(tmp_path: Path):
     assert [json.loads(line)["data"]["n"] for line in p.stdout.splitlines()] == [0, 1]
 
 
+def _answers_after_both(command: dict) -> Rec:
+    """Two ``command``s, then both answers (``data.n`` 0 and 1, in that order)."""
+    r = Rec()
+    r.at(1.0).c(command)
+    r.at(2.0).c(command)
+    for k in (0, 1):
+        r.a({**({"id": command["id"]} if "id" in command else {}), "type": "response", "command": "get_state",
+             "success": True, "data": {"n": k}}, dt=0.01)
+    return r.at(3.0).eof().exit(0)
+
+
+def _answered(stdout: bytes) -> list[tuple[str, int]]:
+    return [(f.get("id"), f["data"]["n"]) for f in map(json.loads, stdout.splitlines()) if f["type"] == "response"]
+
+
+def test_idless_answers_recorded_after_a_later_command_keep_their_order(tmp_path: Path):
+    """Both id-less answers follow the second command: the first answers the first command (as check,
+    show and stats pair them), so the live client's ``x`` hears back first, with the first answer."""
+    path = _answers_after_both({"type": "get_state"}).write(tmp_path / "idless.jsonl")
+    p = run(["--speed", "0", str(path)], b'{"id":"x","type":"get_state"}\n{"id":"y","type":"get_state"}\n')
+    assert p.returncode == 0 and b"diverg" not in p.stderr
+    assert _answered(p.stdout) == [("x", 0), ("y", 1)]
+
+
+def test_an_id_reused_while_waiting_answers_the_older_command_first(tmp_path: Path):
+    """The recorded client reused ``r`` before its answer: the first answer is the first command's."""
+    path = _answers_after_both({"id": "r", "type": "get_state"}).write(tmp_path / "reused.jsonl")
+    p = run(["--speed", "0", str(path)], b'{"id":"x","type":"get_state"}\n{"id":"y","type":"get_state"}\n')
+    assert p.returncode == 0 and b"diverg" not in p.stderr
+    assert _answered(p.stdout) == [("x", 0), ("y", 1)]
+
+
 def test_omp_ready_sent_before_any_command():
     """omp's recorded ready came after the client's first command; a client may wait for it first."""
     proc = subprocess.Popen(PY + ["--speed", "1", str(REPO / "recordings/omp-18.2.3-basic.jsonl")],

@@ -105,3 +105,16 @@ def test_answer_played_in_a_later_exchange_follows_its_own_command():
     assert msgspec.json.decode(ids.agent_frame(b'{"id":"y","type":"response"}', b))["id"] == "B"
     assert msgspec.json.decode(ids.agent_frame(b'{"id":"x","type":"response"}', c))["id"] == "C"
     assert a.started and b.started and c.started
+
+
+def test_echoes_of_an_id_follow_the_command_the_pairing_says_it_names():
+    """Two recorded prompts with one id, both waiting: the update before the first answer is the first's;
+    ``prompt_result`` after both answers is the last answered one's."""
+    ids = mapper()
+    ids.command_served(classify(b'{"id":"p","type":"prompt"}'), classify(b'{"id":"A","type":"prompt"}'))
+    ids.command_served(classify(b'{"id":"p","type":"prompt"}'), classify(b'{"id":"B","type":"prompt"}'))
+    decode = msgspec.json.decode
+    assert decode(ids.agent_frame(b'{"type":"bash_execution_update","id":"p"}'))["id"] == "A"
+    assert decode(ids.agent_frame(b'{"id":"p","type":"response","command":"prompt","success":true}'))["id"] == "A"
+    assert decode(ids.agent_frame(b'{"id":"p","type":"response","command":"prompt","success":true}'))["id"] == "B"
+    assert decode(ids.agent_frame(b'{"type":"prompt_result","id":"p"}'))["id"] == "B"
