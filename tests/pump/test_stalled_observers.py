@@ -260,3 +260,31 @@ def test_gap_after_reaches_the_tape_relay(tmp_path: Path, gap_after: str) -> Non
         assert not any("took nothing" in text for text in tape_gaps), tape_gaps
     else:
         assert all(f"took nothing for {gap_after} s" in text for text in tape_gaps), tape_gaps
+
+
+def test_the_tape_holds_about_their_work_not_256_mib(tmp_path: Path) -> None:
+    """The agent's bulk stdout with the observers stopped from the start (for less than --gap-after): the relay
+    stops at the tape's bound, which is BOUND_START (32 MiB) before their rate is measured, not the 256 MiB
+    ceiling, so the agent is held back early; once they run again the bound follows their rate, and every
+    frame is recorded, no gap (the bound never reaches zero: the floor, and their progress, let the relay go)."""
+    lines = [b'{"type":"x","n":%d,"pad":"%s"}\n' % (n, b"z" * 65000) for n in range(2000)]  # 124 MiB
+    src = tmp_path / "out.jsonl"
+    src.write_bytes(b"".join(lines))
+    rec = tmp_path / "r.jsonl"
+    proc = spawn(rec, fake("file", str(src)), "--gap-after", "60")
+    assert proc.stdin is not None and proc.stdout is not None
+    got, reader = _read_to_end(proc.stdout)
+    stopped = _stop_observers(proc.pid)
+    try:
+        time.sleep(1.5)
+        held_at = len(got)  # what reached the client while they were stopped
+    finally:
+        for pid in stopped:
+            os.kill(pid, signal.SIGCONT)
+    proc.stdin.close()
+    reader.join(120)
+    assert proc.wait(120) == 0
+    assert held_at < 64 << 20, held_at  # the 256 MiB bound would have let all 124 MiB through
+    assert bytes(got) == b"".join(lines)
+    assert _gaps(rec) == []
+    assert [f.raw() for f in open_recording(rec).frames() if f.dir == "a2c"] == lines
