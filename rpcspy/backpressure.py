@@ -56,8 +56,9 @@ class Backpressure:
         return Verdict.CUT if now - self.since >= self.stall_after else Verdict.WAIT
 
 
-WORK_HORIZON = 1.5
-"""Seconds of the observers' work the tape may hold for them: what is left at the client's EOF."""
+WORK_HORIZON = 1.0
+"""Seconds of the observers' work the tape may hold for them: what is left at the client's EOF (under
+the 2 s target with room for a rate that drops, e.g. when other work starts on the machine)."""
 RATE_WINDOW = 0.1
 """Seconds of the observers' busy time per rate sample."""
 

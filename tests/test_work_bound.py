@@ -8,13 +8,14 @@ MiB = 1 << 20
 
 
 def _bound(**kw: int) -> WorkBound:
-    return WorkBound(**{"floor": 16 * MiB, "ceiling": 256 * MiB, "bound": 32 * MiB, **kw})
+    return WorkBound(**{"floor": 16 * MiB, "ceiling": 256 * MiB, "bound": 32 * MiB, "horizon": 1.5, **kw})
 
 
 def test_the_start_bound_holds_until_a_window_of_busy_time_is_measured() -> None:
     b = _bound()
     assert b.worked(MiB, 0.05) == 32 * MiB  # half a window: not a sample yet
-    assert b.worked(MiB, 0.05) == int(20 * MiB * WORK_HORIZON)  # 2 MiB in 0.1 s: 20 MiB/s for 1.5 s
+    assert b.worked(MiB, 0.05) == int(20 * MiB * 1.5)  # 2 MiB in 0.1 s: 20 MiB/s for 1.5 s
+    assert WorkBound(floor=0, ceiling=1 << 40, bound=1).worked(100, 1.0) == int(100 * WORK_HORIZON)
 
 
 def test_the_bound_is_clamped_to_floor_and_ceiling() -> None:

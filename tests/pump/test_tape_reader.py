@@ -119,7 +119,7 @@ def test_what_observers_read_is_given_back(tmp_path: Path) -> None:
 def _measuring(tape: FakeTape) -> tuple[TapeReader, FakeTime]:
     fake = FakeTime(tape)
     gauge = BurstGauge(rate=1e12, backlog=MB, window=0.01)  # never a burst: no standing back
-    bounds = WorkBound(floor=MB, ceiling=256 * MB, bound=32 * MB, window=0.1)
+    bounds = WorkBound(floor=MB, ceiling=256 * MB, bound=32 * MB, horizon=1.5, window=0.1)
     reader = TapeReader(tape, clock=fake.clock, sleep=fake.sleep, gauge=gauge, bounds=bounds)  # type: ignore[arg-type]
     return reader, fake
 
