@@ -288,3 +288,35 @@ def test_the_tape_holds_about_their_work_not_256_mib(tmp_path: Path) -> None:
     assert bytes(got) == b"".join(lines)
     assert _gaps(rec) == []
     assert [f.raw() for f in open_recording(rec).frames() if f.dir == "a2c"] == lines
+
+
+def test_observers_stopped_mid_burst_after_their_rate_was_measured_lose_nothing(tmp_path: Path) -> None:
+    """SIGSTOP in the middle of a burst, once the observers have measured their rate: the stop counts as one
+    very slow window, so the tape's bound drops (the smoothed rate halves: 129 -> 40 MiB in a traced run) while
+    the relay waits; after SIGCONT the bound climbs back within a few windows (to 158 MiB and more) and the rest
+    flows, no deadlock at a shrunken bound, every frame recorded, no gap. It passes on the fixed-bound tree too:
+    it guards the measured bound's path."""
+    lines = [b'{"type":"x","n":%d,"pad":"%s"}\n' % (n, b"z" * 65000) for n in range(3000)]  # 186 MiB
+    src = tmp_path / "out.jsonl"
+    src.write_bytes(b"".join(lines))
+    rec = tmp_path / "r.jsonl"
+    proc = spawn(rec, fake("file", str(src)), "--gap-after", "60")
+    assert proc.stdin is not None and proc.stdout is not None
+    got, reader = _read_to_end(proc.stdout)
+    tree = _wait_for_observer_tree(proc.pid)
+    deadline = time.monotonic() + 60
+    while len(got) < 48 << 20 and time.monotonic() < deadline:  # the observers have worked on some of it
+        time.sleep(0.005)
+    for pid in tree:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        time.sleep(1.5)
+    finally:
+        for pid in tree:
+            os.kill(pid, signal.SIGCONT)
+    proc.stdin.close()
+    reader.join(120)
+    assert proc.wait(120) == 0
+    assert bytes(got) == b"".join(lines)
+    assert _gaps(rec) == []
+    assert [f.raw() for f in open_recording(rec).frames() if f.dir == "a2c"] == lines
