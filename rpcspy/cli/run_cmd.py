@@ -62,15 +62,15 @@ a recording path that is refused (nothing is started then).""",
 @click.option("--tmp-dir", "tmp_dir", metavar="DIR", envvar="RPCSPY_TMPDIR", show_envvar=True,
               type=click.Path(exists=True, file_okay=False, writable=True),
               help="Where the tape and spool (unlinked files holding what the observers have not read yet) live; "
-                   "default $TMPDIR, else /tmp. The tape holds about 1 s of the observers' measured work (16-256 "
-                   "MiB), the spool at most 256 MiB; past that the agent waits for the observers (see --gap-after); if DIR is full, the recording gets a gap note and forwarding "
-                   "goes on.")
+                   "default $TMPDIR, else /tmp. The tape holds about 1 s of the observers' measured work "
+                   "(16-256 MiB), the spool at most 256 MiB; past that the agent waits for the observers (see "
+                   "--gap-after); if DIR is full, the recording gets a gap note and forwarding goes on.")
 @click.option("--gap-after", "gap_after", type=click.FloatRange(min=0), default=STALL_AFTER, show_default=True,
               metavar="SECONDS", envvar="RPCSPY_GAP_AFTER", show_envvar=True,
-              help="When the observers fall behind by the tape's or spool's bound, rpcspy stops reading the agent's (or the client's) "
-                   "pipe, slowing it down, for as long as they make progress, so nothing is lost; once they make "
-                   "none for SECONDS (stopped, stuck, killed), what they miss is forwarded at full speed and "
-                   "recorded as a gap note. 0: never slow anyone down (bursts may become gaps).")
+              help="When the observers fall behind by the tape's or spool's bound, rpcspy stops reading the "
+                   "agent's (or the client's) pipe, slowing it down, for as long as they make progress, so nothing "
+                   "is lost; once they make none for SECONDS (stopped, stuck, killed), what they miss is forwarded "
+                   "at full speed and recorded as a gap note. 0: never slow anyone down (bursts may become gaps).")
 @click.argument("agent", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- AGENT_CMD [ARGS...]")
 def command(output: str | None, overwrite: bool, directory: str, no_record: bool, check: bool, dialect: str,
             report: str | None, report_level: str, strict_fields: bool, strict_unknown: bool,
