@@ -62,7 +62,7 @@ def observers(kind: str, tmp: str) -> list:
         from rpcspy.pump.control import ControlServer
         from rpcspy.pump.observer_process import ChildSession
 
-        out.append(ControlServer(ChildSession(-1, ["x"], None, os.getpid()), directory=tmp))
+        out.append(ControlServer(ChildSession(-1, ["x"], None, "proxy", os.getpid(), 0.0), directory=tmp))
     return out
 
 

@@ -190,6 +190,11 @@ def main() -> None:
         if "baseline" in var:
             rows.append(("exit after the client's EOF, baseline rpcspy", f"{spread(lag['baseline'])} s",
                          f"this tree / baseline: {spread(ratios(lag['rpcspy'], lag['baseline']))}x"))
+        whole = {k: [g[3] + g[1] - g[0] for g in v] for k, v in got.items()}  # streaming, then the exit
+        rows.append(("first byte to the client until rpcspy's exit (streaming + exit)", f"{spread(whole['rpcspy'])} s",
+                     f"minimal relay {spread(whole['minimal relay'])} s"
+                     + (f"; baseline {spread(whole['baseline'])} s, this tree / baseline: "
+                        f"{spread(ratios(whole['rpcspy'], whole['baseline']))}x" if "baseline" in var else "")))
         rows.append(("peak RSS, sum of rpcspy's processes (proxy, observer, drain), 1x stream", f"{spread(rss['rpcspy'], '{:.1f}')} MiB",
                      f"minimal relay {spread(rss['minimal relay'], '{:.1f}')} MiB"))
         if not args.no_long:

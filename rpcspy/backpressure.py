@@ -56,6 +56,47 @@ class Backpressure:
         return Verdict.CUT if now - self.since >= self.stall_after else Verdict.WAIT
 
 
+WORK_HORIZON = 1.0
+"""Seconds of the observers' work the tape may hold for them: what is left at the client's EOF (under
+the 2 s target with room for a rate that drops, e.g. when other work starts on the machine)."""
+RATE_WINDOW = 0.1
+"""Seconds of the observers' busy time per rate sample."""
+
+
+@dataclass
+class WorkBound:
+    """How many bytes the observers may have queued: ``horizon`` seconds of their measured rate.
+
+    The observers report the bytes they got through and the busy seconds it took (time they waited
+    for input excluded); every ``window`` busy seconds make a sample, smoothed (half the last
+    estimate, half the sample), and the bound is ``rate * horizon`` clamped to ``[floor, ceiling]``.
+    Pure: no clock. A sample is never zero (it needs bytes), and the floor keeps the bound above
+    a chunk, so a relay waiting at it is always let go by the observers' progress (or by
+    :class:`Backpressure` once they stall)."""
+
+    floor: int
+    ceiling: int
+    bound: int
+    """The bound now: the start value until the first sample."""
+    horizon: float = WORK_HORIZON
+    window: float = RATE_WINDOW
+    rate: float = 0.0
+    """Bytes per busy second, smoothed (0: not measured yet)."""
+    _bytes: int = 0
+    _busy: float = 0.0
+
+    def worked(self, nbytes: int, seconds: float) -> int:
+        """The observers got through ``nbytes`` in ``seconds`` of busy time; the bound from now on."""
+        self._bytes += nbytes
+        self._busy += max(seconds, 0.0)
+        if self._busy >= self.window and self._bytes:
+            sample = self._bytes / self._busy
+            self.rate = sample if not self.rate else (self.rate + sample) / 2
+            self._bytes, self._busy = 0, 0.0
+            self.bound = max(min(self.floor, self.ceiling), min(int(self.rate * self.horizon), self.ceiling))
+        return self.bound
+
+
 def gap_reason(bound: str, stall_after: float) -> str:
     """Why data became a gap at ``bound`` (e.g. "their pipe was full"), said in the recording and once."""
     waited = f" and took nothing for {stall_after:g} s" if stall_after > 0 else ""

@@ -289,9 +289,9 @@ _CATALOGUE: tuple[Rule, ...] = (
        report it with the recording. Other findings for this frame may be missing."""),
     _r("checker.gap", "warning", "Part of the session was forwarded but not recorded (a gap).",
        """The proxy forwarded these bytes but could not record them: the observers fell behind (their
-       process was stopped or starved), were 256 MiB behind the agent's output, or the directory of
-       the tape and spool (`--tmp-dir`, `$RPCSPY_TMPDIR`, else `$TMPDIR`) was full. The client got every
-       byte; the recording lacks them, so frames around the gap are missing and findings next to it
+       process was stopped or starved), stalled at the tape's or spool's bound behind the agent's
+       output, or the directory of the tape and spool (`--tmp-dir`, `$RPCSPY_TMPDIR`, else `$TMPDIR`)
+       was full. The client got every byte; the recording lacks them, so frames around the gap are missing and findings next to it
        may be wrong. Fix: give `--tmp-dir` a file system with room, and see docs/reliability.md."""),
 )
 

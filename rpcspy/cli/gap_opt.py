@@ -10,8 +10,8 @@ gap_after_option = click.option(
     "--gap-after", "gap_after", type=click.FloatRange(min=0), default=STALL_AFTER, show_default=True,
     metavar="SECONDS", envvar="RPCSPY_GAP_AFTER", show_envvar=True,
     help="How long to wait for observers (recorder, checker) that have stopped making progress. When they "
-         "fall behind by their bound (256 MiB of the agent's output under `rpcspy run`, an 8 MiB queue under "
-         "repl and drive), rpcspy stops reading the agent's (or the client's) pipe, slowing it down, for as "
+         "fall behind by their bound (under `rpcspy run`, about 1 s of their measured work on the tape, 16-256 MiB, and "
+         "256 MiB in the spool; an 8 MiB queue under repl and drive), rpcspy stops reading the agent's (or the client's) pipe, slowing it down, for as "
          "long as they make progress, so nothing is lost; once they make none for SECONDS (stopped, stuck, "
          "killed), what they miss is forwarded at full speed and recorded as a gap note. 0: never slow "
          "anyone down (bursts may become gaps).")

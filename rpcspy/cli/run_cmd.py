@@ -62,9 +62,9 @@ a recording path that is refused (nothing is started then).""",
 @click.option("--tmp-dir", "tmp_dir", metavar="DIR", envvar="RPCSPY_TMPDIR", show_envvar=True,
               type=click.Path(exists=True, file_okay=False, writable=True),
               help="Where the tape and spool (unlinked files holding what the observers have not read yet) live; "
-                   "default $TMPDIR, else /tmp. Each holds at most 256 MiB; past that the agent waits for the "
-                   "observers (see --gap-after); if DIR is full, the recording gets a gap note and forwarding "
-                   "goes on.")
+                   "default $TMPDIR, else /tmp. The tape holds about 1 s of the observers' measured work "
+                   "(16-256 MiB), the spool at most 256 MiB; past that the agent waits for the observers (see "
+                   "--gap-after); if DIR is full, the recording gets a gap note and forwarding goes on.")
 @gap_after_option
 @click.argument("agent", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- AGENT_CMD [ARGS...]")
 def command(output: str | None, overwrite: bool, directory: str, no_record: bool, check: bool, dialect: str,

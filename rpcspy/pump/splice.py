@@ -24,7 +24,7 @@ from rpcspy.injection.gate import LineGate
 from rpcspy.pump import wire
 from rpcspy.pump.hub import TapeSink
 from rpcspy.pump.relay import CHUNK, Relay
-from rpcspy.pump.tape import BACKLOG_BOUND, CLIENT_GONE, SendRefused, Tape, pipe_holds
+from rpcspy.pump.tape import CLIENT_GONE, SendRefused, Tape, pipe_holds
 
 SMALL = 1 << 16
 """Agent output below this many bytes (waiting in the pipe) is copied, not put on the tape."""
@@ -32,7 +32,7 @@ SMALL = 1 << 16
 
 def tape_full(stall_after: float) -> str:
     """Why the agent's output past the tape's bound became a gap."""
-    return gap_reason(f"their {BACKLOG_BOUND >> 20} MiB tape was full", stall_after)
+    return gap_reason("their tape was full", stall_after)
 
 
 
@@ -255,7 +255,7 @@ class AgentRelay(Relay):
         return False
 
     def _copy_untaped(self, sink: TapeSink) -> bool:
-        """The observers are BACKLOG_BOUND behind and stalled: forward a chunk without the tape (which
+        """The observers are the tape's bound behind and stalled: forward a chunk without the tape (which
         would only grow) and record a gap. False at EOF."""
         chunk = os.read(self.src, CHUNK)
         if not chunk:

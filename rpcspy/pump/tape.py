@@ -38,8 +38,11 @@ _FALLOC_FL_KEEP_SIZE, _FALLOC_FL_PUNCH_HOLE = 0x01, 0x02
 RELEASE_STEP = 8 << 20
 """The reader gives read bytes back to the system in steps of this size."""
 BACKLOG_BOUND = 256 << 20
-"""The most the tape holds for the observers: past it, the agent's output is forwarded without
-being put on the tape, and the recording gets a gap instead (:attr:`Tape.over_bound`)."""
+"""The most the tape ever holds for the observers (:attr:`Tape.bound` is at most this)."""
+BOUND_FLOOR = 16 << 20
+"""The least :attr:`Tape.bound` becomes, however slow the observers are measured."""
+BOUND_START = 32 << 20
+""":attr:`Tape.bound` until the observers' rate is measured (a burst's first samples raise it)."""
 
 AVAILABLE = hasattr(os, "splice") and hasattr(os, "sendfile")
 
@@ -119,10 +122,12 @@ class Tape:
         self.released = 0
         """Reader side: bytes given back (punched out) so far."""
         self._can_release = _fallocate is not None
-        self._marks = mmap.mmap(-1, 24)  # MAP_SHARED | MAP_ANONYMOUS: inherited across fork, shared
+        self._marks = mmap.mmap(-1, 32)  # MAP_SHARED | MAP_ANONYMOUS: inherited across fork, shared
         self._forwarded = ctypes.c_uint64.from_buffer(self._marks, 0)
         self._consumed = ctypes.c_uint64.from_buffer(self._marks, 8)
         self._dispatched = ctypes.c_uint64.from_buffer(self._marks, 16)
+        self._bound = ctypes.c_uint64.from_buffer(self._marks, 24)
+        self._bound.value = min(BOUND_START, BACKLOG_BOUND)
 
     # --- positions shared by the two processes -----------------------------------------
     @property
@@ -135,9 +140,19 @@ class Tape:
         self._forwarded.value = offset
 
     @property
+    def bound(self) -> int:
+        """How far the observers may fall behind the writer: about WORK_HORIZON seconds of their measured
+        work (:class:`rpcspy.backpressure.WorkBound`, which the observers run and set here)."""
+        return load_u64(self._bound)
+
+    @bound.setter
+    def bound(self, size: int) -> None:
+        self._bound.value = size
+
+    @property
     def over_bound(self) -> bool:
-        """The observers are BACKLOG_BOUND behind the writer: the tape takes no more for now."""
-        return self.written - self.consumed >= BACKLOG_BOUND
+        """The observers are :attr:`bound` behind the writer: the tape takes no more for now."""
+        return self.written - self.consumed >= self.bound
 
     @property
     def consumed(self) -> int:

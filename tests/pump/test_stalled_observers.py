@@ -260,3 +260,62 @@ def test_gap_after_reaches_the_tape_relay(tmp_path: Path, gap_after: str) -> Non
         assert not any("took nothing" in text for text in tape_gaps), tape_gaps
     else:
         assert all(f"took nothing for {gap_after} s" in text for text in tape_gaps), tape_gaps
+
+
+class _Burst:
+    """The agent writes ``count`` JSON lines of 64 KiB to stdout (the tape path) through rpcspy --gap-after 60."""
+
+    def __init__(self, tmp_path: Path, count: int) -> None:
+        self.lines = [b'{"type":"x","n":%d,"pad":"%s"}\n' % (n, b"z" * 65000) for n in range(count)]
+        src = tmp_path / "out.jsonl"
+        src.write_bytes(b"".join(self.lines))
+        self.rec = tmp_path / "r.jsonl"
+        self.proc = spawn(self.rec, fake("file", str(src)), "--gap-after", "60")
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.got, self._reader = _read_to_end(self.proc.stdout)
+
+    def paused(self, observers: list[int], seconds: float) -> int:
+        """Stop ``observers`` (SIGSTOP) for ``seconds``; the bytes the client had by then."""
+        for pid in observers:
+            os.kill(pid, signal.SIGSTOP)
+        try:
+            time.sleep(seconds)
+            return len(self.got)
+        finally:
+            for pid in observers:
+                os.kill(pid, signal.SIGCONT)
+
+    def assert_all_recorded(self) -> None:
+        """The client got every byte, and the recording every frame, with no gap."""
+        self.proc.stdin.close()  # type: ignore[union-attr]
+        self._reader.join(120)
+        assert self.proc.wait(120) == 0
+        assert bytes(self.got) == b"".join(self.lines)
+        assert _gaps(self.rec) == []
+        assert [f.raw() for f in open_recording(self.rec).frames() if f.dir == "a2c"] == self.lines
+
+
+def test_the_tape_holds_about_their_work_not_256_mib(tmp_path: Path) -> None:
+    """The agent's bulk stdout with the observers stopped from the start (for less than --gap-after): the relay
+    stops at the tape's bound, which is BOUND_START (32 MiB) before their rate is measured, not the 256 MiB
+    ceiling, so the agent is held back early; once they run again the bound follows their rate, and every
+    frame is recorded, no gap (the bound never reaches zero: the floor, and their progress, let the relay go)."""
+    burst = _Burst(tmp_path, 2000)  # 124 MiB
+    held_at = burst.paused(_wait_for_observer_tree(burst.proc.pid), 1.5)
+    burst.assert_all_recorded()
+    assert held_at < 64 << 20, held_at  # the 256 MiB bound would have let all 124 MiB through
+
+
+def test_observers_stopped_mid_burst_after_their_rate_was_measured_lose_nothing(tmp_path: Path) -> None:
+    """SIGSTOP in the middle of a burst, once the observers have measured their rate: the stop counts as one
+    very slow window, so the tape's bound drops (the smoothed rate halves: 129 -> 40 MiB in a traced run) while
+    the relay waits; after SIGCONT the bound climbs back within a few windows (to 158 MiB and more) and the rest
+    flows, no deadlock at a shrunken bound, every frame recorded, no gap. It passes on the fixed-bound tree too:
+    it guards the measured bound's path."""
+    burst = _Burst(tmp_path, 3000)  # 186 MiB
+    tree = _wait_for_observer_tree(burst.proc.pid)
+    deadline = time.monotonic() + 60
+    while len(burst.got) < 48 << 20 and time.monotonic() < deadline:  # the observers have worked on some of it
+        time.sleep(0.005)
+    burst.paused(tree, 1.5)
+    burst.assert_all_recorded()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from rpcspy.backpressure import WorkBound
 from rpcspy.pump.tape import AVAILABLE, RELEASE_STEP, Tape
 from rpcspy.pump.tape_reader import BurstGauge, TapeReader
 
@@ -43,6 +44,7 @@ class FakeTape:
     def __init__(self, size: int, step: int, bursts: int) -> None:
         self._size, self.step, self.bursts = size, step, bursts
         self.released = 0
+        self.bound = 256 * MB
 
     def size(self) -> int:
         return self._size
@@ -112,3 +114,40 @@ def test_what_observers_read_is_given_back(tmp_path: Path) -> None:
     while reader.offset < RELEASE_STEP:
         assert reader.take(len(chunk)) == chunk
     assert tape.released == RELEASE_STEP  # punched out, in whole steps
+
+
+def _measuring(tape: FakeTape) -> tuple[TapeReader, FakeTime]:
+    fake = FakeTime(tape)
+    gauge = BurstGauge(rate=1e12, backlog=MB, window=0.01)  # never a burst: no standing back
+    bounds = WorkBound(floor=MB, ceiling=256 * MB, bound=32 * MB, horizon=1.5, window=0.1)
+    reader = TapeReader(tape, clock=fake.clock, sleep=fake.sleep, gauge=gauge, bounds=bounds)  # type: ignore[arg-type]
+    return reader, fake
+
+
+def test_their_busy_time_sets_the_tapes_bound_and_where_they_stand_back() -> None:
+    """Between two takes with more already on the tape the observers were working: 2 MB in 1/8 s is 16 MB/s,
+    so the relay's bound becomes 1.5 s of that, and they stand back during bursts only below half of it."""
+    tape = FakeTape(100 * MB, step=0, bursts=0)
+    reader, fake = _measuring(tape)
+    for _ in range(2):
+        reader.take(MB)
+        fake.now += 0.0625  # working on the chunk
+    assert tape.bound == 256 * MB  # not a window of work yet: the tape's bound untouched
+    reader.take(MB)
+    assert reader.bounds.rate == 16 * MB and tape.bound == 24 * MB and reader.gauge.backlog == 12 * MB
+
+
+def test_waiting_for_input_is_not_busy_time() -> None:
+    """When a take leaves nothing on the tape, the time until the next one is idle: a quiet agent does not
+    make the observers look slow (and shrink the bound)."""
+    tape = FakeTape(2 * MB, step=0, bursts=0)
+    reader, fake = _measuring(tape)
+    reader.take(MB)
+    fake.now += 0.0625
+    reader.take(MB)  # the tape is read to its end
+    fake.now += 10.0  # the agent is quiet
+    tape._size += 2 * MB
+    reader.take(MB)
+    fake.now += 0.0625
+    reader.take(MB)
+    assert reader.bounds.rate == 16 * MB  # 2 MB in 1/8 s of work; the 10 s of waiting left out
