@@ -26,6 +26,10 @@ PREFIX = "rpcspy-inject-"
 """The id namespace of injected commands; responses with such ids never reach the client."""
 KEEP_ANSWERED = 256
 """Answered injections remembered, so that a repeated answer still finds its injector."""
+ARM_WITHIN = 5.0
+"""How long an injection that expects an answer waits for the divert to be armed (the proxy's relay of the
+agent's output reading it line by line, which it can only start between two of its writes to the client);
+not armed by then, the injection is refused and nothing is sent to the agent."""
 
 C = TypeVar("C")
 
@@ -52,8 +56,9 @@ class Injection:
     inject_id: str | None
     """Our id for it; None for a frame that answers the agent (sent as it is, no response comes)."""
     divert: bytes | None
-    """Before sending: divert the agent's responses to ids with this prefix (asked once, by the first
-    injection that expects a response; call :meth:`Ledger.diverted` once done)."""
+    """Before sending: divert the agent's responses to ids with this prefix, and send only once that is
+    armed (asked until it is, by each injection that expects a response: :meth:`Ledger.diverted` once
+    armed, :meth:`Ledger.unarmed` if not within :data:`ARM_WITHIN`)."""
 
 
 @dataclass
@@ -101,8 +106,16 @@ class Ledger(Generic[C]):
         return Injection(line, rid, None if self._diverting else PREFIX.encode())
 
     def diverted(self) -> None:
-        """The relay now diverts answers to injected ids."""
+        """The relay now diverts answers to injected ids (armed: for good)."""
         self._diverting = True
+
+    def unarmed(self, injection: Injection, waited: float) -> str:
+        """The divert was not armed within ``waited`` seconds: the injection is withdrawn, never sent (its
+        answer could reach the client); the reason its injector is told."""
+        self.withdraw(injection)
+        return (f"the proxy could not arm the divert that keeps its answer from the client within "
+                f"{waited:g} s (its relay of the agent's output is still writing to the client: is the client "
+                "reading?); nothing was written to the agent, try again")
 
     def withdraw(self, injection: Injection) -> None:
         """Sending failed: forget it (its injector is told by the caller)."""

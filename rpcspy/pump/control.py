@@ -33,7 +33,7 @@ from typing import Any
 
 from rpcspy.events import Eof, Event, Exit, Frame, Start
 from rpcspy.framing import DECODE_ERRORS
-from rpcspy.injection.ledger import Ledger, Push, refusal
+from rpcspy.injection.ledger import ARM_WITHIN, Ledger, Push, refusal
 from rpcspy.pump.control_conn import Connection, dumps
 from rpcspy.pump.hub import Emit
 from rpcspy.pump.session import Session
@@ -316,7 +316,8 @@ class ControlServer:
                 self._subs.append(conn)
 
     def _inject(self, conn: Connection, ref: Any, command: Any) -> None:
-        """Execute the ledger's decisions: divert (once), send the line, acknowledge."""
+        """Execute the ledger's decisions: divert (until armed; not armed in time: refused, nothing
+        sent), send the line, acknowledge."""
         error = refusal(command, exited=self.exit_code is not None, input_closed=self.input_closed)
         if error is None:
             with self._inject_lock:
@@ -324,9 +325,13 @@ class ControlServer:
                     injection = self._ledger.register(conn, ref, command)
                 try:
                     if injection.divert is not None:
-                        self.session.divert_ids(injection.divert)
-                        self._ledger.diverted()  # register() reads it under _inject_lock too
-                    self.session.inject(dumps(injection.command))
+                        if self.session.divert_ids(injection.divert, ARM_WITHIN):
+                            self._ledger.diverted()  # register() reads it under _inject_lock too
+                        else:
+                            with self._lock:
+                                error = self._ledger.unarmed(injection, ARM_WITHIN)
+                    if error is None:
+                        self.session.inject(dumps(injection.command))
                 except (OSError, RuntimeError, ValueError) as exc:
                     error = f"cannot inject: {exc}"
                     with self._lock:

@@ -5,17 +5,18 @@ forwarded chunks from a pipe and runs the :class:`Dispatcher` and its observers;
 it ignores terminal signals and ends at end of pipe, so even a SIGKILLed proxy
 leaves a complete recording of everything it forwarded. Observers that need to act
 on the session (the control socket) get a :class:`ChildSession` whose requests go
-back to the proxy over a second pipe.
+back to the proxy over a second pipe (a third tells them when a divert is armed).
 """
 
 from __future__ import annotations
 
 import os
+import select
 import signal
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rpcspy.backpressure import STALL_AFTER
 from rpcspy.events import Exit, Note, Start
@@ -47,6 +48,9 @@ class ChildSession:
     proxy_pid: int
     started: float
     agent_pid: int | None = None
+    armed_fd: int = -1
+    """Readable once the proxy armed the divert (a byte per divert asked); EOF when it is gone."""
+    armed: bool = False
 
     def inject(self, line: bytes) -> None:
         """Ask the proxy to send ``line`` to the agent between client frames."""
@@ -54,8 +58,15 @@ class ChildSession:
             raise ValueError("an injected frame is exactly one line ending in LF")
         os.write(self.command_fd, wire.command_message(wire.INJECT, line))
 
-    def divert_ids(self, prefix: bytes) -> None:
+    def divert_ids(self, prefix: bytes, within: float) -> bool:
+        """Ask the proxy to divert; True once it says the divert is armed (for good), False if it does
+        not within ``within`` seconds (or it is gone). Only this thread waits, never the proxy's relays."""
+        if self.armed:
+            return True
         os.write(self.command_fd, wire.command_message(wire.DIVERT, prefix))
+        if select.select([self.armed_fd], [], [], within)[0]:
+            self.armed = os.read(self.armed_fd, 4096) != b""  # any byte: armed; EOF: the proxy is ending
+        return self.armed
 
 
 @dataclass
@@ -63,6 +74,25 @@ class ObserverProcess:
     pid: int
     sink: PipeSink
     command_fd: int
+    armed_fd: int = -1
+    """Where the proxy tells the observer process that the divert is armed (:meth:`tell_armed`)."""
+    _armed_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def tell_armed(self) -> None:
+        """The divert is armed (any thread; a byte per divert asked, never waiting)."""
+        with self._armed_lock:
+            if self.armed_fd >= 0:
+                try:
+                    os.write(self.armed_fd, b"!")
+                except OSError:
+                    pass  # full of earlier tellings (one says it all), or the observer process is gone
+
+    def close_commands(self) -> None:
+        """Close both pipes between the proxy and the observers' requests (at the end of the session)."""
+        os.close(self.command_fd)
+        with self._armed_lock:  # tell_armed may come from a relay still running: never a reused number
+            os.close(self.armed_fd)
+            self.armed_fd = -1
 
     def wait(self, timeout: float, warn: Warn) -> None:
         """Wait for the child to finish the recording (it may be working through a backlog)."""
@@ -96,6 +126,8 @@ def fork_observers(
     """
     data_r, data_w = os.pipe()
     cmd_r, cmd_w = os.pipe()
+    armed_r, armed_w = os.pipe()
+    os.set_blocking(armed_w, False)
     tape = _open_tape(warn, tmp_dir)
     import fcntl
 
@@ -109,7 +141,8 @@ def fork_observers(
         try:
             os.close(data_w)
             os.close(cmd_r)
-            session.command_fd = cmd_w
+            os.close(armed_w)
+            session.command_fd, session.armed_fd = cmd_w, armed_r
             _child_main(data_r, tape, make_observers, session, warn, tmp_dir)
         except BaseException:  # noqa: BLE001 - report and leave; never return into the proxy's code
             import traceback
@@ -119,7 +152,8 @@ def fork_observers(
         os._exit(code)
     os.close(data_r)
     os.close(cmd_w)
-    return ObserverProcess(pid, PipeSink(data_w, warn=warn, tape=tape, stall_after=stall_after), cmd_r)
+    os.close(armed_r)
+    return ObserverProcess(pid, PipeSink(data_w, warn=warn, tape=tape, stall_after=stall_after), cmd_r, armed_w)
 
 
 def _open_tape(warn: Warn, tmp_dir: str | None) -> Tape | None:

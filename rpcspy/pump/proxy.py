@@ -164,7 +164,7 @@ class ProxySession:
             deadline = time.monotonic() + self.config.observer_timeout  # one budget for handing over and finishing
             self._observer_process.sink.close(self.config.observer_timeout)
             self._observer_process.wait(max(0.0, deadline - time.monotonic()), self.warn)
-            os.close(self._observer_process.command_fd)
+            self._observer_process.close_commands()
         elif isinstance(self.sink, Hub):
             self.sink.close()
 
@@ -234,7 +234,8 @@ class ProxySession:
         self.agent_relay.stall_after = cfg.gap_after
         self.client_relay = ClientRelay("c2a", cfg.stdin, proc.stdin.fileno(), sink, self.clock,
                                         close_dst=proc.stdin.close, on_dst_closed=self._dst_closed,
-                                        commands=commands, on_divert=self.agent_relay.divert_ids)
+                                        commands=commands,
+                                        on_divert=self._divert_for_observers if commands is not None else None)
         relays: list[Relay] = [
             self.client_relay,
             self.agent_relay,
@@ -251,11 +252,19 @@ class ProxySession:
             raise RuntimeError("the agent is not running")
         self.client_relay.inject(line)
 
-    def divert_ids(self, prefix: bytes) -> None:
-        """Keep responses whose id starts with ``prefix`` from the client (they answer injections)."""
+    def divert_ids(self, prefix: bytes, within: float) -> bool:
+        """Keep responses whose id starts with ``prefix`` from the client (they answer injections); True
+        once armed, False if not within ``within`` seconds (only the caller waits, never a relay)."""
         if self.agent_relay is None:
             raise RuntimeError("the agent is not running")
         self.agent_relay.divert_ids(prefix)
+        return self.agent_relay.armed.wait(within)
+
+    def _divert_for_observers(self, prefix: bytes) -> None:
+        """A divert the observer process asked for, on the client relay's thread (so it must not wait):
+        the observer process hears when it is armed."""
+        assert self.agent_relay is not None  # started before the client relay reads commands
+        self.agent_relay.divert_ids(prefix, self._observer_process.tell_armed)
 
     def _dst_closed(self, direction: Direction, exc: OSError) -> None:
         where = {"c2a": "agent stdin", "a2c": "client stdout", "err": "rpcspy stderr"}[direction]

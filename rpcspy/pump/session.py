@@ -42,8 +42,12 @@ class Session(Protocol):
     def inject(self, line: bytes) -> None:
         """Send one line (ending in LF) to the agent between the client's frames."""
 
-    def divert_ids(self, prefix: bytes) -> None:
-        """Keep responses whose id starts with ``prefix`` from the client (they answer injections)."""
+    def divert_ids(self, prefix: bytes, within: float) -> bool:
+        """Keep responses whose id starts with ``prefix`` from the client (they answer injections).
+
+        True once that is armed, for good (the agent's output is read line by line from then on);
+        False if not within ``within`` seconds: an injection that expects an answer must not be sent.
+        The client's relays never wait for it."""
 
 
 ObserverFactory = Callable[[Session], "list[Observer]"]

@@ -167,25 +167,39 @@ class AgentRelay(Relay):
         """The id prefixes diverted: the tape path leaves once there is one."""
         self._lines = Diverter()
         self._wake_r, self._wake_w = os.pipe()
-        self._plain = threading.Event()
+        os.set_blocking(self._wake_w, False)
+        self.armed = threading.Event()
+        """Set once the relay reads the agent's output itself, for good (:meth:`divert_ids`)."""
+        self._arm_lock = threading.Lock()
+        self._on_armed: list[Callable[[], None]] = []
         self._tape_last = False
         """The last bytes forwarded went around the diverter by the tape: before it is fed again (or
         left for the plain path) it is told whether they ended a line, read from the tape's last byte."""
         self._sendfile = True
 
-    def divert_ids(self, prefix: bytes, timeout: float = 5.0) -> None:
+    def divert_ids(self, prefix: bytes, on_armed: Callable[[], None] | None = None) -> None:
         """From the next line on, responses whose id is ``prefix`` and digits do not reach the client.
 
-        Returns once the relay reads the agent's output itself (leaving the tape
-        path), so an answer to an injection made after this call is always seen.
+        Never waits (any thread; the client relay's included). The divert is *armed* once the relay
+        reads the agent's output itself, for good (it left the tape path, where bytes pass around
+        the diverter): only then may an injection whose answer must be kept from the client be
+        sent. :attr:`armed` is set then, and ``on_armed`` is called (at once if it already is; else
+        from the relay's thread). A relay writing to a client that is not reading arms late.
         """
-        self._markers = (*self._markers, prefix)  # first: a feed that holds bytes always ends the tape path
+        if prefix not in self._markers:
+            self._markers = (*self._markers, prefix)  # first: a feed that holds bytes always ends the tape path
         self._lines.divert(prefix)
-        try:
-            os.write(self._wake_w, b"!")
-        except (BlockingIOError, OSError):
-            pass
-        self._plain.wait(timeout)
+        with self._arm_lock:
+            if not self.armed.is_set():
+                if on_armed is not None:
+                    self._on_armed.append(on_armed)
+                on_armed = None
+                try:
+                    os.write(self._wake_w, b"!")  # the tape loop is the wake pipe's only reader
+                except OSError:
+                    pass  # already awake (or closed, at the end)
+        if on_armed is not None:
+            on_armed()
 
     def run(self) -> None:
         tape = self.hub.tape
@@ -195,8 +209,16 @@ class AgentRelay(Relay):
                 return
         finally:
             self._tell_tape_end()
-            self._plain.set()
+            self._arm()
         super().run()
+
+    def _arm(self) -> None:
+        """Off the tape path for good: every later byte passes the diverter."""
+        with self._arm_lock:
+            self.armed.set()
+            told, self._on_armed = self._on_armed, []
+        for tell in told:
+            tell()
 
     def _tell_tape_end(self) -> None:
         """If the last bytes forwarded came by the tape, tell the diverter whether they ended a line:
@@ -316,8 +338,10 @@ class AgentRelay(Relay):
         if held:  # a line cut off by EOF before it was decided: it is the client's
             super()._pass(held, self.clock())
         super()._at_eof()
-        for fd in (self._wake_r, self._wake_w):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        with self._arm_lock:  # divert_ids writes to it under this lock: never to a number reused since
+            for fd in (self._wake_r, self._wake_w):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            self._wake_r = self._wake_w = -1

@@ -98,6 +98,18 @@ def test_a_withdrawn_injection_is_forgotten() -> None:
     assert ledger.register("a", 2, {"type": "get_state"}).inject_id == "rpcspy-inject-2"  # ids are never reused
 
 
+def test_an_injection_whose_divert_is_not_armed_is_withdrawn_and_the_next_asks_again() -> None:
+    """Not armed in time: never sent, forgotten (its answer, should one come, goes nowhere), and the
+    divert is still to be asked for; the reason says nothing reached the agent."""
+    ledger: Ledger[str] = Ledger()
+    injection = ledger.register("a", 1, {"type": "get_state"})
+    reason = ledger.unarmed(injection, 5.0)
+    assert "within 5 s" in reason and "nothing was written to the agent" in reason
+    assert ledger.answer(answer("rpcspy-inject-1")) == []
+    assert ledger.fail_all("gone") == []
+    assert ledger.register("a", 2, {"type": "get_state"}).divert == PREFIX.encode()
+
+
 def test_answered_ids_are_remembered_within_a_bound(monkeypatch) -> None:  # noqa: ANN001
     monkeypatch.setattr(ledger_mod, "KEEP_ANSWERED", 2)
     ledger: Ledger[str] = Ledger()

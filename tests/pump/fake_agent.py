@@ -14,6 +14,9 @@ Modes:
   deaf            ignore SIGINT/SIGTERM/SIGHUP, print {"ready":true}, then wait forever
   file PATH [W]   write the file's bytes to stdout in writes of W bytes (default 1 MiB), then exit 0
   respond         answer each JSON line with an event and a response echoing its id, like pi
+  logged PATH     append each stdin line to PATH at once, then answer it like respond, but from a writer
+                  thread (stdin is read even while stdout is blocked); a "flood" command gets N bytes
+                  (its "bytes") of big lines in 1 MiB writes before its response
 """
 
 import json
@@ -125,11 +128,40 @@ def main() -> None:
             reply = {"id": cmd.get("id"), "type": "response", "command": cmd.get("type"), "success": True}
             out.write(json.dumps(reply, separators=(",", ":")).encode() + b"\n")
             out.flush()
+    elif mode == "logged":
+        logged(arg)
     elif mode == "pid":
         out.write(json.dumps({"pid": os.getpid()}).encode() + b"\n")
         out.flush()
         while os.read(0, 65536):
             pass
+
+
+def logged(path: str) -> None:
+    import queue
+    import threading
+
+    todo: queue.Queue[bytes | None] = queue.Queue()
+
+    def writer() -> None:
+        while (data := todo.get()) is not None:
+            out.write(data)
+            out.flush()
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    with open(path, "ab", buffering=0) as log:
+        for line in sys.stdin.buffer:
+            log.write(line)
+            cmd = json.loads(line)
+            if cmd.get("type") == "flood":
+                big = b'{"type":"message_update","x":"' + b"y" * 1000 + b'"}\n'
+                for _ in range(cmd["bytes"] // (1 << 20)):
+                    todo.put(big * ((1 << 20) // len(big)))
+            reply = {"id": cmd.get("id"), "type": "response", "command": cmd.get("type"), "success": True}
+            todo.put(json.dumps(reply, separators=(",", ":")).encode() + b"\n")
+    todo.put(None)
+    thread.join()
 
 
 if __name__ == "__main__":

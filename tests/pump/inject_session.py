@@ -23,7 +23,8 @@ class Injector:
     def handle(self, event, emit) -> None:  # noqa: ANN001
         if isinstance(event, Frame) and event.dir == "c2a" and b'"id":"go"' in event.data and not self.done:
             self.done = True
-            self.session.divert_ids(b"rpcspy-inject-")
+            if not self.session.divert_ids(b"rpcspy-inject-", 60):
+                raise RuntimeError("the divert was not armed")
             lines = os.environ.get("INJECT_LINES", '{"id":"rpcspy-inject-1","type":"get_state"}')
             for line in lines.splitlines():
                 self.session.inject(line.encode() + b"\n")

@@ -38,14 +38,17 @@ class FakeSession:
         self.injected: list[bytes] = []
         self.diverted: list[bytes] = []
         self.on_inject = on_inject
+        self.arms = True
+        """Whether divert_ids says the divert is armed."""
 
     def inject(self, line: bytes) -> None:
         self.injected.append(line)
         if self.on_inject is not None:
             self.on_inject(line)
 
-    def divert_ids(self, prefix: bytes) -> None:
+    def divert_ids(self, prefix: bytes, within: float) -> bool:
         self.diverted.append(prefix)
+        return self.arms
 
 
 @pytest.fixture
@@ -276,6 +279,26 @@ def test_session_failure_to_inject_is_reported(rundir: Path) -> None:
         with ControlClient(srv.sock_path) as client:
             ack = client.inject({"type": "get_state"})
         assert ack["ok"] is False and "stdin is closed" in ack["error"]
+    finally:
+        srv.close()
+
+
+def test_an_injection_is_refused_unsent_when_the_divert_is_not_armed_in_time(rundir: Path) -> None:
+    """The session could not arm the divert within ARM_WITHIN: the injector hears why, nothing is
+    sent to the agent, and the next injection asks for the divert again (sent once it is armed)."""
+    session = FakeSession()
+    session.arms = False
+    srv = start_control(session)
+    try:
+        with ControlClient(srv.sock_path) as client:
+            ack = client.inject({"type": "get_state"})
+            assert ack["ok"] is False and "could not arm the divert" in ack["error"]
+            assert session.injected == [] and session.diverted == [b"rpcspy-inject-"]
+            session.arms = True
+            ack = client.inject({"type": "get_state"})
+        assert ack["ok"] is True and ack["inject_id"] == "rpcspy-inject-2"
+        assert session.diverted == [b"rpcspy-inject-"] * 2
+        assert session.injected == [b'{"id":"rpcspy-inject-2","type":"get_state"}\n']
     finally:
         srv.close()
 

@@ -29,11 +29,11 @@ class LateDivert(AgentRelay):
     """Once armed, divert_ids lands exactly between the tape loop's check and the next small chunk:
     what divert_ids does before it wakes the relay, done at the worst moment."""
 
-    armed = False
+    late = False
 
     def _copy_small(self) -> None:
-        if self.armed:
-            self.armed = False
+        if self.late:
+            self.late = False
             self._markers = (PREFIX.encode(),)
             self._lines.divert(PREFIX.encode())
         super()._copy_small()
@@ -70,7 +70,7 @@ def _relay_through(tmp_path: Path, head: bytes, bulk: bytes, tail: bytes,
     _write_all(src_w, bulk)
     _wait_for(lambda: _taped(sink) == len(bulk), "the bulk did not go by the tape")
     if divert is None:
-        relay.armed = True
+        relay.late = True
     else:
         divert(relay)
     _write_all(src_w, tail)
@@ -78,7 +78,7 @@ def _relay_through(tmp_path: Path, head: bytes, bulk: bytes, tail: bytes,
     relay.join(60)
     os.close(out_w)
     reader.join(60)
-    assert not relay.is_alive() and not relay.armed
+    assert not relay.is_alive() and not relay.late
     return bytes(got), sink
 
 

@@ -60,7 +60,7 @@ class Harness:
 def test_injection_waits_for_the_clients_frame_to_end(tmp_path: Path) -> None:
     rec = tmp_path / "r.jsonl"
     h = Harness(rec, fake("respond"))
-    h.session.divert_ids(b"rpcspy-inject-")
+    assert h.session.divert_ids(b"rpcspy-inject-", 30)
     h.send(b'{"id":"c1","type":"get_')
     time.sleep(0.2)
     h.session.inject(b'{"id":"rpcspy-inject-1","type":"get_state"}\n')
@@ -87,7 +87,7 @@ def test_injection_waits_for_the_clients_frame_to_end(tmp_path: Path) -> None:
 def test_idle_client_gets_injection_through_at_once(tmp_path: Path) -> None:
     rec = tmp_path / "r.jsonl"
     h = Harness(rec, fake("respond"))
-    h.session.divert_ids(b"rpcspy-inject-")
+    assert h.session.divert_ids(b"rpcspy-inject-", 30)
     h.session.inject(b'{"id":"rpcspy-inject-7","type":"get_state"}\n')
     assert h.read_lines(1) == [{"type": "seen", "of": "get_state"}]
     h.finish()
@@ -97,7 +97,7 @@ def test_idle_client_gets_injection_through_at_once(tmp_path: Path) -> None:
 def test_big_lines_pass_while_diverting(tmp_path: Path) -> None:
     rec = tmp_path / "r.jsonl"
     h = Harness(rec, fake("echo"))
-    h.session.divert_ids(b"rpcspy-inject-")
+    assert h.session.divert_ids(b"rpcspy-inject-", 30)
     big = b'{"type":"message_update","x":"' + b"y" * 300_000 + b'"}\n'
     h.send(big + b'{"id":"rpcspy-inject-2","type":"response"}\n' + b"tail without newline")
     out = h.finish()
@@ -139,7 +139,7 @@ def test_the_agent_relay_executes_the_diverters_decisions(tmp_path: Path) -> Non
     byte by byte): a spaced answer to an injection is kept; look-alikes reach the client."""
     rec = tmp_path / "r.jsonl"
     h = Harness(rec, fake("echo"))
-    h.session.divert_ids(b"rpcspy-inject-")
+    assert h.session.divert_ids(b"rpcspy-inject-", 30)
     spaced = b'{"type": "response", "id" : "rpcspy-inject-3"}\r\n'
     lookalikes = (b'{"id":"c","type":"response","data":{"id":"rpcspy-inject-4"}}\n'
                   b'{"id":"rpcspy-inject-me","type":"response"}\n')
