@@ -159,9 +159,9 @@ PYCACHE: list[str] = []
 
 
 def _env(tree: str) -> dict[str, str]:
-    env = {**os.environ, "PYTHONPATH": tree, "PYTHONPYCACHEPREFIX": PYCACHE[0]}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    return env
+    from rounds import tree_env
+
+    return tree_env(tree, PYCACHE[0])
 
 
 def measure(style: str, mb: float, repeat: int, baseline: str | None) -> str:
