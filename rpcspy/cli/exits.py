@@ -117,7 +117,7 @@ def freeze_at_exit() -> None:
     Those would walk and free every module, class, function and schema built in the process,
     cycle by cycle (about 10 ms after `check`); frozen, they are left to the OS with the rest of
     the process's memory. What a frozen cycle holds gets no finalizer at exit, so only commands
-    whose outputs are closed explicitly call this (``check``). At exit only: a test runner that
+    whose outputs are closed explicitly call this (``check``, ``diff``, ``fixture``). At exit only: a test runner that
     invokes the command in its own process is not affected until it ends itself.
     """
     atexit.unregister(gc.freeze)  # once, however many times the command runs in a process
