@@ -159,9 +159,9 @@ PYCACHE: list[str] = []
 
 
 def _env(tree: str) -> dict[str, str]:
-    env = {**os.environ, "PYTHONPATH": tree, "PYTHONPYCACHEPREFIX": PYCACHE[0]}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    return env
+    from rounds import tree_env
+
+    return tree_env(tree, PYCACHE[0])
 
 
 def measure(style: str, mb: float, repeat: int, baseline: str | None) -> str:
@@ -264,7 +264,26 @@ the baseline doing the same kind of run: in process (the CLI's `_check_one` on o
 dialect detection, reader, checker, audit; in a fresh interpreter, after one warm-up run there), or
 as a whole process (interpreter start, imports and output included, as a user runs it). Wall and CPU
 time are both given; on this shared machine the CPU ratios are the steadier. The baseline tree is
-`git archive 3f07367 rpcspy | tar -x -C DIR`, the tree before the reader's typed blocks.
+`git archive 7783d47 rpcspy | tar -x -C DIR`, the tree before the cuts of the fixed costs below.
+
+The fixed costs of a whole process (what the in-process rows leave out): a bare interpreter takes
+about 20 ms of CPU here and `import msgspec` about 13 ms more; both processes pay them. `check` of a
+48 KB recording (tests/golden/inputs/pi087_01) took 88 ms of CPU, of which (stage timing in one
+process, one-off) `import click` 10.5 ms, rpcspy's own imports about 25 ms, the dialect's schemas and
+decoders 5 ms, opening and detecting on a 40 MiB file 5 ms, and about 11 ms after the command, at
+exit: the interpreter's last collections walking and freeing every module, class and schema. Now
+71 ms (an ad-hoc script of 9 interleaved rounds, not in bench/: 71.5 against 88.2 ms by the median;
+on the pi-0.84 file 252 against 272 ms): the exit freezes what is alive instead
+(`gc.freeze` at `atexit`, `exits.freeze_at_exit`; `check`, `diff`, `fixture`); a file's first read
+is 64 KiB and each next one twice the last (`recording/reader.py` `FIRST_READ`), so opening reads
+no more than the header's 64 KiB and the dialect's detection, which stops at its deciding frame,
+192 KiB of the pi-0.84 file (it read a MiB each); omp's schema modules are imported only for omp, the
+schema walker only on a frame with an issue, `xml.etree` only for `--format junit`. Left: click,
+the checker's modules (the events, the diagnosis tracker behind the pitfall rules: dataclasses, about
+7 ms together) and the schemas, which `check` uses. `--help` imports none of this (*start-up*).
+Tried and not kept: the collector disabled during the imports (2 ms on the small file, nothing
+seen on the large one). The in-process rows are the same as the baseline tree's: these cuts are
+all outside them.
 
 How `check` reads short frames: the reader decodes each 1 MiB read in blocks of about 16 KiB
 (`recording/reader.py` `BLOCK`: a block in the CPU's cache decodes faster; the raw block decode of

@@ -13,7 +13,8 @@ over interleaved rounds:
 
 Throughput ratios are taken inside each round, then given as median (min-max). A
 scaling table runs `diff` on recordings of N and 4N frames: linear work shows as a
-time ratio near 4 and a flat RSS.
+time ratio near 4 and a flat RSS. Every tree's bytecode is compiled once, into a private
+cache, by an uncounted first round (``rounds.tree_env``), as an installed package has it.
 
 Usage: python bench/bench_offline.py [--mb 40] [--rounds 5] [--dialect pi-0.84|pi-0.73|both] [--write-docs]
 """
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -32,10 +34,16 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
 from bench_check import BARE_SCRIPT, generate  # noqa: E402
-from rounds import ratios, rounds, run, spread  # noqa: E402
+from rounds import ratios, rounds, run, spread, tree_env  # noqa: E402
 
 PY = sys.executable
 RPCSPY = [PY, "-m", "rpcspy"]
+PYCACHE: list[str] = []
+"""The private bytecode cache of this run (set by :func:`main`)."""
+
+
+def _env(tree: str) -> dict[str, str]:
+    return tree_env(tree, PYCACHE[0])
 
 
 def edited_copy(src: str, dst: str, every: int = 20_000) -> None:
@@ -59,17 +67,17 @@ def offline_table(style: str, mb: float, n: int, tmp: str, baseline: str | None 
     every = max(100, lines // 10)
     edited_copy(a, b, every)
     size_b = os.path.getsize(b)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    root = str(ROOT)  # `python -m` looks in the cwd first: each tree runs from its own
     got = rounds({
-        "bare decode": lambda: run([PY, "-c", BARE_SCRIPT, a]),
-        "check": lambda: run([*RPCSPY, "check", "--format", "json", a], ok=(0, 1), env=env),
-        "diff A A'": lambda: run([*RPCSPY, "diff", a, b], ok=(1,), env=env),
-        "fixture": lambda: run([*RPCSPY, "fixture", a, "-o", fx, "--force"], env=env),
+        "bare decode": lambda: run([PY, "-c", BARE_SCRIPT, a], env=_env(root), cwd=root),
+        "check": lambda: run([*RPCSPY, "check", "--format", "json", a], ok=(0, 1), env=_env(root), cwd=root),
+        "diff A A'": lambda: run([*RPCSPY, "diff", a, b], ok=(1,), env=_env(root), cwd=root),
+        "fixture": lambda: run([*RPCSPY, "fixture", a, "-o", fx, "--force"], env=_env(root), cwd=root),
         **({"check (baseline)": lambda: run([*RPCSPY, "check", "--format", "json", a], ok=(0, 1), cwd=baseline,
-                                            env={**os.environ, "PYTHONPATH": baseline})} if baseline else {}),
+                                            env=_env(baseline))} if baseline else {}),
         **({"fixture (baseline)": lambda: run([*RPCSPY, "fixture", a, "-o", fx, "--force"], cwd=baseline,
-                                              env={**os.environ, "PYTHONPATH": baseline})} if baseline else {}),
-    }, n, f"{style} ")
+                                              env=_env(baseline))} if baseline else {}),
+    }, n, f"{style} ", warm_up=True)
     secs = {k: [s for s, _ in v] for k, v in got.items()}
     rss = {k: [r / 1024 for _, r in v] for k, v in got.items()}
     mbs = {k: [size_a / 2**20 / s for s in v] for k, v in secs.items()}
@@ -110,10 +118,10 @@ def scaling_table(frames: int, n: int, tmp: str, baseline: str | None) -> str:
             counts[mult] = sum(1 for _ in f)
         edited_copy(a, b, max(100, counts[mult] // 10))
         for label, tree in trees.items():
-            env = {**os.environ, "PYTHONPATH": tree}  # run from tmp: `python -m` looks in the cwd first
+            env = _env(tree)  # run from tmp: `python -m` looks in the cwd first
             variants[f"{mult}x{label}"] = (lambda a=a, b=b, env=env: run([*RPCSPY, "diff", a, b], ok=(1,), env=env,
                                                                          cwd=tmp))
-    got = rounds(variants, n, "scaling ")
+    got = rounds(variants, n, "scaling ", warm_up=True)
     secs = {k: [s for s, _ in v] for k, v in got.items()}
     rss = {k: [r / 1024 for _, r in v] for k, v in got.items()}
     out = [f"`diff A A'` on delta-only recordings of {counts[1]:,} and {counts[4]:,} frames, {n} interleaved rounds: "
@@ -143,12 +151,16 @@ def main() -> None:
     ap.add_argument("--write-docs", action="store_true")
     args = ap.parse_args()
     styles = ["pi-0.84", "pi-0.73"] if args.dialect == "both" else [args.dialect]
-    with tempfile.TemporaryDirectory() as tmp:
-        tables = [offline_table(s, args.mb, args.rounds, tmp, args.baseline_tree) for s in styles]
-        for name in os.listdir(tmp):
-            os.unlink(os.path.join(tmp, name))
-        if args.scale_frames:
-            tables.append(scaling_table(args.scale_frames, args.rounds, tmp, args.baseline_tree))
+    PYCACHE[:] = [tempfile.mkdtemp(prefix="bench_offline_pycache_")]
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            tables = [offline_table(s, args.mb, args.rounds, tmp, args.baseline_tree) for s in styles]
+            for name in os.listdir(tmp):
+                os.unlink(os.path.join(tmp, name))
+            if args.scale_frames:
+                tables.append(scaling_table(args.scale_frames, args.rounds, tmp, args.baseline_tree))
+    finally:
+        shutil.rmtree(PYCACHE[0], ignore_errors=True)
     command = f"python bench/bench_offline.py --mb {args.mb:g} --rounds {args.rounds} --scale-frames {args.scale_frames}"
     if args.baseline_tree:
         command += f" --baseline-tree {args.baseline_tree}"

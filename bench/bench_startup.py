@@ -35,7 +35,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
 from perfdoc import write_section  # noqa: E402
-from rounds import ratios, rounds, run, spread  # noqa: E402
+from rounds import ratios, rounds, run, spread, tree_env  # noqa: E402
 
 from rpcspy.cli import COMMANDS  # noqa: E402
 
@@ -72,8 +72,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         # As an installed package: bytecode compiled once (here into a private cache, written by a
         # warm-up run of every variant that is not counted), not at every start.
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONPYCACHEPREFIX": os.path.join(tmp, "pycache")}
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env = tree_env(str(ROOT), os.path.join(tmp, "pycache"))
         def proc(*cmd: str, **kw):
             return lambda: run(list(cmd), stdin=open(os.devnull, "rb"), env=env, **kw)
 
@@ -103,9 +102,7 @@ def main() -> None:
                 *old, os.path.join(tmp, "t2.rec"), "--", "cat")
         for name in () if args.proxy_only else COMMANDS:
             variants[f"`rpcspy {name} --help`"] = proc(PY, "-m", "rpcspy", name, "--help")
-        for warm_up in variants.values():
-            warm_up()
-        got = rounds(variants, args.rounds)
+        got = rounds(variants, args.rounds, warm_up=True)
     ms = {k: [s * 1000 for s, _ in v] for k, v in got.items()}
     bare = ms["bare interpreter (`python -c pass`)"]
     lines = [f"{args.rounds} interleaved rounds after an uncounted warm-up run of each (bytecode cached, as "

@@ -2,7 +2,8 @@
 
 Each round runs every variant once, in the same order (A B C A B C ...), so drift on a
 shared machine hits them alike. Ratios are taken inside a round (variant / baseline of
-the same round) and then summarised, which is what makes them comparable.
+the same round) and then summarised, which is what makes them comparable. A process that
+runs an rpcspy tree gets :func:`tree_env`: its bytecode compiled once, as installed.
 """
 
 from __future__ import annotations
@@ -34,8 +35,22 @@ def run_cpu(cmd: list[str], **kw) -> tuple[float, float, int]:
     return secs, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
-def rounds(variants: dict[str, Callable[[], tuple[float, int]]], n: int, label: str = "") -> dict[str, list]:
-    """Run each variant once per round, ``n`` rounds; {name: [(secs, rss), ...]}."""
+def tree_env(tree: str, pycache: str) -> dict[str, str]:
+    """The environment of a process running the rpcspy in ``tree`` as an installed package runs: its bytecode
+    compiled once, into the private directory ``pycache`` (PYTHONPYCACHEPREFIX, written whatever
+    PYTHONDONTWRITEBYTECODE says, so a baseline tree is not recompiled at every run; a first uncounted run
+    writes it: ``rounds(..., warm_up=True)``)."""
+    env = {**os.environ, "PYTHONPATH": tree, "PYTHONPYCACHEPREFIX": pycache}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def rounds(variants: dict[str, Callable[[], tuple[float, int]]], n: int, label: str = "", *,
+           warm_up: bool = False) -> dict[str, list]:
+    """Run each variant once per round, ``n`` rounds (after one uncounted run of each with ``warm_up``);
+    {name: [(secs, rss), ...]}."""
+    for fn in variants.values() if warm_up else ():
+        fn()
     out: dict[str, list] = {k: [] for k in variants}
     for r in range(n):
         for name, fn in variants.items():

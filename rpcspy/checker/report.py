@@ -6,7 +6,6 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import IO, Any
-from xml.etree import ElementTree as ET
 
 from rpcspy.checker.rules import SEVERITIES, SEVERITY_RANK
 from rpcspy.events import ARROWS, Finding
@@ -103,6 +102,8 @@ def junit(results: list[Result], threshold: int) -> str:
     Findings at or above ``threshold`` (a :data:`SEVERITY_RANK`) are failures; a
     recording without failures also gets one passing ``protocol`` testcase.
     """
+    from xml.etree import ElementTree as ET  # junit only
+
     root = ET.Element("testsuites", name="rpcspy check")
     total_tests = total_failures = 0
     for r in results:

@@ -61,7 +61,10 @@ def command(recordings: tuple[str, ...], fail_on: str, fmt: str, dialect: str, i
     """
     from rpcspy.checker import report
     from rpcspy.checker.rules import RULES, SEVERITY_RANK
+    from rpcspy.cli.exits import freeze_at_exit
     from rpcspy.cli.recfile import findings_passing
+
+    freeze_at_exit()  # the process ends with the command: no teardown of its schemas and modules
 
     if dialect not in _dialects():
         raise click.BadParameter(f"{dialect!r} is not one of {', '.join(_dialects())}", param_hint="--dialect")

@@ -60,9 +60,12 @@ def command(a: str, b: str, fmt: str, stderr: bool, dirs: tuple[str, ...], ignor
     """
     import re
 
+    from rpcspy.cli.exits import freeze_at_exit
     from rpcspy.cli.recfile import make_console, open_or_fail
     from rpcspy.replay.differ import diff_recordings
     from rpcspy.replay.normalise import NormaliseOptions, Normaliser
+
+    freeze_at_exit()  # the process ends with the command: no teardown of its modules
 
     for path in (a, b):
         open_or_fail(path)

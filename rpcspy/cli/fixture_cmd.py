@@ -40,9 +40,12 @@ def command(recording: str, output: str, usage: bool, redact: tuple[str, ...], c
     """
     import re
 
+    from rpcspy.cli.exits import freeze_at_exit
     from rpcspy.cli.recfile import atomic_output, open_or_fail
     from rpcspy.replay.fixture import fixture_lines
     from rpcspy.replay.normalise import NormaliseOptions
+
+    freeze_at_exit()  # the process ends with the command: no teardown of its modules
 
     try:
         for p in redact:

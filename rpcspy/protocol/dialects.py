@@ -1,4 +1,4 @@
-"""The five dialects and their assembled schemas, built lazily and cached.
+"""The five dialects and their assembled schemas, built lazily and cached (omp's modules only for omp).
 
 A :class:`Protocol` maps each frame ``type`` of a direction to the msgspec type that
 validates it, and each command to the type of its success ``data``.
@@ -12,8 +12,6 @@ from rpcspy.protocol.base import Spec, tag_of
 from rpcspy.protocol.commands import ExtensionUIResponse, build_commands
 from rpcspy.protocol.events import build_events
 from rpcspy.protocol.messages import MessageTypes, build_messages
-from rpcspy.protocol.omp import omp_client_frames, omp_commands, omp_events, omp_response_data
-from rpcspy.protocol.omp_session import omp_entry_union
 from rpcspy.protocol.responses import (
     DataSpec,
     OmpResponse,
@@ -92,7 +90,13 @@ def get_protocol(dialect: str) -> Protocol:
     m = build_messages(spec)
     update, ame = build_streaming(spec, m)
     compaction = compaction_result(spec, m)
-    entry = omp_entry_union(m) if spec.omp else session_entry_union(m)
+    if spec.omp:
+        from rpcspy.protocol.omp import omp_client_frames, omp_commands, omp_events, omp_response_data
+        from rpcspy.protocol.omp_session import omp_entry_union
+
+        entry = omp_entry_union(m)
+    else:
+        entry = session_entry_union(m)
     events = build_events(spec, m, update, compaction, entry)
     commands = build_commands(spec, m)
     data = build_response_data(spec, m, entry, compaction)

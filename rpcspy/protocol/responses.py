@@ -12,7 +12,6 @@ from msgspec import UNSET
 from rpcspy.protocol import payloads as p
 from rpcspy.protocol.base import Base, Opt, Spec, lit
 from rpcspy.protocol.messages import ForkMessage, MessageTypes
-from rpcspy.protocol.omp_session import OmpBashResult, OmpSessionStats, OmpTodoPhase
 
 E = TypeVar("E")
 
@@ -182,6 +181,8 @@ def build_response_data(spec: Spec, m: MessageTypes, entry: Any, CompactionResul
         data["prompt"] = DataSpec(PromptDisposition)
         data["steer"] = data["follow_up"] = DataSpec(QueuedDisposition)
     if spec.omp:
+        from rpcspy.protocol.omp_session import OmpBashResult, OmpSessionStats  # omp's modules: only for omp
+
         for name in ("fork", "get_fork_messages", "get_commands", "clone"):
             data.pop(name, None)
         data["branch"] = DataSpec(p.ForkResult)
@@ -194,6 +195,7 @@ def build_response_data(spec: Spec, m: MessageTypes, entry: Any, CompactionResul
 
 def omp_state(Level: Any, ModelT: Any) -> type:
     """omp ``get_state`` data: ``queuedMessageCount`` instead of ``pendingMessageCount``, and more."""
+    from rpcspy.protocol.omp_session import OmpTodoPhase
 
     class OmpSessionState(Base):
         isStreaming: bool

@@ -2,7 +2,7 @@
 
 Fast path: one ``msgspec.convert`` of the frame into its Struct type (strict: unknown
 fields fail too). Only when that fails does :mod:`rpcspy.protocol.walk` walk the frame
-to report every issue with its path, so a clean frame costs one C-level conversion.
+to report every issue with its path (imported then), so a clean frame costs one C-level conversion.
 Types that are not Struct classes (unions, ``list[...]``) are wrapped in a one-field
 Struct, because msgspec caches conversion plans on Struct classes only.
 """
@@ -17,7 +17,6 @@ from rpcspy.framing import DECODE_ERRORS
 from rpcspy.protocol.dialects import DIALECTS, Protocol, get_protocol
 from rpcspy.protocol.issues import SchemaIssue, from_msgspec_error, json_type
 from rpcspy.protocol.responses import DataSpec, Response
-from rpcspy.protocol.walk import walk
 
 _convert = msgspec.convert
 _ValidationError = msgspec.ValidationError
@@ -67,6 +66,8 @@ def _checker(tp: Any) -> Callable[[Any, str, str], list[SchemaIssue]]:
 
 def _walk(value: Any, tp: Any, path: str, name: str, error: str) -> list[SchemaIssue]:
     """Every issue, by the walker; msgspec's own error if the walker finds none."""
+    from rpcspy.protocol.walk import walk  # imported on the first frame with an issue
+
     try:
         return walk(value, tp, path, name) or [from_msgspec_error(error, path)]
     except RecursionError:

@@ -40,6 +40,9 @@ from rpcspy.recording.format import (
 from rpcspy.recording.transcripts import raw_records, structured_records, transcript_entries
 
 CHUNK = 1 << 20
+FIRST_READ = 64 << 10
+"""A file's first read; each next one doubles, up to :data:`CHUNK`: a pass that stops early (the header,
+the dialect's detection, usually within the first 200 KiB) reads and decodes little more than it needs."""
 _LONG_LINE = 2048
 """A block whose lines are this long on average is decoded line by line rather than as one array."""
 BLOCK = 16 << 10
@@ -94,6 +97,14 @@ def _iter_lines(f: BinaryIO) -> Iterator[tuple[bytes, bool]]:
     return read_lines(f.read, CHUNK)
 
 
+def _reads(f: BinaryIO) -> Iterator[bytes]:
+    """The file's bytes, :data:`FIRST_READ` first, each read twice the last, up to :data:`CHUNK`."""
+    size = min(FIRST_READ, CHUNK)
+    while chunk := f.read(size):
+        yield chunk
+        size = min(size * 2, CHUNK)
+
+
 @dataclass
 class Recording:
     """An opened recording: its header now, its entries streamed on demand."""
@@ -142,7 +153,7 @@ class Recording:
         lineno = 0  # of the last line handled; the header is line 1
         skip_header = True
         pieces: list[bytes] = []  # a line begun in an earlier read
-        while chunk := f.read(CHUNK):
+        for chunk in _reads(f):
             start = 0
             if pieces or skip_header:
                 nl = chunk.find(b"\n")
@@ -237,7 +248,7 @@ FIRST_LINE_MAX = 64 << 20
 def _first_line(path: str, f: BinaryIO) -> bytes:
     framer = LineFramer()
     seen = 0
-    while chunk := f.read(CHUNK):
+    for chunk in _reads(f):
         for line in framer.feed(chunk):
             return line
         seen += len(chunk)

@@ -107,3 +107,28 @@ def test_a_closed_stdout_is_the_output_status(args: list[str], rec: str) -> None
     err = p.stderr.decode()
     assert p.returncode == exits.OUTPUT and "Traceback" not in err, err
     assert "cannot write output: standard output is closed" in err
+
+
+FREEZE_PROBE = """
+import atexit, gc, sys
+atexit.register(lambda: print("frozen", gc.get_freeze_count(), file=sys.stderr))  # runs after the command's
+sys.argv = ["rpcspy", *sys.argv[1:]]
+from rpcspy.cli import main
+main()
+"""
+
+
+@pytest.mark.parametrize("command", [["check", "--format", "json"], ["diff"], ["fixture", "--force", "-o"]])
+def test_offline_commands_leave_their_modules_to_the_os_at_exit(rec: str, tmp_path: Path, command: list[str]) -> None:
+    """check, diff and fixture freeze what is alive at the interpreter's exit (no teardown collection walks
+    it); a test runner that invokes them in its own process is not frozen until it exits."""
+    args = [*command, *([str(tmp_path / "f.jsonl")] if "-o" in command else []), rec, *([rec] if "diff" in command else [])]
+    proc = subprocess.run([sys.executable, "-c", FREEZE_PROBE, *args], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert proc.returncode in (0, 1), proc.stderr
+    assert int(proc.stderr.split("frozen ")[1].split()[0]) > 10_000  # modules, classes, schemas
+    for _ in range(2):
+        assert CliRunner().invoke(main, args).exit_code in (0, 1)
+    import gc
+
+    assert gc.get_freeze_count() == 0

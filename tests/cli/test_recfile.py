@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 import click
 import pytest
@@ -64,3 +65,49 @@ def test_atomic_output_replaces_whole_or_fails_cleanly(tmp_path) -> None:  # noq
         with atomic_output(str(tmp_path / "missing" / "x.txt")) as f:
             f.write(b"x")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]
+
+
+def test_a_first_pass_reads_the_start_of_a_long_recording(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opening (the header) and the dialect's detection (up to its deciding frame) read the start of a long
+    recording, not a MiB each: a file's first read is ``FIRST_READ``, each next one twice the last."""
+    from rpcspy.events import Frame
+    from rpcspy.recording import reader
+    from rpcspy.recording.format import encode_entry, encode_frame
+    from rpcspy.recording.writer import make_header
+
+    delta = b'{"type":"message_update","assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"hi"}}'
+    path = tmp_path / "long.jsonl"
+    with path.open("wb") as f:
+        f.write(encode_entry(make_header(["omp", "--mode", "rpc"], mode="proxy")))
+        f.write(encode_frame(Frame(1, 0.0, "a2c", b'{"type":"agent_end","messages":[],"isTerminal":true}')))
+        for seq in range(2, 20_000):  # about 3 MiB
+            f.write(encode_frame(Frame(seq, 0.0, "a2c", delta)))
+    sizes: list[int] = []
+
+    class Counted:
+        def __init__(self, f: Any) -> None:
+            self.f = f
+
+        def __enter__(self) -> Counted:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.f.close()
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.f, name)
+
+        def read(self, size: int = -1) -> bytes:
+            data = self.f.read(size)
+            sizes.append(len(data))
+            return bytes(data)
+
+    monkeypatch.setattr(reader, "open", lambda *a, **k: Counted(open(*a, **k)), raising=False)
+    rec = open_recording(path)
+    assert sum(sizes) <= 64 << 10
+    sizes.clear()
+    assert recfile.detect_dialect(rec)[0] == "omp"
+    assert 0 < sum(sizes) <= 64 << 10
+    sizes.clear()
+    assert sum(1 for _ in rec.frames()) == 19_999  # the whole pass reads it all
+    assert sum(sizes) == path.stat().st_size and max(sizes) == reader.CHUNK

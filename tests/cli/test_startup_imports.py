@@ -71,3 +71,29 @@ def test_the_proxy_starts_forwarding_without_the_observers_imports(tmp_path, opt
     heavy = [m for m in modules if (m in PROXY_HEAVY or m.startswith(tuple(h + "." for h in PROXY_HEAVY)))
              and m not in LIGHT]  # the injection decider's name sets: literals, nothing built
     assert heavy == []
+
+
+CHECK_PROBE = """
+import atexit, sys
+atexit.register(lambda: print(" ".join(sorted(sys.modules)), file=sys.stderr))
+sys.argv = ["rpcspy", "check", "--format", "json", *sys.argv[1:]]
+from rpcspy.cli import main
+main()
+"""
+NOT_FOR_PI = ("rpcspy.protocol.omp", "rpcspy.protocol.omp_session", "rpcspy.protocol.walk", "xml.etree")
+"""What `check --format json` of a clean pi recording never uses: omp's schemas, the walker of schema issues,
+JUnit's XML."""
+
+
+@pytest.mark.parametrize(("name", "omp"), [("pi087_01_basic_text_prompt.jsonl", False),
+                                           ("omp_O1_omp_18.2.3_basic.jsonl", True)])
+def test_check_imports_only_the_dialect_it_checks(name: str, omp: bool) -> None:
+    from tests.paths import REPO
+
+    proc = subprocess.run([sys.executable, "-c", CHECK_PROBE, str(REPO / "tests" / "golden" / "inputs" / name)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode in (0, 1), proc.stderr
+    modules = set(proc.stderr.split())
+    assert "rpcspy.checker.engine" in modules  # the probe saw the check run
+    assert [m for m in NOT_FOR_PI if m in modules] == (["rpcspy.protocol.omp", "rpcspy.protocol.omp_session"]
+                                                       if omp else [])

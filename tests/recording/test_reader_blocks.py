@@ -52,20 +52,21 @@ FRAMES = [  # pi-0.84 frames (and not) to read typed: clean, a schema issue, not
 
 
 @given(st.lists(st.sampled_from(LINES + FRAMES * 3), max_size=30), st.booleans(), st.integers(1, 400),
-       st.sampled_from([1, 2048]), st.sampled_from([1, 100, 16 << 10]), st.booleans())
+       st.sampled_from([1, 2048]), st.sampled_from([1, 100, 16 << 10]), st.booleans(), st.sampled_from([1, 7, 64 << 10]))
 @settings(max_examples=300, deadline=None)
 @example(picks=[LINES[6], LINES[7], LINES[8], LINES[0]], last_lf=True, chunk=4096, long_line=2048, block=16 << 10,
-         typed=False)  # counts alike
-def test_blocks_read_like_lines(tmp_path_factory, picks, last_lf, chunk, long_line, block, typed):
+         typed=False, first=64 << 10)  # counts alike
+def test_blocks_read_like_lines(tmp_path_factory, picks, last_lf, chunk, long_line, block, typed, first):
     """Typed or not, every entry as line by line (a typed block's frames read again with ``entry``), and a
     typed frame's JSON as the frame union decodes it alone."""
     data = HEADER + b"\n" + b"\n".join(picks) + (b"\n" if last_lf and picks else b"")
     path = tmp_path_factory.mktemp("r") / "r.jsonl"
     path.write_bytes(data)
-    old = reader.CHUNK, reader._LONG_LINE, reader.BLOCK
+    old = reader.CHUNK, reader._LONG_LINE, reader.BLOCK, reader.FIRST_READ
     reader.CHUNK = chunk  # block edges everywhere, lines longer than a read included
     reader._LONG_LINE = long_line  # 1: every block line by line, as long lines are
     reader.BLOCK = block
+    reader.FIRST_READ = first  # 1 or 7: reads of growing sizes (1, 2, 4, ... up to CHUNK)
     got = []
     try:
         rec = open_recording(path)
@@ -81,7 +82,7 @@ def test_blocks_read_like_lines(tmp_path_factory, picks, last_lf, chunk, long_li
                 else:
                     got.append(e)
     finally:
-        reader.CHUNK, reader._LONG_LINE, reader.BLOCK = old
+        reader.CHUNK, reader._LONG_LINE, reader.BLOCK, reader.FIRST_READ = old
     want, problems = line_by_line(data)
     assert got == want
     assert [str(p).replace(str(path), "") for p in rec.problems] == problems
