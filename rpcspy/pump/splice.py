@@ -61,27 +61,29 @@ class ClientRelay(Relay):
         os.set_blocking(self._wake_w, False)
         self._gate = LineGate()
         self.eof = False
+        self._closed = False
+        """Set at the client's EOF: :meth:`inject` refuses from then on (the agent's stdin closes next)."""
         self._poll: select.poll | None = None
 
     def inject(self, line: bytes) -> None:
         """Queue one complete line (ending in LF) for the agent; thread-safe."""
         if not line.endswith(b"\n") or b"\n" in line[:-1]:
             raise ValueError("an injected frame is exactly one line ending in LF")
-        with self._lock:
-            if self.eof and not self.dst_open:
+        with self._lock:  # held while writing: the wake pipe is closed under it (a reused fd is never written)
+            if self._closed:
                 raise BrokenPipeError("the agent's stdin is closed")
             self._pending.append(line)
-        try:
-            os.write(self._wake_w, b"!")
-        except BlockingIOError:
-            pass  # already awake
+            try:
+                os.write(self._wake_w, b"!")
+            except BlockingIOError:
+                pass  # already awake
 
     def _flush_injections(self) -> None:
-        while True:
-            with self._lock:
-                if not self._pending:
-                    return
-                line = self._pending.popleft()
+        """Send the lines queued so far (those queued meanwhile wait for the next round: an
+        injector that never pauses cannot keep the relay from the client's input)."""
+        with self._lock:
+            lines, self._pending = self._pending, deque()
+        for line in lines:
             t = self.clock()
             self.hub.publish(self.direction, t, line, injected=True)
             if self.dst_open:
@@ -138,18 +140,21 @@ class ClientRelay(Relay):
             super()._pass(chunk[k:], t)
 
     def _at_eof(self) -> None:
-        with self._lock:
-            self.eof = True
-        if not self._gate.at_boundary and self._pending:
-            # The client ended inside a line: terminate nothing of theirs; the agent sees
-            # their partial line end at EOF, so injections made now would merge with it.
-            self.hub.publish_event(Note(0, self.clock(), "warning", f"{len(self._pending)} injected frame(s) not "
+        with self._lock:  # inject refuses from here: what it accepted is all in _pending
+            self.eof = self._closed = True
+            dropped = 0 if self._gate.at_boundary else len(self._pending)
+            if dropped:
+                # The client ended inside a line: terminate nothing of theirs; the agent sees
+                # their partial line end at EOF, so injections made now would merge with it.
+                self._pending.clear()
+        if dropped:
+            self.hub.publish_event(Note(0, self.clock(), "warning", f"{dropped} injected frame(s) not "
                                         "sent: the client's input ended inside a line", dir="c2a"))
-            self._pending.clear()
         self._flush_injections()
         super()._at_eof()
-        os.close(self._wake_r)
-        os.close(self._wake_w)
+        with self._lock:
+            os.close(self._wake_r)
+            os.close(self._wake_w)
 
 
 class AgentRelay(Relay):

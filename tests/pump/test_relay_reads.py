@@ -181,3 +181,61 @@ def test_client_relay_stops_polling_the_commands_of_a_gone_observer_process(monk
     assert not relay.is_alive()
     assert sink.chunks == frames
     assert len(polls) <= 2 * (len(frames) + 2)
+
+
+
+def _inject_while_the_client_ends() -> tuple[list[bytes], list[bytes]]:
+    """One round: a thread injects without pause while the client's input ends; (accepted, sent)."""
+    from rpcspy.pump import splice
+
+    src_r, src_w = os.pipe()
+    out_r, out_w = os.pipe()
+    fcntl.fcntl(out_w, F_SETPIPE_SZ, 1 << 20)
+    relay = splice.ClientRelay("c2a", src_r, out_w, ListSink(), lambda: 0.0,  # type: ignore[arg-type]
+                               close_dst=lambda: os.close(out_w))
+    accepted: list[bytes] = []
+    received: list[bytes] = []
+    started = threading.Event()
+
+    def injector() -> None:
+        n = 0
+        while True:
+            line = b'{"id":"rpcspy-inject-%d","type":"get_state"}\n' % n
+            try:
+                relay.inject(line)
+            except BrokenPipeError:
+                started.set()
+                return
+            accepted.append(line)
+            n += 1
+            if n == 3:
+                started.set()
+
+    def agent() -> None:  # reads the agent's stdin until the relay closes it
+        while chunk := os.read(out_r, 1 << 20):
+            received.append(chunk)
+
+    threads = [threading.Thread(target=injector), threading.Thread(target=agent)]
+    relay.start()
+    for thread in threads:
+        thread.start()
+    started.wait(10)
+    os.close(src_w)  # the client ends while lines are being injected
+    relay.join(30)
+    for thread in threads:
+        thread.join(30)
+    assert not relay.is_alive() and not any(thread.is_alive() for thread in threads)
+    os.close(out_r)
+    os.close(src_r)
+    return accepted, b"".join(received).splitlines(keepends=True)
+
+
+def test_injections_racing_the_clients_eof_are_sent_or_refused_never_lost() -> None:
+    """Every line ``inject`` accepts reaches the agent; once it cannot, ``inject`` raises (BrokenPipeError
+    only: it never writes a wake byte into a pipe the relay closed, whose number may be reused)."""
+    lost_rounds = 0
+    for _ in range(150):
+        accepted, sent = _inject_while_the_client_ends()
+        assert sent == accepted[:len(sent)], "injected lines arrive whole and in order"
+        lost_rounds += len(sent) != len(accepted)
+    assert lost_rounds == 0, f"{lost_rounds} round(s) lost an accepted injection"
