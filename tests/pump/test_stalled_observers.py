@@ -285,6 +285,27 @@ class _Burst:
             for pid in observers:
                 os.kill(pid, signal.SIGCONT)
 
+    def held_while_paused(self, observers: list[int], steady: float = 0.5, within: float = 30) -> int:
+        """Stop ``observers`` until the client's bytes stop growing for ``steady`` s (or all came);
+        the bytes the client had then. Far below --gap-after 60: nothing is cut meanwhile."""
+        total = sum(map(len, self.lines))
+        for pid in observers:
+            os.kill(pid, signal.SIGSTOP)
+        try:
+            deadline = time.monotonic() + within
+            seen, since = -1, time.monotonic()
+            while time.monotonic() < deadline:
+                now = len(self.got)
+                if now != seen:
+                    seen, since = now, time.monotonic()
+                elif now == total or time.monotonic() - since >= steady:
+                    break
+                time.sleep(0.02)
+            return len(self.got)
+        finally:
+            for pid in observers:
+                os.kill(pid, signal.SIGCONT)
+
     def assert_all_recorded(self) -> None:
         """The client got every byte, and the recording every frame, with no gap."""
         self.proc.stdin.close()  # type: ignore[union-attr]
@@ -301,7 +322,7 @@ def test_the_tape_holds_about_their_work_not_256_mib(tmp_path: Path) -> None:
     ceiling, so the agent is held back early; once they run again the bound follows their rate, and every
     frame is recorded, no gap (the bound never reaches zero: the floor, and their progress, let the relay go)."""
     burst = _Burst(tmp_path, 2000)  # 124 MiB
-    held_at = burst.paused(_wait_for_observer_tree(burst.proc.pid), 1.5)
+    held_at = burst.held_while_paused(_wait_for_observer_tree(burst.proc.pid))  # not a timed guess: the plateau
     burst.assert_all_recorded()
     assert held_at < 64 << 20, held_at  # the 256 MiB bound would have let all 124 MiB through
 
