@@ -179,7 +179,7 @@ class AgentRelay(Relay):
         self._on_armed: list[Callable[[], None]] = []
         self._tape_last = False
         """The last bytes forwarded went around the diverter by the tape: before it is fed again (or
-        left for the plain path) it is told whether they ended a line, read from the tape's last byte."""
+        left for the plain path) it is told whether they ended a line (:attr:`Tape.ends_line`)."""
         self._sendfile = True
 
     def divert_ids(self, prefix: bytes, on_armed: Callable[[], None] | None = None) -> None:
@@ -229,11 +229,12 @@ class AgentRelay(Relay):
         """If the last bytes forwarded came by the tape, tell the diverter whether they ended a line:
         asked once per return from the tape (a small chunk after bulk output, or leaving for the plain
         path), rather than for every chunk forwarded. Before every feed, not only once a prefix is
-        diverted: divert_ids may land between the loop's check and the next small chunk's feed."""
+        diverted: divert_ids may land between the loop's check and the next small chunk's feed.
+        Not read back from the tape: once the client and the observers are past its end, it is released."""
         tape = self.hub.tape
         if self._tape_last and tape is not None:
             self._tape_last = False
-            self._lines.went_around(tape.read(tape.written - 1, 1) == b"\n")
+            self._lines.went_around(tape.ends_line)
 
     def _by_tape(self, tape: Tape, sink: TapeSink) -> bool:
         """Bulk output goes agent pipe -> tape -> client inside the kernel; small chunks are copied.

@@ -119,6 +119,9 @@ class Tape:
         self.fd = fd
         self.written = 0
         """Writer side: bytes appended so far (the next append goes here)."""
+        self.ends_line = False
+        """Writer side: the last byte appended is LF. Kept at append time: once both readers are past
+        it, it may be released, and the tape reads zeros there."""
         self.released = 0
         """Reader side: bytes given back (punched out) so far."""
         self._can_release = _fallocate is not None
@@ -180,9 +183,12 @@ class Tape:
 
         Blocks until the pipe has data. Nothing is consumed from the pipe unless it
         lands on the tape; an error (disk full, a file system that refuses splice)
-        propagates with the pipe untouched.
+        propagates with the pipe untouched. Notes :attr:`ends_line` while the bytes
+        are still there (nobody has been told of them yet).
         """
         n = os.splice(pipe, self.fd, size, offset_dst=self.written)
+        if n:
+            self.ends_line = os.pread(self.fd, 1, self.written + n - 1) == b"\n"
         self.written += n
         return n
 

@@ -17,7 +17,7 @@ from rpcspy.injection.ledger import PREFIX
 from rpcspy.pump import tape as tape_module
 from rpcspy.pump.spawn import F_SETPIPE_SZ
 from rpcspy.pump.splice import SMALL, AgentRelay
-from rpcspy.pump.tape import Tape
+from rpcspy.pump.tape import RELEASE_STEP, Tape
 from tests.pump.test_tape import TapeSink, _read_all, _write_all
 
 pytestmark = pytest.mark.skipif(not tape_module.AVAILABLE, reason="splice/sendfile are Linux-only")
@@ -112,3 +112,25 @@ def test_an_answer_right_after_a_line_the_tape_ended_is_kept_from_the_client(tmp
     assert got == head + bulk
     assert sink.observed() == head + bulk + ANSWER
 
+
+
+def _release_then_divert(relay: LateDivert) -> None:
+    """The client and the observers are both past the tape's end: its last byte is punched out."""
+    tape = relay.hub.tape
+    assert tape is not None
+    _wait_for(lambda: tape.forwarded == tape.written, "the client was not sent the bulk")
+    tape.release(tape.written)  # what the observers' TapeReader does when it reads the last chunk
+    assert tape.released == tape.written
+    relay.divert_ids(PREFIX.encode())
+
+
+@pytest.mark.parametrize("ended", [True, False])
+def test_where_the_tape_ended_is_known_after_it_was_released(tmp_path: Path, ended: bool) -> None:
+    """More than a release step went by the tape and both readers passed its end, so its last byte is a
+    hole. A relay that read it back (a zero: no LF) took the answer for the rest of the client's line and
+    passed it to the client."""
+    line = b'{"type":"x","pad":"' + b"p" * 1000 + b'"}\n'
+    bulk = line * (RELEASE_STEP // len(line) + 100) + (b"" if ended else b'{"type":"x","pad":')
+    got, sink = _relay_through(tmp_path, b"", bulk, ANSWER, divert=_release_then_divert)
+    assert got == (bulk if ended else bulk + ANSWER), got[-120:]
+    assert sink.order[-2] == ("data", ANSWER)  # the observers get it either way

@@ -176,6 +176,28 @@ def test_release_waits_for_the_client(tmp_path: Path) -> None:
     assert tape.released == 3 * RELEASE_STEP
 
 
+def test_the_tape_remembers_whether_its_last_byte_ended_a_line(tmp_path: Path) -> None:
+    """Known at append time and kept: once the client and the observers are both past the tape's end,
+    release punches that byte out (it reads as zero), and the relay still needs to know (the diverter)."""
+    tape = Tape(str(tmp_path))
+    src_r, src_w = os.pipe()
+    chunk = b"y" * 65536
+    while tape.written < RELEASE_STEP + (1 << 20):
+        os.write(src_w, chunk)
+        tape.append_from(src_r, len(chunk))
+        assert not tape.ends_line
+    os.write(src_w, b'"}\n')
+    tape.append_from(src_r, 3)
+    assert tape.ends_line
+    tape.forwarded = tape.written
+    tape.release(tape.written)  # what the observers do when they read the last chunk
+    assert tape.released == tape.written and tape.read(tape.written - 1, 1) == b"\x00"  # the byte is gone
+    assert tape.ends_line  # what was appended is still known
+    os.write(src_w, b'{"a"')
+    tape.append_from(src_r, 4)
+    assert not tape.ends_line
+
+
 def test_the_client_position_is_seen_across_fork(tmp_path: Path) -> None:
     tape = Tape(str(tmp_path))
     pid = os.fork()
