@@ -9,6 +9,7 @@ import msgspec
 
 from rpcspy.checker.findings import Sink
 from rpcspy.events import Frame
+from rpcspy.framing import DECODE_ERRORS
 from rpcspy.protocol.pairing import is_blank
 
 KIB64 = 64 * 1024
@@ -95,10 +96,10 @@ def decode_frame(frame: Frame, sink: Sink, once: set[tuple[str, str]]) -> Any:
     check_bytes(frame, sink, once)
     try:
         obj = _decode(frame.data)
-    except (msgspec.DecodeError, UnicodeDecodeError) as exc:  # msgspec raises the latter for bad UTF-8
+    except DECODE_ERRORS as exc:  # msgspec raises UnicodeDecodeError for bad UTF-8
+        if isinstance(exc, RecursionError):
+            return too_deep(frame, sink, frame.data)
         return undecodable(frame, sink, str(exc))
-    except RecursionError:
-        return too_deep(frame, sink, frame.data)
     check_separators(frame, sink, once)
     return obj
 
@@ -123,10 +124,10 @@ def undecodable(frame: Frame, sink: Sink, error: str) -> Any:
         repaired = data.decode("utf-8", "replace").encode()
         try:
             return _decode(repaired)
-        except (msgspec.DecodeError, UnicodeDecodeError) as exc2:
+        except DECODE_ERRORS as exc2:
+            if isinstance(exc2, RecursionError):
+                return too_deep(frame, sink, repaired)
             error = str(exc2)
-        except RecursionError:
-            return too_deep(frame, sink, repaired)
     hint = ""
     if LS in data or PS in data:
         hint = " (a raw U+2028/U+2029 outside a string is not JSON whitespace)"
@@ -184,5 +185,5 @@ def top_members(data: bytes) -> Any:
 def _member(data: bytes) -> Any:
     try:
         return _decode(data)
-    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+    except DECODE_ERRORS:
         return _BAD

@@ -19,6 +19,7 @@ import msgspec
 
 from rpcspy.checker.findings import Sink
 from rpcspy.events import Frame
+from rpcspy.framing import DECODE_ERRORS
 
 AUTO = "auto"
 UNDECIDED = "not detected: no agent frame told the dialects apart; checked what all of them agree on"
@@ -93,7 +94,7 @@ class SchemaChecker:
             return
         try:
             obj = msgspec.json.decode(data)
-        except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+        except DECODE_ERRORS:
             return
         found = self._detector.feed(obj, "a2c") if self._detector is not None else None
         if found and found != self.dialect:
@@ -172,7 +173,7 @@ def detect_dialect(frames: Iterable[Frame], *, refine: bool = True) -> tuple[str
             continue
         try:
             obj = decode(frame.data)
-        except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+        except DECODE_ERRORS:
             continue
         if detector.feed(obj, "a2c"):
             found = detector.dialect, f"frame {frame.seq}: {detector.reason}"

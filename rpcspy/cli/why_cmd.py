@@ -70,7 +70,7 @@ def command(target: str, at: float | None, frame: int | None, client_timeout: fl
 
 
 def _recorded(path: str, at: float | None, frame: int | None, client_timeout: float):
-    from rpcspy.cli.recfile import open_or_fail, report_problems
+    from rpcspy.cli.recfile import detect_dialect, open_or_fail, report_problems
     from rpcspy.diagnose.explain import diagnose_entries
 
     try:
@@ -78,7 +78,9 @@ def _recorded(path: str, at: float | None, frame: int | None, client_timeout: fl
     except click.ClickException as exc:
         raise InputError(exc.message) from None
     try:
-        return diagnose_entries(rec.entries(), client_timeout=client_timeout, at=at, frame=frame)
+        dialect, reason = detect_dialect(rec)  # a first pass, as check, show, stats and export take it
+        return diagnose_entries(rec.entries(), client_timeout=client_timeout, at=at, frame=frame,
+                                dialect=None if dialect == "auto" else dialect, dialect_reason=reason)
     finally:
         report_problems(rec)
 

@@ -155,9 +155,11 @@ def _last_words(tr: Tracker, now: float) -> list[str]:
 
 
 def diagnose_entries(entries: Iterable[Any], *, client_timeout: float = K.CLIENT_TIMEOUT, at: float | None = None,
-                     frame: int | None = None) -> Diagnosis:
-    """Diagnose recording entries up to time ``at`` or frame ``frame`` (inclusive), or to the end."""
-    tr = Tracker(client_timeout=client_timeout)
+                     frame: int | None = None, dialect: str | None = None,
+                     dialect_reason: str | None = None) -> Diagnosis:
+    """Diagnose recording entries up to time ``at`` or frame ``frame`` (inclusive), or to the end;
+    ``dialect``: the session's, detected beforehand (as ``check`` does), else learnt from the frames."""
+    tr = Tracker.seeded(dialect, dialect_reason, client_timeout=client_timeout)
     for entry in entries:
         seq, t = getattr(entry, "seq", -1), getattr(entry, "t", 0.0)
         if (at is not None and t > at) or (frame is not None and seq > frame):

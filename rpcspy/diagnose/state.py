@@ -8,6 +8,7 @@ from typing import Any
 
 from rpcspy.diagnose import knowledge as K
 from rpcspy.diagnose.items import Item
+from rpcspy.protocol.base import is_omp
 from rpcspy.protocol.detect import DialectDetector
 from rpcspy.protocol.pairing import Pairing
 
@@ -103,7 +104,7 @@ class InFlight:
 
     @property
     def omp(self) -> bool:
-        return self.dialect == "omp"
+        return is_omp(self.dialect)
 
     @property
     def settling(self) -> bool:

@@ -25,6 +25,7 @@ from rpcspy.diagnose.envelope import BIG, envelope
 from rpcspy.diagnose.state import Cmd, InFlight
 from rpcspy.events import Eof, Exit, Frame
 from rpcspy.framing import DECODE_ERRORS
+from rpcspy.protocol.detect import DialectDetector
 from rpcspy.protocol.pairing import id_key, is_blank
 
 _decode = msgspec.json.decode
@@ -35,6 +36,14 @@ _UPDATE = b'{"type":"message_update"'
 @dataclass
 class Tracker(InFlight):
     """Feed every frame of a session in order (and its EOFs and exit); read the state at any time."""
+
+    @classmethod
+    def seeded(cls, dialect: str | None, reason: str | None = None, **kw: Any) -> Tracker:
+        """A tracker that knows the session's ``dialect`` from the start (detected beforehand, as ``check``
+        does); None: it learns the dialect from the frames as they come (live)."""
+        if dialect is None:
+            return cls(**kw)
+        return cls(detector=DialectDetector.known(dialect, reason or f"{dialect} (given)"), **kw)
 
     # ---- feeding ---------------------------------------------------------------------------
     def feed(self, frame: Frame) -> None:
@@ -47,7 +56,7 @@ class Tracker(InFlight):
         if frame.data.startswith(_UPDATE):
             if not self.detector.sure:  # delta-only updates tell pi >= 0.84 before its first agent_end
                 try:
-                    self.detector.feed(_decode(frame.data), "a2c")
+                    self._detect(_decode(frame.data))
                 except DECODE_ERRORS:
                     pass
             return
@@ -100,8 +109,13 @@ class Tracker(InFlight):
         if frame.dir == "c2a":
             self._client(frame, obj)
         else:
-            self.detector.feed(obj, "a2c")
+            self._detect(obj)
             self._agent(frame, obj)
+
+    def _detect(self, obj: Any) -> None:
+        """Feed the dialect detector an agent frame; once it tells omp, blank lines wait for no answer."""
+        if self.detector.feed(obj, "a2c") is not None and self.omp:
+            self.pairing.omp_now()
 
     def closed(self, seq: int, t: float, direction: str) -> None:
         """End of input in ``direction`` (``c2a``: the client closed the agent's stdin)."""

@@ -53,6 +53,23 @@ class Spec:
         return ("pending",) + base + ("deferred",) if self.v084 else base
 
 
+SPECS: dict[str, Spec] = {
+    "pi-0.73": Spec("pi-0.73"),
+    "pi-0.84": Spec("pi-0.84", v084=True),
+    "pi-0.99": Spec("pi-0.99", v084=True, v099=True),
+    "pi-feb2026": Spec("pi-feb2026", feb=True),
+    "omp": Spec("omp", omp=True),
+}
+"""Each dialect's spec (here, not in :mod:`rpcspy.protocol.dialects`, so that asking :func:`is_omp`
+builds no schema)."""
+
+
+def is_omp(dialect: str | None) -> bool:
+    """``dialect`` is oh-my-pi's (its spec says so): it skips blank lines, may answer a prompt twice."""
+    spec = SPECS.get(dialect) if dialect is not None else None
+    return spec is not None and spec.omp
+
+
 def lit(values: tuple[Any, ...]) -> Any:
     """``Literal[values...]`` built from a tuple."""
     return Literal[values]

@@ -59,6 +59,13 @@ class DialectDetector:
         self._refinable = False
         self.frames_seen = 0
 
+    @classmethod
+    def known(cls, dialect: str, reason: str) -> "DialectDetector":
+        """A detector already sure of ``dialect`` (found beforehand, e.g. by a first pass over a recording)."""
+        detector = cls()
+        detector._dialect, detector._reason, detector._sure = dialect, reason, True
+        return detector
+
     @property
     def dialect(self) -> str:
         """Best guess so far (default ``"pi-0.73"``)."""

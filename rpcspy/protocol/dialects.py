@@ -8,7 +8,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any, Union
 
-from rpcspy.protocol.base import Spec, tag_of
+from rpcspy.protocol.base import SPECS, Spec, tag_of
 from rpcspy.protocol.commands import ExtensionUIResponse, build_commands
 from rpcspy.protocol.events import build_events
 from rpcspy.protocol.messages import MessageTypes, build_messages
@@ -24,14 +24,6 @@ from rpcspy.protocol.streaming import build_streaming
 from rpcspy.protocol.ui import ui_requests
 
 DIALECTS: tuple[str, ...] = ("pi-0.73", "pi-0.84", "pi-0.99", "pi-feb2026", "omp")
-
-SPECS: dict[str, Spec] = {
-    "pi-0.73": Spec("pi-0.73"),
-    "pi-0.84": Spec("pi-0.84", v084=True),
-    "pi-0.99": Spec("pi-0.99", v084=True, v099=True),
-    "pi-feb2026": Spec("pi-feb2026", feb=True),
-    "omp": Spec("omp", omp=True),
-}
 
 DESCRIPTIONS: dict[str, str] = {
     "pi-0.73": "pi 0.73.x (@mariozechner/pi-coding-agent): full message + partial in message_update",

@@ -60,12 +60,14 @@ def show_type(value: Any) -> str:
 class Pending:
     """A client line waiting for its response."""
 
-    __slots__ = ("seq", "t", "type", "id", "unparsed", "message", "behavior", "reported", "note", "answers")
+    __slots__ = ("seq", "t", "type", "id", "unparsed", "blank", "message", "behavior", "reported", "note", "answers")
 
     def __init__(self, seq: int, t: float, type: Any, id: Any, obj: dict[str, Any], unparsed: bool = False) -> None:
         self.seq, self.t, self.type, self.id = seq, t, type, id
         self.unparsed = unparsed
         """The line was not JSON (``type`` is then :data:`PARSE`)."""
+        self.blank = False
+        """A blank line (:func:`is_blank`), taken for pi's while the dialect was not known."""
         message = obj.get("message")
         self.message: str | None = message if isinstance(message, str) else None
         self.behavior = "streamingBehavior" in obj
@@ -149,7 +151,9 @@ class Pairing:
         if not parsed:
             if blank and omp:
                 return None
-            return self.expect_idless(seq, t, PARSE)
+            p = self.expect_idless(seq, t, PARSE)
+            p.blank = blank
+            return p
         if type(obj) is not dict:
             return self.expect_idless(seq, t, NONOBJECT)
         if obj.get("type") in ANSWER_TYPES:
@@ -194,6 +198,12 @@ class Pairing:
         self._idless.append((expect, p))
         if len(self._idless) > IDLESS_CAP:
             self._idless.popleft()
+
+    def omp_now(self) -> None:
+        """The session turned out to be omp's (live, the dialect is learnt from the agent's frames): the
+        blank lines still waiting for a ``parse`` answer get none."""
+        if any(p.blank for _, p in self._idless):
+            self._idless = deque(item for item in self._idless if not item[1].blank)
 
     # ---- responses -------------------------------------------------------------------------
     def response(self, seq: int, obj: dict[str, Any], *, omp: bool = False) -> Answer:

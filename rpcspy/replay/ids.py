@@ -25,10 +25,10 @@ from typing import Any
 import msgspec
 
 from rpcspy.framing import DECODE_ERRORS
-from rpcspy.protocol.pairing import Pairing
+from rpcspy.protocol.pairing import Pairing, is_blank
 from rpcspy.protocol.vocabulary import AGENT_CANCEL_TYPES as CANCEL_TYPES
 from rpcspy.protocol.vocabulary import AGENT_REQUEST_TYPES as REQUEST_TYPES
-from rpcspy.protocol.vocabulary import ECHO_TYPES
+from rpcspy.protocol.vocabulary import ECHO_TYPES, READY
 from rpcspy.replay.model import MISSING, ClientFrame
 
 _dec = msgspec.json.decode
@@ -92,8 +92,11 @@ def _fresh_uuid() -> str:
 class IdMapper:
     """Both directions of id translation for one replay run."""
 
-    def __init__(self, new_id: Callable[[], str] = _fresh_uuid) -> None:
+    def __init__(self, new_id: Callable[[], str] = _fresh_uuid, *, omp: bool = False) -> None:
         self._new_id = new_id
+        self.omp = omp
+        """The recording is omp's (it skips blank lines, may answer a prompt twice): given, or learnt from
+        the ``ready`` played first (the source plays a late ``ready`` with the prelude)."""
         self._pairing = Pairing(bounded=True)
         """Recorded commands (each :class:`Served` in its ``note``) and the recorded responses played."""
         self._seq = 0
@@ -123,7 +126,9 @@ class IdMapper:
             s = queued.popleft()
             s.started = True
             self._seq += 1
-            p = self._pairing.client(self._seq, 0.0, s.recorded.obj, parsed=s.recorded.kind != "invalid")
+            rec = s.recorded
+            p = self._pairing.client(self._seq, 0.0, rec.obj, parsed=rec.kind != "invalid", blank=is_blank(rec.data),
+                                     omp=self.omp)
             if p is not None:
                 p.note = s
             if s is served:
@@ -142,7 +147,10 @@ class IdMapper:
         self.last_request = None
         if data.startswith(_TYPE_PREFIX):
             end = data.find(b'"', 9)
-            if end > 0 and data[9:end].decode("utf-8", "replace") not in _INTERESTING:
+            name = data[9:end].decode("utf-8", "replace") if end > 0 else None
+            if name == READY:
+                self.omp = True
+            if name is not None and name not in _INTERESTING:
                 return data
         try:
             env = _env_decoder.decode(data)
@@ -181,7 +189,7 @@ class IdMapper:
             if len(env.command):
                 obj["command"] = _dec(env.command)
             self._seq += 1
-            answer = self._pairing.response(self._seq, obj)
+            answer = self._pairing.response(self._seq, obj, omp=self.omp)
             owner = answer.command
             if not rec_id and answer.kind != "idless":  # an error that dropped its command's id stays id-less
                 return data

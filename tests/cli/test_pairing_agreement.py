@@ -135,3 +135,19 @@ def test_omp_skips_a_blank_client_line_everywhere(tmp_path: Path) -> None:
     assert [(r[5], r[7]) for r in rows if r[3] == "response"] == [("✗ parse", "500 ms")] * 2  # (summary, latency)
     why = _why(rec)
     assert why["dialect"] == "omp" and why["outstanding"] == [] and why["pitfalls"] == []
+
+
+OMP_EARLY_BLANK = [OMP_BLANK[1], OMP_BLANK[0], *OMP_BLANK[2:]]  # the blank line comes before omp's `ready`
+
+
+def test_omp_blank_line_before_ready_agrees_everywhere(tmp_path: Path) -> None:
+    """`why` detects the dialect in a first pass too: the blank line sent before `ready` waits for no
+    answer, so `{"type":"parse"}` (frame 5) is answered by frame 6, as check, stats and show say."""
+    rec = str(write_recording(tmp_path / "omp_early.jsonl", OMP_EARLY_BLANK))
+    assert _correlation(rec, "auto") == []
+    stats = json.loads(_run("stats", rec, "--format", "json"))
+    assert stats["commands"]["parse"]["unanswered"] == 0 and stats["unmatched_responses"] == 0
+    answers = [line for line in _run("show", rec, "--frames", "--color", "never").splitlines() if "← ✗ parse" in line]
+    assert len(answers) == 2 and all("(500 ms)" in line for line in answers)
+    why = _why(rec)
+    assert why["dialect"] == "omp" and why["outstanding"] == [] and why["pitfalls"] == []

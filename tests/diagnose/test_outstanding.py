@@ -204,3 +204,12 @@ def test_running_tool() -> None:
                                      "(last update frame 6): the run goes on when it ends")
     end = A({"type": "tool_execution_end", "toolCallId": "t1", "toolName": "bash", "result": {}, "isError": False})
     assert kinds(why(*[A(e) for e in RUN], start, update, end).outstanding) == ["run"]
+
+
+def test_live_omp_ready_after_a_blank_line_leaves_it_waiting_for_nothing() -> None:
+    """Live, the dialect is learnt from the frames: the blank line sent before omp's `ready` was taken
+    for pi's (a `parse` error due); `ready` says omp, which skips it, so the errors answer the lines after."""
+    parse = {"type": "response", "command": "parse", "success": False}
+    d = why(C(b""), A({"type": "ready"}), C(b"xx"), A({**parse, "error": "Failed to parse"}),
+            C({"type": "parse"}), A({**parse, "error": "Unknown command: parse"}))
+    assert d.dialect == "omp" and d.outstanding == []

@@ -118,3 +118,15 @@ def test_echoes_of_an_id_follow_the_command_the_pairing_says_it_names():
     assert decode(ids.agent_frame(b'{"id":"p","type":"response","command":"prompt","success":true}'))["id"] == "A"
     assert decode(ids.agent_frame(b'{"id":"p","type":"response","command":"prompt","success":true}'))["id"] == "B"
     assert decode(ids.agent_frame(b'{"type":"prompt_result","id":"p"}'))["id"] == "B"
+
+
+def test_omp_recording_blank_line_waits_for_no_answer():
+    """omp's `ready` (played first) says the recording is omp's: the blank line served before
+    `{"type":"parse"}` waits for nothing, so omp's id-less error answers that command and gains its live id."""
+    ids = mapper()
+    assert ids.agent_frame(b'{"type":"ready"}') == b'{"type":"ready"}' and ids.omp
+    ids.command_served(classify(b""), classify(b""))
+    served = ids.command_served(classify(b'{"type":"parse"}'), classify(b'{"id":"L","type":"parse"}'))
+    out = ids.agent_frame(b'{"type":"response","command":"parse","success":false,"error":"Unknown command: parse"}',
+                          served)
+    assert out == b'{"id":"L","type":"response","command":"parse","success":false,"error":"Unknown command: parse"}'
