@@ -90,7 +90,8 @@ TYPED_MAX = 64 << 10
 class TypedBlock(list):  # type: ignore[type-arg]
     """A block of entries read with the frames' JSON decoded as ``json_type``: its frames are
     ``frame_class`` (:class:`FrameEntry`'s fields, ``json`` decoded, None for a frame kept as text or
-    base64); :meth:`entry` reads one of them again as :class:`FrameEntry`. No line is longer than
+    base64); :meth:`entry` reads one of them again as :class:`FrameEntry` from its line (item ``i`` is
+    line ``i``: the reader makes a block only of lines holding one entry each). No line is longer than
     :data:`TYPED_MAX`."""
 
     __slots__ = ("json_type", "frame_class", "_read", "_lines")

@@ -93,6 +93,21 @@ def _short(chunk: bytes, start: int, end: int) -> bool:
     return True
 
 
+_values = msgspec.json.Decoder(msgspec.Raw)
+
+
+def _one_a_line(chunk: bytes, start: int, end: int, lines: int) -> bool:
+    """Whether the whole lines ``chunk[start:end]``, which read as a JSON array of ``lines`` values once
+    their LFs are commas, hold one value each: they also read as ``lines`` values apart with the LFs
+    kept. A LF inside a value (a value over two lines), two values on a line or a blank line cannot pass
+    both: where a comma may follow inside a value or between values on a line, a LF may not stand in
+    for it, and the reverse (a LF inside a string is no JSON at all)."""
+    try:
+        return len(_values.decode_lines(memoryview(chunk)[start:end])) == lines
+    except DECODE_ERRORS:
+        return False
+
+
 def _iter_lines(f: BinaryIO) -> Iterator[tuple[bytes, bool]]:
     return read_lines(f.read, CHUNK)
 
@@ -197,8 +212,9 @@ class Recording:
 
         Short lines (on average: :func:`_short`) are decoded in one call as a JSON array, their LFs turned into commas, with typed
         frames when ``frame_json`` asks for them (a :class:`TypedBlock`); a block that is then not an
-        array of one entry per line (a blank or bad line, a value over two lines or two on one), or of
-        long lines, is decoded line by line, each sliced from the read.
+        array of one entry per line (a blank or bad line, a value over two lines or two on one, even
+        both at once: :func:`_one_a_line`), or of long lines, is decoded line by line, each sliced from
+        the read.
         """
         if _short(chunk, start, end):
             lines = chunk.count(b"\n", start, end)
@@ -208,13 +224,13 @@ class Recording:
                 cls, decoder = typed_block_decoder(json_type)
                 try:  # a frame the type refuses (a schema issue) sends the block the usual way
                     typed = decoder.decode(body)
-                    if len(typed) == lines:
+                    if len(typed) == lines and _one_a_line(chunk, start, end, lines):
                         return TypedBlock(typed, (chunk, start, end), json_type, cls), lines
                 except DECODE_ERRORS:
                     pass
             try:
                 entries = _block_decoder.decode(body)
-                if len(entries) == lines:  # else two values on one line
+                if len(entries) == lines and _one_a_line(chunk, start, end, lines):
                     return entries, lines
             except DECODE_ERRORS:  # then line by line, which says which line is bad
                 pass

@@ -92,6 +92,23 @@ def test_damaged_lines_are_findings_with_their_line(tmp_path: Path) -> None:
     assert [f.data for f in open_recording(path).frames()] == [ln.split('"json":')[1][:-2].encode() for ln in lines]
 
 
+def test_a_split_line_beside_a_doubled_one_is_read_line_by_line(tmp_path: Path) -> None:
+    """One entry over two lines and two entries on one line: as many lines as entries, yet no line holds
+    its own entry. Every dialect (a typed block for pi-0.84, a plain one for auto) says which lines are
+    unreadable and checks only the frame on a line of its own; a typed block used to misalign and crash."""
+    path = _write(tmp_path / "r.jsonl", '{"kind":"frame","seq":1,"t":0.1,"dir":"c2a"\n',
+                  '"json":{"id":"s1","type":"get_state"}}\n',
+                  '{"kind":"note","seq":2,"t":0.2,"level":"info","text":"a"},'
+                  '{"kind":"note","seq":3,"t":0.3,"level":"info","text":"b"}\n',
+                  '{"kind":"frame","seq":4,"t":0.4,"dir":"c2a","json":{"id":"s2","type":"get_state"}}\n')
+    runs = [_check(path, "--dialect", d) for d in ("pi-0.84", "auto")]
+    assert runs[0] == runs[1]
+    code, found = runs[0]
+    bad = [f["extra"]["line"] for f in found if f["rule"] == "recording.unreadable_line"]
+    unanswered = [f["message"] for f in found if f["rule"] == "correlation.unanswered"]
+    assert code == 1 and bad == [2, 3, 4] and len(unanswered) == 1 and '"s2"' in unanswered[0]
+
+
 def test_many_damaged_lines_are_summed_up() -> None:
     class P:
         def __init__(self, n: int) -> None:

@@ -60,6 +60,10 @@ def test_blocks_read_like_lines(tmp_path_factory, picks, last_lf, chunk, long_li
     """Typed or not, every entry as line by line (a typed block's frames read again with ``entry``), and a
     typed frame's JSON as the frame union decodes it alone."""
     data = HEADER + b"\n" + b"\n".join(picks) + (b"\n" if last_lf and picks else b"")
+    _compare(tmp_path_factory, data, chunk, long_line, block, typed, first)
+
+
+def _compare(tmp_path_factory, data: bytes, chunk: int, long_line: int, block: int, typed: bool, first: int) -> None:
     path = tmp_path_factory.mktemp("r") / "r.jsonl"
     path.write_bytes(data)
     old = reader.CHUNK, reader._LONG_LINE, reader.BLOCK, reader.FIRST_READ
@@ -86,6 +90,42 @@ def test_blocks_read_like_lines(tmp_path_factory, picks, last_lf, chunk, long_li
     want, problems = line_by_line(data)
     assert got == want
     assert [str(p).replace(str(path), "") for p in rec.problems] == problems
+
+
+DAMAGE = {  # a LF put in after (or in place of, for a comma: one lost) a byte, or a lost LF become a byte
+    "split,": b",", "split:": b":", "split}": b"}", 'split"': b'"', "join,": b",", "join ": b" ", "join": b"",
+}
+
+
+def _damage(lines: list[bytes], ops: list[tuple[str, int, int]]) -> bytes:
+    """The ``lines`` damaged: for each op, line ``i`` (cyclically) split at the ``n``-th (cyclically) of
+    its bytes the op names, or joined to the next line by that byte."""
+    lines = list(lines)
+    for op, i, n in ops:
+        i %= len(lines)
+        line, byte = lines[i], DAMAGE[op]
+        if op.startswith("split"):
+            at = [j for j in range(len(line)) if line.startswith(byte, j)]
+            if at:
+                j = at[n % len(at)]
+                lines[i:i + 1] = [line[:j + (byte != b",")], line[j + 1:]]
+        elif i + 1 < len(lines):
+            lines[i:i + 2] = [line + byte + lines[i + 1]]
+    return b"\n".join(lines) + b"\n"
+
+
+@given(st.lists(st.sampled_from(LINES[:4] + FRAMES * 2), min_size=1, max_size=20),
+       st.lists(st.tuples(st.sampled_from(["split,", "join,"] * 4 + sorted(DAMAGE)), st.integers(0, 30),
+                          st.integers(0, 100)), min_size=1, max_size=4),  # mostly the damage the array reads
+       st.booleans(), st.sampled_from([1, 2048]), st.booleans())
+@settings(max_examples=300, deadline=None)
+@example(picks=[FRAMES[3], LINES[2], LINES[2], FRAMES[3]], ops=[("split,", 0, 3), ("join,", 2, 0)],
+         typed=True, long_line=2048, big=True)  # tests/checker/test_recording.py's split line: counts alike
+def test_damaged_layouts_read_like_lines(tmp_path_factory, picks, ops, typed, long_line, big):
+    """Lines split and joined at random, even so that there are as many entries as lines (one over two
+    lines, two on another): the blocks, typed or not, read every entry and problem as line by line."""
+    body = _damage(picks, ops)
+    _compare(tmp_path_factory, HEADER + b"\n" + body, 64 << 10 if big else 4096, long_line, 16 << 10, typed, 64 << 10)
 
 
 def test_short_frames_come_typed_when_asked(tmp_path):
