@@ -69,7 +69,8 @@ _typed_decoders: dict[Any, tuple[type, Any]] = {}
 
 
 def typed_block_decoder(json_type: Any) -> tuple[type, Any]:
-    """``(frame class, decoder)`` for a block of entry lines as one JSON array, frames read with their
+    """``(frame class, decoder)`` for a block of entry lines as one JSON array of one-item arrays (one a
+    line, as the reader wraps them), frames read with their
     JSON decoded as ``json_type`` (a msgspec type) instead of kept raw: the frame class has
     :class:`~rpcspy.recording.format.FrameEntry`'s fields, ``json`` None for a frame kept as text or
     base64; every other entry is read as :func:`decode_entry` reads it. Cached by ``json_type``."""
@@ -79,7 +80,7 @@ def typed_block_decoder(json_type: Any) -> tuple[type, Any]:
                   for f in msgspec.structs.fields(FrameEntry)]
         cls = msgspec.defstruct("TypedFrameEntry", fields, tag="frame", tag_field="kind", kw_only=True)
         others = tuple(t for t in ENTRY_TYPES if t is not FrameEntry)
-        got = _typed_decoders[json_type] = (cls, msgspec.json.Decoder(list[Union[(*others, cls)]]))  # type: ignore[valid-type]
+        got = _typed_decoders[json_type] = (cls, msgspec.json.Decoder(list[tuple[Union[(*others, cls)]]]))  # type: ignore[valid-type]
     return got
 
 

@@ -12,6 +12,7 @@ The last two are converted to the same entries so every tool reads them alike.
 
 from __future__ import annotations
 
+import operator
 import os
 import stat
 from collections.abc import Callable, Iterator
@@ -49,7 +50,9 @@ BLOCK = 16 << 10
 """The lines of a read are decoded in blocks of about this many bytes (up to the end of the line
 holding that byte): a block that stays in the CPU's cache decodes faster than the whole 1 MiB read."""
 
-_block_decoder = msgspec.json.Decoder(list[Union[ENTRY_TYPES]])  # type: ignore[valid-type]
+_block_decoder = msgspec.json.Decoder(list[tuple[Union[ENTRY_TYPES]]])  # type: ignore[valid-type]
+"""A block of lines as ``[[line],[line],...]``: each line must hold exactly one entry (see :func:`_wrapped`)."""
+_first = operator.itemgetter(0)
 _header_decoder = msgspec.json.Decoder(Header)
 
 
@@ -93,19 +96,12 @@ def _short(chunk: bytes, start: int, end: int) -> bool:
     return True
 
 
-_values = msgspec.json.Decoder(msgspec.Raw)
-
-
-def _one_a_line(chunk: bytes, start: int, end: int, lines: int) -> bool:
-    """Whether the whole lines ``chunk[start:end]``, which read as a JSON array of ``lines`` values once
-    their LFs are commas, hold one value each: they also read as ``lines`` values apart with the LFs
-    kept. A LF inside a value (a value over two lines), two values on a line or a blank line cannot pass
-    both: where a comma may follow inside a value or between values on a line, a LF may not stand in
-    for it, and the reverse (a LF inside a string is no JSON at all)."""
-    try:
-        return len(_values.decode_lines(memoryview(chunk)[start:end])) == lines
-    except DECODE_ERRORS:
-        return False
+def _wrapped(chunk: bytes, start: int, end: int) -> bytes:
+    """The whole lines ``chunk[start:end]`` as a JSON array of one-item arrays, one a line: decoded as
+    ``list[tuple[T]]`` it is refused unless every line holds exactly one value. A LF inside a value
+    becomes ``],[`` inside it (no JSON), two values on a line make a two-item array and a blank line an
+    empty one (not a ``tuple[T]``): such a block is read line by line, which says which line is bad."""
+    return b"[[" + chunk[start:end - 1].replace(b"\n", b"],[") + b"]]"
 
 
 def _iter_lines(f: BinaryIO) -> Iterator[tuple[bytes, bool]]:
@@ -210,28 +206,29 @@ class Recording:
                frame_json: Callable[[], Any] | None) -> tuple[list[msgspec.Struct], int]:
         """The entries of the whole lines ``chunk[start:end]`` (after line ``lineno``), and how many lines.
 
-        Short lines (on average: :func:`_short`) are decoded in one call as a JSON array, their LFs turned into commas, with typed
+        Short lines (on average: :func:`_short`) are decoded in one call as a JSON array of one-item arrays
+        (:func:`_wrapped`), with typed
         frames when ``frame_json`` asks for them (a :class:`TypedBlock`); a block that is then not an
         array of one entry per line (a blank or bad line, a value over two lines or two on one, even
-        both at once: :func:`_one_a_line`), or of long lines, is decoded line by line, each sliced from
+        both at once), or of long lines, is decoded line by line, each sliced from
         the read.
         """
         if _short(chunk, start, end):
             lines = chunk.count(b"\n", start, end)
-            body = b"[" + chunk[start:end - 1].replace(b"\n", b",") + b"]"
+            body = _wrapped(chunk, start, end)
             json_type = frame_json() if frame_json is not None and end - start <= TYPED_MAX else None
             if json_type is not None:
                 cls, decoder = typed_block_decoder(json_type)
                 try:  # a frame the type refuses (a schema issue) sends the block the usual way
                     typed = decoder.decode(body)
-                    if len(typed) == lines and _one_a_line(chunk, start, end, lines):
-                        return TypedBlock(typed, (chunk, start, end), json_type, cls), lines
+                    if len(typed) == lines:
+                        return TypedBlock(list(map(_first, typed)), (chunk, start, end), json_type, cls), lines
                 except DECODE_ERRORS:
                     pass
             try:
                 entries = _block_decoder.decode(body)
-                if len(entries) == lines and _one_a_line(chunk, start, end, lines):
-                    return entries, lines
+                if len(entries) == lines:
+                    return list(map(_first, entries)), lines
             except DECODE_ERRORS:  # then line by line, which says which line is bad
                 pass
         out: list[msgspec.Struct] = []
