@@ -12,14 +12,14 @@ import pytest
 
 from rpcspy.events import Frame
 from rpcspy.pump import control, control_conn
-from tests.pump.test_control import FakeSession, Lines, feed, rundir, server  # noqa: F401  (fixtures)
+from tests.pump.control_support import Lines, feed
 
 
 def _threads() -> int:
     return sum(1 for t in threading.enumerate() if t.name.startswith("rpcspy-control-"))
 
 
-def test_a_request_line_without_end_is_cut_at_the_limit(server, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+def test_a_request_line_without_end_is_cut_at_the_limit(server, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(control_conn, "LINE_LIMIT", 1 << 20)
     raw = Lines(server.sock_path)
     try:
@@ -41,7 +41,7 @@ def test_a_request_line_without_end_is_cut_at_the_limit(server, monkeypatch: pyt
         raw.close()
 
 
-def test_clients_beyond_the_limit_are_told_and_closed(server, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+def test_clients_beyond_the_limit_are_told_and_closed(server, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(control, "MAX_CLIENTS", 4)
     before = _threads()
     clients = [Lines(server.sock_path) for _ in range(4)]
@@ -69,7 +69,7 @@ def test_clients_beyond_the_limit_are_told_and_closed(server, monkeypatch: pytes
     fresh.close()
 
 
-def test_a_subscriber_that_never_reads_is_dropped_and_its_threads_end(server, monkeypatch) -> None:  # noqa: F811
+def test_a_subscriber_that_never_reads_is_dropped_and_its_threads_end(server, monkeypatch) -> None:
     monkeypatch.setattr(control_conn, "SEND_TIMEOUT", 1)
     before = set(threading.enumerate())
     raw = Lines(server.sock_path)
@@ -95,7 +95,7 @@ def test_a_subscriber_that_never_reads_is_dropped_and_its_threads_end(server, mo
     b'{"op":["info"]}\n',
     b"\xff\xfe\n",
 ])
-def test_hostile_requests_get_an_error_not_a_traceback(server, request_line: bytes,  # noqa: F811
+def test_hostile_requests_get_an_error_not_a_traceback(server, request_line: bytes,
                                                         capfd: pytest.CaptureFixture[str]) -> None:
     raw = Lines(server.sock_path)
     raw.sock.sendall(request_line)
@@ -107,7 +107,7 @@ def test_hostile_requests_get_an_error_not_a_traceback(server, request_line: byt
     assert "Traceback" not in capfd.readouterr().err
 
 
-def test_a_bug_in_a_request_is_answered_not_printed(server, monkeypatch, capfd) -> None:  # noqa: F811
+def test_a_bug_in_a_request_is_answered_not_printed(server, monkeypatch, capfd) -> None:
     def broken(_conn, _line):  # noqa: ANN001, ANN202
         raise KeyError("boom")
 
