@@ -15,6 +15,7 @@ from typing import Any
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.layout import ConditionalContainer, Float, FloatContainer, HSplit, Layout, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
@@ -86,14 +87,14 @@ class BrowserApp:
         except Exception:  # noqa: BLE001  no terminal yet
             return 24, 80
 
-    def _list_text(self) -> list[tuple[str, str]]:
+    def _list_text(self) -> StyleAndTextTuples:
         rows, cols = self._size()
-        out: list[tuple[str, str]] = []
+        out: StyleAndTextTuples = []
         for style, text in self.model.window(self._height(self.list_window, rows * 3 // 5)):
             out.append((style, text[:cols].ljust(cols) + "\n"))
         return out
 
-    def _detail_text(self) -> list[tuple[str, str]]:
+    def _detail_text(self) -> StyleAndTextTuples:
         rows, cols = self._size()
         key = self.model.current
         if key != self._detail_key:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -96,7 +97,7 @@ def _rss_kb(pid: int) -> int:
 
 
 def test_no_record_writes_nothing(tmp_path: Path) -> None:
-    done = subprocess.run(["python", "-m", "rpcspy", "--no-record", "--", *fake("echo")], input=b"hi\n",
+    done = subprocess.run([sys.executable, "-m", "rpcspy", "--no-record", "--", *fake("echo")], input=b"hi\n",
                           capture_output=True, cwd=tmp_path, timeout=30)
     assert done.stdout == b"hi\n" and done.returncode == 0
     assert list(tmp_path.iterdir()) == []
