@@ -33,6 +33,9 @@ atexit.register(shutil.rmtree, os.environ["XDG_RUNTIME_DIR"], True)
 _ROOT = Path(__file__).resolve().parents[1]
 if str(_ROOT) not in sys.path:
     sys.path.insert(0, str(_ROOT))
+# Subprocesses (`python -m rpcspy`, the pytest plugin's replay agents) import this checkout's rpcspy,
+# not whichever one pip installed last (an editable install of another worktree, an older wheel).
+os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(_ROOT), os.environ.get("PYTHONPATH", "")) if p)
 
 from tests.support.agents import ALL_AGENTS, AgentInstallError, AgentSpec, ensure_agent  # noqa: E402
 from tests.support.driver import AgentProcess  # noqa: E402
