@@ -36,7 +36,7 @@ from rpcspy.recording.naming import agent_name
 
 TRACEPARENT_NOTE = "otel: traceparent "
 """How a live export records the ``TRACEPARENT`` it used, so a later offline export finds it."""
-_SKIP = (b'{"type":"message_update"', b'{"type":"tool_execution_update"')
+SKIP_PREFIXES = (b'{"type":"message_update"', b'{"type":"tool_execution_update"')
 """The bulk of a session, which moves no span: skipped without decoding."""
 _SETTLES = frozenset({V.SETTLED, V.OMP_PROMPT_RESULT, V.OMP_SESSION_SETTLED})
 _MARKS = frozenset({*V.COMPACTION_START, *V.COMPACTION_END, V.RETRY_START, V.RETRY_END})
@@ -187,7 +187,7 @@ class SpanMapper:
             if isinstance(event, Start):
                 return out
         if type(event) is Frame:
-            if event.dir != "err" and not event.data.startswith(_SKIP):
+            if event.dir != "err" and not event.data.startswith(SKIP_PREFIXES):
                 self._frame(event, out)
         elif isinstance(event, Finding):
             self._finding(event)
