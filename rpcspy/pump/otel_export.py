@@ -75,9 +75,9 @@ class _Converter:
 
     def __init__(self, resource: dict[str, str]) -> None:
         from opentelemetry.sdk.resources import Resource
-        from opentelemetry.sdk.util.instrumentation import InstrumentationScope
         from opentelemetry.sdk.trace import Event as SdkEvent
         from opentelemetry.sdk.trace import ReadableSpan
+        from opentelemetry.sdk.util.instrumentation import InstrumentationScope
         from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
         from rpcspy import __version__
