@@ -6,6 +6,8 @@ import sys
 
 import click
 
+from rpcspy.cli.otel_opts import otel_options
+
 
 @click.command(
     "conform",
@@ -16,6 +18,7 @@ Examples:
   rpcspy conform --case 'framing.*' --case id.every -- pi --mode rpc
   rpcspy conform --format junit -- pi --mode rpc > conform.xml
   rpcspy conform --list                             the cases, with the rule each checks
+  rpcspy conform --otel -- pi --mode rpc            each case as a trace (OTEL_* variables)
 \b
 Exit status: 0 when no case failed (deviations are reported, not failures),
 1 when a case failed, 2 for usage errors.""",
@@ -29,7 +32,9 @@ Exit status: 0 when no case failed (deviations are reported, not failures),
 @click.option("--agent-args/--no-agent-args", default=True, show_default=True,
               help="Append --no-session --provider fake --model fake-model to the agent command.")
 @click.option("--list", "list_", is_flag=True, help="List the cases and exit.")
-def command(agent: tuple[str, ...], patterns: tuple[str, ...], no_model: bool, fmt: str, jobs: int,
+@otel_options
+def command(agent: tuple[str, ...], patterns: tuple[str, ...], no_model: bool, fmt: str, jobs: int, otel: bool,
+            otel_content: bool,
             agent_args: bool, list_: bool) -> None:
     """Run a battery of protocol cases against an agent and report each one.
 
@@ -54,14 +59,21 @@ def command(agent: tuple[str, ...], patterns: tuple[str, ...], no_model: bool, f
     cases = select(patterns, model=not no_model)
     if not cases:
         raise click.UsageError(f"no case matches {' '.join(patterns)!r} (see rpcspy conform --list)")
+    from rpcspy.cli.otel_opts import case_exporter
     from rpcspy.conform.report import FORMATS, Row
     from rpcspy.pump.conform_runner import run_battery
+
+    export = case_exporter(list(agent), otel, otel_content)
 
     def progress(result) -> None:
         if fmt == "text" and sys.stderr.isatty():
             click.echo(f"  ... {result.case.id}: {result.verdict.status}", err=True)
+        if export is not None:
+            export.case(result)
 
     results = run_battery(cases, list(agent), jobs=jobs, agent_args=agent_args, on_result=progress)
+    if export is not None:
+        export.close()
     rows = [Row(r.case, r.verdict, r.seconds, tuple(r.transcript.rules())) for r in results]
     sys.stdout.write(FORMATS[fmt](rows, " ".join(agent)))
     sys.exit(1 if any(r.verdict.status == "failed" for r in rows) else 0)

@@ -27,7 +27,7 @@ def otel_options(f: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--otel", "otel", is_flag=True, help=OTEL_HELP)(f)
 
 
-def otel_settings(endpoint: str | None = None, *, offline: bool = False) -> Any:
+def otel_settings(endpoint: str | None = None) -> Any:
     """The export settings from the environment, or None when OTEL_SDK_DISABLED says so (said on stderr).
     A bad variable, or the extra not installed: exit 2 with what to do."""
     from rpcspy.cli.exits import InputError
@@ -52,8 +52,48 @@ def otel_observer(settings: Any, content: bool) -> Callable[[Any], list[Any]]:
     """An observer factory (rpcspy.pump.session.ObserverFactory) for the live exporter."""
 
     def factory(session: Any) -> list[Any]:
-        from rpcspy.pump.otel_export import OtelObserver  # in the observer process, after the fork
+        from rpcspy.pump.otel_export import live_observer  # in the observer process, after the fork
 
-        return [OtelObserver(settings, started=session.started, content=content)]
+        return [live_observer(settings, started=session.started, content=content)]
 
     return factory
+
+
+def check_content(otel: bool, otel_content: bool) -> None:
+    if otel_content and not otel:
+        raise click.UsageError("--otel-content goes with --otel")
+
+
+class _CaseExporter:
+    """conform --otel: each case, once it is judged, as one trace (its agent's frames, findings, verdict)."""
+
+    def __init__(self, argv: list[str], settings: Any, content: bool) -> None:
+        from rpcspy.pump.otel_export import SpanSender
+
+        self.argv, self.settings, self.content = argv, settings, content
+        self.sender = SpanSender(settings)
+
+    def case(self, result: Any) -> None:
+        import time
+
+        from rpcspy.otel.conform import case_spans
+
+        self.sender.put(case_spans(result.case.id, result.verdict, result.transcript, self.argv,
+                                   started=time.time() - result.seconds, content=self.content,
+                                   parent=self.settings.traceparent))
+
+    def close(self) -> None:
+        from rpcspy.pump.otel_export import EXIT_WAIT
+
+        self.sender.close(EXIT_WAIT)
+        level, text = self.sender.summary()
+        if level != "info":
+            click.echo(f"rpcspy: {text}", err=True)
+
+
+def case_exporter(argv: list[str], otel: bool, content: bool) -> _CaseExporter | None:
+    check_content(otel, content)
+    if not otel:
+        return None
+    settings = otel_settings()
+    return None if settings is None else _CaseExporter(argv, settings, content)

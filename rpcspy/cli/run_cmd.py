@@ -87,7 +87,7 @@ def command(output: str | None, overwrite: bool, directory: str, no_record: bool
     from rpcspy.pump.stdio import fill_closed_std_fds
 
     fill_closed_std_fds()  # first: a file opened below must not take the number of a closed stdin/stdout
-    from rpcspy.cli.otel_opts import otel_observer, otel_settings
+    from rpcspy.cli.otel_opts import check_content, otel_observer, otel_settings
     from rpcspy.pump.hub import Observer
     from rpcspy.pump.proxy import ProxyConfig, run_proxy
     from rpcspy.pump.session import ObserverFactory
@@ -110,6 +110,7 @@ def command(output: str | None, overwrite: bool, directory: str, no_record: bool
                                                unanswered_after=unanswered_after))]
 
         observers.append(checker)
+    check_content(otel, otel_content)
     if otel and (settings := otel_settings()) is not None:
         observers.append(otel_observer(settings, otel_content))
     config = ProxyConfig(argv=argv, record_path=path, observers=observers, observer_process=True,

@@ -87,13 +87,15 @@ class _Run:
 class SpanMapper:
     """Feed a session's events in order; collect the spans it returns."""
 
-    def __init__(self, started_unix: float, *, content: bool = False, parent: TraceParent | None = None) -> None:
+    def __init__(self, started_unix: float, *, content: bool = False, parent: TraceParent | None = None,
+                 session_attrs: Attributes | None = None) -> None:
         self._t0 = round(started_unix * 1e6)
         self._started = started_unix
         self._content = Content() if content else None
         self._parent = parent
         self._explicit = parent is not None
         self._key: bytes | None = None
+        self._session_attrs = dict(session_attrs or {})
         self.trace_id = b""
         self._agent = "agent"
         self._session: _Open | None = None
@@ -110,6 +112,11 @@ class SpanMapper:
         self.spans = 0
         """Spans returned so far."""
 
+    @property
+    def last_t(self) -> float:
+        """The time of the latest event fed."""
+        return self._last_t
+
     # ---- ids, times, spans -------------------------------------------------------------------------
     def _ns(self, t: float) -> int:
         return (self._t0 + round(t * 1e6)) * 1000
@@ -123,6 +130,7 @@ class SpanMapper:
         attrs: Attributes = {S.AGENT_NAME: self._agent}
         if start:
             attrs[S.ARGV] = [str(a) for a in start.argv]
+        attrs.update(self._session_attrs)
         self._session = _Open(sid, None, f"{S.SESSION} {self._agent}", "internal", t, attrs)
         self._open.append(self._session)
 

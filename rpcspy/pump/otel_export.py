@@ -203,14 +203,18 @@ class SpanSender:
 
 
 class OtelObserver:
-    """Exports a live session's spans as it runs (the proxy's, drive's): a checker-like observer that emits notes."""
+    """Exports a live session's spans as it runs (the proxy's, drive's): an observer that emits its notes.
+
+    It is shown every event (so it can note, right after the agent's exit, what was exported); the
+    bulk of a session, message and tool-output updates, costs it one prefix check each.
+    """
 
     name = "otel"
 
     def __init__(self, settings: ExportSettings, *, started: float, content: bool = False,
                  sender: SpanSender | None = None, stderr_fd: int = 2) -> None:
         self.settings = settings
-        self.mapper = SpanMapper(started, content=content, parent=settings.traceparent)
+        self.mapper = SpanMapper(round(started, 6), content=content, parent=settings.traceparent)
         self.sender = sender if sender is not None else SpanSender(settings)
         self._stderr = stderr_fd
         self._noted = False
@@ -218,16 +222,25 @@ class OtelObserver:
     def handle(self, event: Event, emit: Emit) -> None:
         if type(event) is Frame and (event.dir == "err" or event.data.startswith(SKIP_PREFIXES)):
             return  # the bulk of a session, which moves no span: one check
+        self._take(event, emit)
+
+    def _take(self, event: Event, emit: Emit) -> None:
         if isinstance(event, Start) and self.settings.traceparent is not None:
             emit(Note(0, event.t, "info", TRACEPARENT_NOTE + self.settings.traceparent.header()))
         spans = self.mapper.feed(event)
         if spans:
             self.sender.put(spans)
-        if isinstance(event, Exit) and not self._noted:  # every span is queued now: send them, then say so
-            self._noted = True
-            self.sender.close(EXIT_WAIT)
-            level, text = self.sender.summary()
-            emit(Note(0, event.t, "warning" if level != "info" else "info", text))
+        if isinstance(event, Exit):  # every span is queued now: send them, then say so
+            self._note(emit, event.t)
+
+    def _note(self, emit: Emit, t: float) -> None:
+        if self._noted:
+            return
+        self._noted = True
+        self.sender.put(self.mapper.finish())
+        self.sender.close(EXIT_WAIT)
+        level, text = self.sender.summary()
+        emit(Note(0, t, "warning" if level != "info" else "info", text))
 
     def flush(self) -> None:
         pass
@@ -238,8 +251,58 @@ class OtelObserver:
             self.sender.put(spans)
         self.sender.close(EXIT_WAIT)
         level, text = self.sender.summary()
-        if level != "info" and self._stderr >= 0:  # said once, also when the recording has it
+        if level != "info" and self._stderr >= 0:  # said on stderr too: the recording may not have it
             try:
                 os.write(self._stderr, f"rpcspy: {text}\n".encode("utf-8", "replace"))
             except OSError:
                 pass
+
+
+class LaggingOtelObserver(OtelObserver):
+    """The same for a dispatcher that hands frames over as lines and lets observers emit when it gives
+    them time (``Lines``/``Lagging`` in ``hub.py``): it is never called per frame; what it emits (the
+    traceparent note, the summary) waits for :meth:`work` or :meth:`stop`."""
+
+    def __init__(self, settings: ExportSettings, *, started: float, content: bool = False,
+                 sender: SpanSender | None = None, stderr_fd: int = 2) -> None:
+        super().__init__(settings, started=started, content=content, sender=sender, stderr_fd=stderr_fd)
+        self._held: list[Event] = []
+
+    @property
+    def behind(self) -> int:
+        """Notes waiting to be emitted (the dispatcher then calls :meth:`work` soon)."""
+        return len(self._held)
+
+    def handle_lines(self, direction: str, t: float, first: int, lines: list[bytes], injected: bool) -> None:
+        if direction == "err":
+            return
+        for i, line in enumerate(lines):
+            if not line.startswith(SKIP_PREFIXES):
+                cr = line.endswith(b"\r")
+                frame = Frame(first + i, t, direction, line[:-1] if cr else line, True, cr, injected)  # type: ignore[arg-type]
+                self._take(frame, self._held.append)
+
+    def handle_batch(self, events: list[Event]) -> None:
+        for event in events:
+            if type(event) is Frame and (event.dir == "err" or event.data.startswith(SKIP_PREFIXES)):
+                continue
+            self._take(event, self._held.append)
+
+    def work(self, emit: Emit, budget: int) -> None:
+        held, self._held = self._held, []
+        for event in held:
+            emit(event)
+
+    def stop(self, emit: Emit) -> None:
+        self.work(emit, 0)
+        self._note(emit, self.mapper.last_t)
+
+
+def live_observer(settings: ExportSettings, *, started: float, content: bool = False) -> OtelObserver:
+    """The live exporter for this dispatcher: one that emits per event, or a lagging one where the
+    dispatcher offers that (it then needs no call per frame)."""
+    from rpcspy.pump import hub
+
+    if getattr(hub, "Lagging", None) is not None and getattr(hub, "Lines", None) is not None:
+        return LaggingOtelObserver(settings, started=started, content=content)
+    return OtelObserver(settings, started=started, content=content)
