@@ -27,99 +27,59 @@ import msgspec
 
 from rpcspy.events import Event, Exit, Finding, Frame, Note, SpawnFailed, Start
 from rpcspy.otel import semconv as S
+from rpcspy.otel.builder import OpenSpan, SpanBuilder
 from rpcspy.otel.content import Content, result_text
+from rpcspy.otel.frames import agent_frame, agent_label
 from rpcspy.otel.ids import TraceParent, parse_traceparent, session_key, span_id, trace_id
-from rpcspy.otel.spans import Attributes, AttrValue, Kind, SpanEvent, SpanRecord
+from rpcspy.otel.spans import Attributes, AttrValue, SpanRecord
 from rpcspy.protocol import vocabulary as V
 from rpcspy.protocol.pairing import Pairing, id_key
-from rpcspy.recording.naming import agent_name
 
 TRACEPARENT_NOTE = "otel: traceparent "
 """How a live export records the ``TRACEPARENT`` it used, so a later offline export finds it."""
-SKIP_PREFIXES = (b'{"type":"message_update"', b'{"type":"tool_execution_update"')
-"""The bulk of a session, which moves no span: skipped without decoding."""
+SKIP_PREFIXES = (b'{"type":"message_update"', b'{"type":"tool_execution_update"', b'{"type":"turn_end"',
+                 b'{"type":"message_start","message":{"role":"user"',
+                 b'{"type":"message_start","message":{"role":"system"',
+                 b'{"type":"message_start","message":{"role":"toolResult"')
+"""Frames that move no span, as pi and omp begin them (the bulk of a session: message updates, and the
+turn's whole message again at its end): skipped without decoding."""
 _SETTLES = frozenset({V.SETTLED, V.OMP_PROMPT_RESULT, V.OMP_SESSION_SETTLED})
 _MARKS = frozenset({*V.COMPACTION_START, *V.COMPACTION_END, V.RETRY_START, V.RETRY_END})
-MAX_EVENTS = 1000
-"""Events kept on one span; more are counted in ``rpcspy.events_dropped``."""
 MAX_OPEN = 10_000
 """Open dialogs kept at most (a session that never answers must not grow without end)."""
 _decode = msgspec.json.decode
-_KNOWN = (("@oh-my-pi/", "omp"), ("pi-coding-agent", "pi"))
-"""Package paths in an agent's command line that name it better than its file (``cli.js``)."""
-
-
-def agent_label(argv: list[str]) -> str:
-    """``pi`` or ``omp`` when the command line shows the package, else the command's short name."""
-    for arg in argv:
-        for marker, name in _KNOWN:
-            if marker in arg:
-                return name
-    return agent_name(argv)
-
-
-@dataclass(slots=True)
-class _Open:
-    span_id: bytes
-    parent: bytes | None
-    name: str
-    kind: Kind
-    start: float
-    attrs: Attributes = field(default_factory=dict)
-    events: list[SpanEvent] = field(default_factory=list)
-    dropped: int = 0
-    closed: bool = False
 
 
 @dataclass(slots=True)
 class _Run:
-    span: _Open
+    span: OpenSpan
     ended: float | None = None
     """The agent_end's time once it came: the run waits for its settle."""
     retry: bool = False
     tools: dict[Any, bytes] = field(default_factory=dict)
-    chat: _Open | None = None
+    chat: OpenSpan | None = None
     chat_from: float | None = None
     turn: int = 0
     output: str | None = None
 
 
-class SpanMapper:
+class SpanMapper(SpanBuilder):
     """Feed a session's events in order; collect the spans it returns."""
 
     def __init__(self, started_unix: float, *, content: bool = False, parent: TraceParent | None = None,
                  session_attrs: Attributes | None = None) -> None:
-        self._t0 = round(started_unix * 1e6)
-        self._started = started_unix
+        super().__init__(started_unix, parent)
         self._content = Content() if content else None
-        self._parent = parent
         self._explicit = parent is not None
-        self._key: bytes | None = None
         self._session_attrs = dict(session_attrs or {})
-        self.trace_id = b""
         self._agent = "agent"
-        self._session: _Open | None = None
         self._run: _Run | None = None
-        self._open: list[_Open] = []
-        """Open spans, innermost last: where an event goes."""
         self._prompts: deque[tuple[int, float, Any]] = deque(maxlen=64)
         """Run commands not yet started: seq, time, message."""
         self._pairing = Pairing(bounded=True)
-        self._dialogs: dict[Any, _Open] = {}
+        self._dialogs: dict[Any, OpenSpan] = {}
         self._conversation: str | None = None
-        self._last_t = 0.0
         self._done = False
-        self.spans = 0
-        """Spans returned so far."""
-
-    @property
-    def last_t(self) -> float:
-        """The time of the latest event fed."""
-        return self._last_t
-
-    # ---- ids, times, spans -------------------------------------------------------------------------
-    def _ns(self, t: float) -> int:
-        return (self._t0 + round(t * 1e6)) * 1000
 
     def _begin(self, start: Start | None, t: float) -> None:
         self._key = session_key(self._started, start.t if start else t, start.pid if start else 0,
@@ -131,46 +91,10 @@ class SpanMapper:
         if start:
             attrs[S.ARGV] = [str(a) for a in start.argv]
         attrs.update(self._session_attrs)
-        self._session = _Open(sid, None, f"{S.SESSION} {self._agent}", "internal", t, attrs)
+        self._session = OpenSpan(sid, None, f"{S.SESSION} {self._agent}", "internal", t, attrs)
         self._open.append(self._session)
 
-    def _span(self, kind: str, seq: int, name: str, span_kind: Kind, t: float, parent: _Open | None,
-              attrs: Attributes) -> _Open:
-        assert self._key is not None
-        attrs[S.SEQ] = seq
-        span = _Open(span_id(self._key, kind, seq), parent.span_id if parent else None, name, span_kind, t, attrs)
-        self._open.append(span)
-        return span
-
-    def _close(self, span: _Open, t: float, out: list[SpanRecord], *, error: str | None = None,
-               unfinished: bool = False) -> None:
-        if span.closed:
-            return
-        span.closed = True
-        if span in self._open:
-            self._open.remove(span)
-        if unfinished:
-            span.attrs[S.UNFINISHED] = True
-        if span.dropped:
-            span.attrs["rpcspy.events_dropped"] = span.dropped
-        parent = span.parent
-        if span is self._session and self._parent is not None:
-            parent = self._parent.span_id
-        out.append(SpanRecord(self.trace_id, span.span_id, parent, span.name, span.kind, self._ns(span.start),
-                              self._ns(max(t, span.start)), span.attrs, span.events,
-                              "error" if error is not None else "unset", error or ""))
-        self.spans += 1
-
-    def _event(self, name: str, t: float, attrs: Attributes, span: _Open | None = None) -> None:
-        target = span or (self._open[-1] if self._open else None)
-        if target is None:
-            return
-        if len(target.events) >= MAX_EVENTS:
-            target.dropped += 1
-        else:
-            target.events.append(SpanEvent(name, self._ns(t), attrs))
-
-    def _parent_span(self) -> _Open | None:
+    def _parent_span(self) -> OpenSpan | None:
         return self._run.span if self._run is not None and self._run.ended is None else self._session
 
     # ---- feeding ------------------------------------------------------------------------------------
@@ -228,6 +152,16 @@ class SpanMapper:
         return out
 
     def _frame(self, frame: Frame, out: list[SpanRecord]) -> None:
+        if frame.dir == "a2c":
+            agent = agent_frame(frame.data, self._content is not None)
+            if agent is None:
+                return
+            kind = agent["type"] if isinstance(agent["type"], str) else ""
+            if kind == V.RESPONSE_TYPE:
+                self._response(frame, agent, out)
+            else:
+                self._agent_event(frame, kind, agent, out)
+            return
         try:
             obj = _decode(frame.data)
         except (msgspec.DecodeError, UnicodeDecodeError, RecursionError, ValueError):
@@ -239,15 +173,8 @@ class SpanMapper:
             return
         if type(obj) is not dict:
             return
-        kind = obj.get("type")
-        if not isinstance(kind, str):
-            kind = ""
-        if frame.dir == "c2a":
-            self._client(frame, kind, obj, out)
-        elif kind == V.RESPONSE_TYPE:
-            self._response(frame, obj, out)
-        else:
-            self._agent_event(frame, kind, obj, out)
+        ctype = obj.get("type")
+        self._client(frame, ctype if isinstance(ctype, str) else "", obj, out)
 
     # ---- client ---------------------------------------------------------------------------------
     def _client(self, frame: Frame, kind: str, obj: dict[str, Any], out: list[SpanRecord]) -> None:
@@ -280,9 +207,9 @@ class SpanMapper:
     def _response(self, frame: Frame, obj: dict[str, Any], out: list[SpanRecord]) -> None:
         answer = self._pairing.response(frame.seq, obj)
         cmd = answer.command
-        if not answer.fresh or cmd is None or not isinstance(cmd.note, _Open):
+        if not answer.fresh or cmd is None or not isinstance(cmd.note, OpenSpan):
             return
-        span: _Open = cmd.note
+        span: OpenSpan = cmd.note
         ok = obj.get("success") is True
         span.attrs["rpcspy.command.success"] = ok
         data = obj.get("data")
