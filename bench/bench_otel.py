@@ -35,13 +35,15 @@ PY = sys.executable
 SAMPLE = HERE.parent / "recordings" / "pi-1.5.2-basic.jsonl"
 
 
-def make_stream(path: str, size: int) -> int:
-    """The sample's agent frames, repeated to ``size`` bytes; returns the number of repetitions."""
+def make_stream(path: str, size: int, stretch: int) -> int:
+    """The sample's agent frames (each message update ``stretch`` times), repeated to ``size`` bytes;
+    returns the number of repetitions."""
     frames = []
     for line in SAMPLE.read_bytes().split(b"\n"):
         if b'"dir":"a2c"' in line[:60] and b'"json":' in line:
             entry = json.loads(line)
-            frames.append(json.dumps(entry["json"], separators=(",", ":")).encode() + b"\n")
+            frame = json.dumps(entry["json"], separators=(",", ":")).encode() + b"\n"
+            frames += [frame] * (stretch if frame.startswith(b'{"type":"message_update"') else 1)
     chunk = b"".join(frames)
     reps = max(1, size // len(chunk))
     with open(path, "wb") as f:
@@ -61,6 +63,9 @@ def main() -> None:
     ap.add_argument("--size", type=float, default=50e6)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--pings", type=int, default=1000)
+    ap.add_argument("--stretch", type=int, default=1,
+                    help="each message update this many times (1: the fake model's 3-chunk replies, a span every "
+                         "5 KB, the worst case; 100: replies of a few hundred deltas, as real models stream)")
     ap.add_argument("--write-docs", action="store_true")
     args = ap.parse_args()
     receiver = Receiver()
@@ -68,7 +73,7 @@ def main() -> None:
     load_before = open("/proc/loadavg").read().split()[:3]
     with tempfile.TemporaryDirectory(prefix="rpcspy-bench-otel-") as tmp:
         stream = os.path.join(tmp, "stream.jsonl")
-        reps = make_stream(stream, int(args.size))
+        reps = make_stream(stream, int(args.size), args.stretch)
         size = os.path.getsize(stream)
         rec = {name: os.path.join(tmp, f"{name}.rec") for name in ("plain", "otel", "down")}
         prefixes = {
@@ -131,16 +136,19 @@ def main() -> None:
         ("collector down: the recording's note", "", notes["down"]),
     ]
     table = "| measure | value | compared |\n|---|---|---|\n" + "\n".join(f"| {a} | {b} | {c} |" for a, b, c in rows)
-    body = (f"Stream: {size / 1e6:.0f} MB, pi 1.5.2's agent output of recordings/pi-1.5.2-basic.jsonl repeated "
-            f"{reps} times (3 runs, 4 model calls and a tool call each: {reps * 8 + 1} spans a session). "
+    shape = ("the fake model's short replies as recorded: a span every 5 KB, the worst case" if args.stretch == 1
+             else f"each message update {args.stretch} times, as a model streaming longer replies")
+    body = (f"Stream: {size / 1e6:.0f} MB, pi 1.5.2's agent output of recordings/pi-1.5.2-basic.jsonl ({shape}) "
+            f"repeated {reps} times (3 runs, 4 model calls and a tool call each: {reps * 8 + 1} spans a session). "
             f"{args.rounds} interleaved rounds, median (min-max); {args.pings} round trips per variant and round. "
-            f"Command: `python bench/bench_otel.py --size {args.size:g} --rounds {args.rounds} --pings {args.pings}`. "
+            f"Command: `python bench/bench_otel.py --size {args.size:g} --rounds {args.rounds} --pings {args.pings} "
+            f"--stretch {args.stretch}`. "
             f"The machine is shared with other sessions: load average {' '.join(load_before)} before, "
             f"{' '.join(load_after)} after; compare the ratios, taken inside each round, not the absolute figures."
             f"\n\n{table}\n")
     print(body)
     if args.write_docs:
-        write_section("OpenTelemetry export", body)
+        write_section("OpenTelemetry export" + (" (worst case)" if args.stretch == 1 else ""), body)
 
 
 if __name__ == "__main__":
