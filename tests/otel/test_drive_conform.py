@@ -58,3 +58,17 @@ def test_a_conform_case_is_one_trace_with_its_verdict() -> None:
     assert session.attributes["rpcspy.exit_code"] == 143 and session.status == "error"
     run = next(s for s in spans if s.name == "invoke_agent pi")
     assert [e.attributes["rpcspy.finding.rule"] for e in run.events] == ["lifecycle.no_settle"]
+
+
+@pytest.mark.parametrize("agent_spec", ["pi-1.5.2"], indirect=True)
+def test_conform_sends_each_case_as_a_trace(agent_spec, receiver: Receiver) -> None:  # type: ignore[no-untyped-def]
+    done = subprocess.run([*RPCSPY, "conform", "--otel", "--case", "id.every", "--case", "id.parse_error", "--",
+                           *agent_spec.argv_prefix, "--mode", "rpc"], capture_output=True, text=True, timeout=300,
+                          env=agent_spec.environ(PYTHONPATH=str(REPO), OTEL_EXPORTER_OTLP_ENDPOINT=receiver.url))
+    assert done.returncode == 0, done.stderr
+    spans = receiver.settle(1.0)
+    sessions = [s for s in spans if s.name == "rpcspy.session pi"]
+    cases = {kv.value.string_value for s in sessions for kv in s.attributes if kv.key == "rpcspy.conform.case"}
+    assert cases == {"id.every", "id.parse_error"}
+    assert len({s.trace_id for s in sessions}) == 2  # one trace a case
+    assert "rpcspy.command (invalid)" in {s.name for s in spans}
