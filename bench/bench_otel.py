@@ -66,6 +66,8 @@ def main() -> None:
     ap.add_argument("--stretch", type=int, default=1,
                     help="each message update this many times (1: the fake model's 3-chunk replies, a span every "
                          "5 KB, the worst case; 100: replies of a few hundred deltas, as real models stream)")
+    ap.add_argument("--no-check", action="store_true",
+                    help="no live check in any variant (a stretched stream repeats deltas, which the checker flags)")
     ap.add_argument("--write-docs", action="store_true")
     args = ap.parse_args()
     receiver = Receiver()
@@ -76,10 +78,11 @@ def main() -> None:
         reps = make_stream(stream, int(args.size), args.stretch)
         size = os.path.getsize(stream)
         rec = {name: os.path.join(tmp, f"{name}.rec") for name in ("plain", "otel", "down")}
+        check = ["--no-check"] if args.no_check else []
         prefixes = {
-            "plain": [PY, "-m", "rpcspy", "--overwrite", "-o", rec["plain"], "--"],
-            "otel": [PY, "-m", "rpcspy", "--overwrite", "-o", rec["otel"], "--otel", "--"],
-            "down": [PY, "-m", "rpcspy", "--overwrite", "-o", rec["down"], "--otel", "--"],
+            "plain": [PY, "-m", "rpcspy", "--overwrite", "-o", rec["plain"], *check, "--"],
+            "otel": [PY, "-m", "rpcspy", "--overwrite", "-o", rec["otel"], *check, "--otel", "--"],
+            "down": [PY, "-m", "rpcspy", "--overwrite", "-o", rec["down"], *check, "--otel", "--"],
         }
         envs = {"plain": {}, "otel": {"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url},
                 "down": {"OTEL_EXPORTER_OTLP_ENDPOINT": down, "OTEL_EXPORTER_OTLP_TIMEOUT": "1000"}}
@@ -120,7 +123,8 @@ def main() -> None:
         return f"{statistics.median(rs):.2f}x ({min(rs):.2f}-{max(rs):.2f})"
 
     rows = [
-        ("throughput, rpcspy (recording + live check)", f"{med(mbps['plain'])} MB/s", "baseline"),
+        ("throughput, rpcspy (recording" + (")" if args.no_check else " + live check)"), f"{med(mbps['plain'])} MB/s",
+         "baseline"),
         ("throughput, rpcspy --otel (oteltap on loopback)", f"{med(mbps['otel'])} MB/s",
          ratio(mbps["otel"], mbps["plain"]) + " of rpcspy"),
         ("throughput, rpcspy --otel, collector down", f"{med(mbps['down'])} MB/s",
@@ -142,7 +146,7 @@ def main() -> None:
             f"repeated {reps} times (3 runs, 4 model calls and a tool call each: {reps * 8 + 1} spans a session). "
             f"{args.rounds} interleaved rounds, median (min-max); {args.pings} round trips per variant and round. "
             f"Command: `python bench/bench_otel.py --size {args.size:g} --rounds {args.rounds} --pings {args.pings} "
-            f"--stretch {args.stretch}`. "
+            f"--stretch {args.stretch}{' --no-check' if args.no_check else ''}`. "
             f"The machine is shared with other sessions: load average {' '.join(load_before)} before, "
             f"{' '.join(load_after)} after; compare the ratios, taken inside each round, not the absolute figures."
             f"\n\n{table}\n")
