@@ -28,6 +28,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 from bench_proxy import pct, ping_pong, stream_once  # noqa: E402
 from perfdoc import write_section  # noqa: E402
+from rounds import run_cpu  # noqa: E402
 
 from tests.otel.receiver import Receiver, free_port  # noqa: E402
 
@@ -90,6 +91,10 @@ def main() -> None:
         exits: dict[str, list[float]] = {k: [] for k in prefixes}
         p50: dict[str, list[float]] = {k: [] for k in prefixes}
         p99: dict[str, list[float]] = {k: [] for k in prefixes}
+        cpu: dict[str, list[float]] = {k: [] for k in prefixes}
+        idle: dict[str, list[float]] = {k: [] for k in prefixes}
+        empty = os.path.join(tmp, "empty.jsonl")
+        open(empty, "wb").close()
         notes: dict[str, str] = {}
         received: list[int] = []
         for r in range(args.rounds):
@@ -103,6 +108,9 @@ def main() -> None:
                         received.append(len(receiver.settle(1.0)))
                     notes[name] = otel_note(rec[name]) if name != "plain" else ""
                     rtts = ping_pong(prefix, args.pings)
+                    env = {**os.environ}
+                    cpu[name].append(run_cpu([*prefix, "cat", stream], env=env)[1])
+                    idle[name].append(run_cpu([*prefix, "cat", empty], env=env)[1])
                 finally:
                     os.environ.clear()
                     os.environ.update(saved)
@@ -122,7 +130,15 @@ def main() -> None:
         rs = [x / y for x, y in zip(a, b, strict=True)]
         return f"{statistics.median(rs):.2f}x ({min(rs):.2f}-{max(rs):.2f})"
 
+    def cpu_row(k: str) -> str:
+        return f"{statistics.median(cpu[k]):.2f} ({min(cpu[k]):.2f}-{max(cpu[k]):.2f})"
+
     rows = [
+        ("CPU of the whole proxy (all its processes), rpcspy / --otel / down (s)",
+         " / ".join(cpu_row(k) for k in prefixes),
+         f"--otel {ratio(cpu['otel'], cpu['plain'])}, down {ratio(cpu['down'], cpu['plain'])}; "
+         f"an empty session: {statistics.median(idle['plain']):.2f} / {statistics.median(idle['otel']):.2f} / "
+         f"{statistics.median(idle['down']):.2f} s (the sender process's start)"),
         ("throughput, rpcspy (recording" + (")" if args.no_check else " + live check)"), f"{med(mbps['plain'])} MB/s",
          "baseline"),
         ("throughput, rpcspy --otel (oteltap on loopback)", f"{med(mbps['otel'])} MB/s",
