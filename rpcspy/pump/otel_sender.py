@@ -50,8 +50,12 @@ class SenderProcess:
     def __init__(self, settings: ExportSettings, *, max_queue: int = MAX_QUEUE) -> None:
         self.settings = settings
         self._max = max_queue
+        import rpcspy
+
+        here = os.path.dirname(os.path.dirname(os.path.abspath(rpcspy.__file__)))  # this rpcspy, not another
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p)}
         self._proc = subprocess.Popen([sys.executable, "-m", "rpcspy.pump.otel_sender"], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True)
+                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True, env=env)
         self._queue: deque[tuple[int, bytes]] = deque()
         self._queued = 0
         self._cond = threading.Condition()
