@@ -164,7 +164,9 @@ def main() -> None:
             f"Command: `python bench/bench_otel.py --size {args.size:g} --rounds {args.rounds} --pings {args.pings} "
             f"--stretch {args.stretch}{' --no-check' if args.no_check else ''}`. "
             f"The machine is shared with other sessions: load average {' '.join(load_before)} before, "
-            f"{' '.join(load_after)} after; compare the ratios, taken inside each round, not the absolute figures."
+            f"{' '.join(load_after)} after; compare the ratios, taken inside each round, not the absolute figures. "
+            "The CPU row (every process of the proxy, from wait4) is the steadiest: the empty session's figure is "
+            "the sender process's start, paid once a session; the rest is the mapping and the sending."
             f"\n\n{table}\n")
     print(body)
     if args.write_docs:
