@@ -106,7 +106,7 @@ class Fleet:
         for key in sorted(self.groups):
             g = self.groups[key]
 
-            def row(metric: str, name: str | None, values: dict[str, Any]) -> None:
+            def row(metric: str, name: str | None, values: dict[str, Any], key: str = key) -> None:
                 out.append({"group_by": self.by, "group": key, "metric": metric, "name": name, **values})
 
             row("recordings", None, {"count": g.recordings, "unreadable": g.unreadable, "frames": g.frames,

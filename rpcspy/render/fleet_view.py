@@ -7,7 +7,6 @@ from itertools import groupby
 from typing import Any
 
 from rich.console import RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from rpcspy.render.stats_view import _n, _table
