@@ -67,18 +67,18 @@ def check_content(otel: bool, otel_content: bool) -> None:
 class _CaseExporter:
     """conform --otel: each case, once it is judged, as one trace (its agent's frames, findings, verdict)."""
 
-    def __init__(self, argv: list[str], settings: Any, content: bool) -> None:
+    def __init__(self, settings: Any, content: bool) -> None:
         from rpcspy.pump.otel_export import SpanSender
 
-        self.argv, self.settings, self.content = argv, settings, content
+        self.settings, self.content = settings, content
         self.sender = SpanSender(settings)
 
-    def case(self, result: Any) -> None:
+    def case(self, result: Any, argv: list[str]) -> None:
         import time
 
         from rpcspy.otel.conform import case_spans
 
-        self.sender.put(case_spans(result.case.id, result.verdict, result.transcript, self.argv,
+        self.sender.put(case_spans(result.case.id, result.verdict, result.transcript, list(argv),
                                    started=time.time() - result.seconds, content=self.content,
                                    parent=self.settings.traceparent))
 
@@ -91,9 +91,9 @@ class _CaseExporter:
             click.echo(f"rpcspy: {text}", err=True)
 
 
-def case_exporter(argv: list[str], otel: bool, content: bool) -> _CaseExporter | None:
+def case_exporter(otel: bool, content: bool) -> _CaseExporter | None:
     check_content(otel, content)
     if not otel:
         return None
     settings = otel_settings()
-    return None if settings is None else _CaseExporter(argv, settings, content)
+    return None if settings is None else _CaseExporter(settings, content)
