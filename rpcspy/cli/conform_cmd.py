@@ -6,6 +6,8 @@ import sys
 
 import click
 
+from rpcspy.cli.otel_opts import otel_options
+
 
 @click.command(
     "conform",
@@ -21,6 +23,7 @@ Examples:
                                                     a matrix: one table, one column per agent
   rpcspy conform --write-baseline conform.json -- pi --mode rpc    accept today's outcomes
   rpcspy conform --baseline conform.json -- pi --mode rpc          fail only on new failures
+  rpcspy conform --otel -- pi --mode rpc            each case as a trace (OTEL_* variables)
 \b
 Exit status: 0 when no case failed (deviations are reported, not failures;
 with --baseline: no failure the baseline does not accept), 1 when a case
@@ -43,9 +46,10 @@ failed, 2 for usage errors or an unreadable baseline.""",
 @click.option("--write-baseline", type=click.Path(dir_okay=False), metavar="FILE",
               help="Write every outcome that is not `passed` as the baseline FILE (replaced whole).")
 @click.option("--list", "list_", is_flag=True, help="List the cases and exit.")
+@otel_options
 def command(agent: tuple[str, ...], patterns: tuple[str, ...], no_model: bool, fmt: str, jobs: int,
             agent_args: bool, matrix: tuple[str, ...], baseline: str | None, write_baseline: str | None,
-            list_: bool) -> None:
+            list_: bool, otel: bool, otel_content: bool) -> None:
     """Run a battery of protocol cases against an agent and report each one.
 
     Each case starts a fresh agent with a temporary HOME whose provider
@@ -76,6 +80,10 @@ def command(agent: tuple[str, ...], patterns: tuple[str, ...], no_model: bool, f
     if not cases:
         raise click.UsageError(f"no case matches {' '.join(patterns)!r} (see rpcspy conform --list)")
     accepted = _read_baseline(baseline) if baseline else None
+    from rpcspy.cli.otel_opts import case_exporter
+
+    export = case_exporter(otel, otel_content)
+    current: list[str] = []
     from rpcspy.conform import matrix as conform_matrix
     from rpcspy.conform.report import FORMATS, Row
     from rpcspy.pump.conform_runner import run_battery
@@ -83,13 +91,18 @@ def command(agent: tuple[str, ...], patterns: tuple[str, ...], no_model: bool, f
     def progress(result) -> None:
         if fmt == "text" and sys.stderr.isatty():
             click.echo(f"  ... {result.case.id}: {result.verdict.status}", err=True)
+        if export is not None:
+            export.case(result, current)
 
     results: dict[str, list[Row]] = {}
     for label, argv in agents:
         if len(agents) > 1 and sys.stderr.isatty():
             click.echo(f"rpcspy conform: {label}", err=True)
+        current[:] = argv
         done = run_battery(cases, argv, jobs=jobs, agent_args=agent_args, on_result=progress)
         results[label] = [Row(r.case, r.verdict, r.seconds, tuple(r.transcript.rules())) for r in done]
+    if export is not None:
+        export.close()
     if len(agents) == 1 and not matrix:
         sys.stdout.write(FORMATS[fmt](results[agents[0][0]], agents[0][0]))
     else:

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from rpcspy.cli.gap_opt import gap_after_option
+from rpcspy.cli.otel_opts import otel_options
 from rpcspy.drive.script import DEFAULT_TIMEOUT
 
 
@@ -35,9 +36,10 @@ Exit status: 0 every step completed, 1 a step timed out or the agent exited firs
 @click.option("--no-control", is_flag=True, help="Offer no control socket (no `rpcspy why PID`/`watch` on it).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on success (failures still go to stderr).")
 @gap_after_option
+@otel_options
 @click.argument("agent", nargs=-1, type=click.UNPROCESSED, metavar="-- AGENT...")
 def command(steps: str, output: str, timeout: float, no_check: bool, no_control: bool, quiet: bool,
-            gap_after: float, agent: tuple[str, ...]) -> None:
+            gap_after: float, otel: bool, otel_content: bool, agent: tuple[str, ...]) -> None:
     """Send a script of client commands to an agent, each when the last is done, and record the session.
 
     STEPS is JSONL, one command per line exactly as a client sends it. By default
@@ -68,6 +70,12 @@ def command(steps: str, output: str, timeout: float, no_check: bool, no_control:
     except ScriptError as exc:
         raise click.UsageError(f"{steps}: {exc}") from None
     driver = Driver(script, timeout=timeout)
+    from rpcspy.cli.otel_opts import check_content, otel_observer, otel_settings
+
+    check_content(otel, otel_content)
+    observers = []
+    if otel and (settings := otel_settings()) is not None:
+        observers.append(otel_observer(settings, otel_content))
 
     def report(result: Any) -> None:
         if result.ok and quiet:
@@ -78,7 +86,7 @@ def command(steps: str, output: str, timeout: float, no_check: bool, no_control:
         click.echo(text, err=True)
 
     code = drive(driver, list(agent), output, check=not no_check, control=not no_control, on_step=report,
-                 gap_after=gap_after)
+                 gap_after=gap_after, observers=observers)
     done = driver.completed
     if not quiet or not done:
         n = sum(r.ok for r in driver.results)
