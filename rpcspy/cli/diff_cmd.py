@@ -89,7 +89,7 @@ def command(a: str, b: str, fmt: str, stderr: bool, dirs: tuple[str, ...], ignor
     norm = Normaliser(NormaliseOptions(usage=usage, redact=redact, ignore=ignore, secrets=secrets), stable=False)
     result = diff_recordings(a, b, norm, dirs=chosen)
     if compat:
-        _compat(result, fmt, width)
+        _compat(result, norm, fmt, width)
     if fmt == "json":
         import msgspec
 
@@ -102,15 +102,14 @@ def command(a: str, b: str, fmt: str, stderr: bool, dirs: tuple[str, ...], ignor
     sys.exit(0 if result.equal else 1)
 
 
-def _compat(result: Any, fmt: str, width: int | None) -> None:
+def _compat(result: Any, norm: Any, fmt: str, width: int | None) -> None:
     import json
     import shutil
 
     from rpcspy.recording.reader import read_frames
-    from rpcspy.replay.compat import compat, compat_lines, frame_labels, survey
+    from rpcspy.replay.compat import compat, compat_lines, survey
 
-    old = survey(read_frames(result.a))
-    report = compat(result, old.labels, frame_labels(read_frames(result.b)), old.optional)
+    report = compat(result, survey(read_frames(result.a), norm), survey(read_frames(result.b), norm))
     if fmt == "json":
         sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=False) + "\n")
     else:
