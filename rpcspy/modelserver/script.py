@@ -9,6 +9,9 @@ prompt contains  reply
 ``tool:``        a ``bash`` tool call (arguments split over several chunks); the
                  command is the text after ``tool:`` or ``echo hello-from-tool``.
                  Once the tool result is in the conversation: ``Tool said: <out>``
+``tools:``       several ``bash`` tool calls in one message, one per command of
+                 ``tools: CMD ;; CMD ...`` (pi runs them in parallel); once their
+                 results are in: ``Tools said: <first line> | <first line> ...``
 ``think:``       ``reasoning_content`` chunks, then text
 ``slow:N``       N (default 100, at most 100000) text chunks, ``slow_delay`` s apart
 ``error:``       the first request for that prompt gets HTTP 503, retries succeed
@@ -98,6 +101,15 @@ def tool_call_deltas(command: str, call_id: str = "call_1") -> list[dict[str, An
     ]
 
 
+def tool_calls_deltas(commands: list[str]) -> list[dict[str, Any]]:
+    """Several ``bash`` tool calls in one message (``call_1``, ``call_2``, ...), each streamed as above."""
+    out: list[dict[str, Any]] = []
+    for i, command in enumerate(commands):
+        for d in tool_call_deltas(command, f"call_{i + 1}"):
+            out.append({"tool_calls": [{**d["tool_calls"][0], "index": i}]})
+    return out
+
+
 def plan_reply(body: dict[str, Any], seen_errors: set[str] | dict[str, int], slow_delay: float) -> Reply:
     """Choose the reply for one chat-completions request (pure, apart from ``seen_errors``).
 
@@ -121,6 +133,12 @@ def plan_reply(body: dict[str, Any], seen_errors: set[str] | dict[str, int], slo
             _mark(seen_errors, key)
             return Reply(status=429, error="Rate limit reached (injected)", headers={"Retry-After": "0"})
         return Reply(deltas=_text(["Rate limit", " over."]))
+    if "tools:" in prompt:
+        if tool_results:
+            firsts = [(message_text(m).strip().splitlines() or ["(nothing)"])[0] for m in tool_results]
+            return Reply(deltas=_text(["Tools said: ", " | ".join(firsts)]))
+        commands = [c.strip() for c in prompt.split("tools:", 1)[1].split(";;") if c.strip()] or [TOOL_COMMAND]
+        return Reply(deltas=tool_calls_deltas(commands[:16]), finish_reason="tool_calls")
     if "tool:" in prompt:
         if tool_results:
             out = message_text(tool_results[-1]).strip().splitlines()
