@@ -41,6 +41,7 @@ from rpcspy.replay.shapes import (
     plain,
     shown_type,
     streamed_into,
+    streamed_root,
     survey,
 )
 
@@ -192,13 +193,18 @@ def _frames(result: DiffResult, old: Survey, new: Survey, out: _Groups) -> bool:
 
     def pair(label: str, a: Any, b: Any, item: Item) -> None:
         shape = label.split("/", 1)[0]
+        said: set[str] = set()
         for c in changes(a, b, align=True):
             got = classify_change(label, c)
             if got is not None:
                 path = _INDEX.sub("[]", c.path)
-                if got[0] == "safe" and streamed_into(shape, path):
-                    got = "timing", "filled in by streaming"
-                out.add(*got, label, path, _example(item, c))
+                root = streamed_root(shape, path) if got[0] == "safe" else None
+                if root is not None:  # once per frame for the snapshot's usage or content, whatever leaf differed
+                    if root not in said:
+                        said.add(root)
+                        out.add("timing", "filled in by streaming", shape, root, _example(item, c))
+                else:
+                    out.add(*got, label, path, _example(item, c))
 
     for d in result.dirs:
         if d.dir == "c2a":
@@ -301,7 +307,7 @@ def _shapes(old: Survey, new: Survey, out: _Groups) -> None:
             out.add("safe", "new field", *where, ex, fb.count)
     for (shape, path), values in new.enums.items():
         known = old.enums.get((shape, path))
-        if not known or len(known) >= _MAX_ENUM:
+        if not known or len(known) >= _MAX_ENUM or streamed_into(shape.split("/", 1)[0], path):
             continue
         first = next(iter(known.items()))
         for value, (seq, n) in values.items():

@@ -241,7 +241,16 @@ STREAMED_INTO = tuple(f"${p}.{k}" for p in ("", ".message", ".assistantMessageEv
 Below these, a snapshot's values and fields differ between runs of one agent."""
 
 
+def streamed_root(shape: str, shown: str) -> str | None:
+    """The place streaming fills in (``$.usage``, ``$.message.content``...) that ``shown`` (a plain path)
+    of a frame of ``shape`` is below; None when it is not below one."""
+    if shape in SNAPSHOTS:
+        for p in STREAMED_INTO:
+            if shown.startswith(p) and shown[len(p):len(p) + 1] in (".", "["):
+                return p
+    return None
+
+
 def streamed_into(shape: str, shown: str) -> bool:
     """Whether ``shown`` (a plain path) of a frame of ``shape`` is below what streaming fills in."""
-    return shape in SNAPSHOTS and any(shown.startswith(p) and shown[len(p):len(p) + 1] in (".", "[")
-                                      for p in STREAMED_INTO)
+    return streamed_root(shape, shown) is not None
