@@ -50,7 +50,8 @@ def test_pi_1_5_dispositions_are_safe_additions(_agent_specs, agent_home: Path, 
     assert not [g for g in report["groups"] if "disposition" in json.dumps(g) and g["level"] != "safe"]
     assert done.returncode == (1 if report["breaking"] else 0)
     text = rpcspy(new_pi, "diff", "--compat", str(old), str(new)).stdout
-    assert 'response/prompt: new field $.data x2  e.g. A#' in text and '{"disposition":"started"}' in text
+    assert 'response/prompt: new field $.data x2  e.g. B#' in text and '{"disposition":"started"}' in text
+    assert "(in 0/2 old, 2/2 new)" in text
 
 
 SAME_STEPS = [*DRIVE_SCRIPT[:6], {"id": "p4", "type": "prompt", "message": "tools: echo one ;; echo two ;; echo three"},
