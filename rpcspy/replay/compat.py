@@ -173,7 +173,7 @@ def _bound_order(old: Survey, new: Survey) -> set[str]:
 
     la, lb = lanes(old), lanes(new)
     bound: set[str] = set()
-    for lane in ("main", "deltas"):
+    for lane in ("main", "deltas", "responses"):
         pa, pb = positions(la.get(lane, [])), positions(lb.get(lane, []))
         bound |= {x for x in pa.keys() | pb.keys() if pa.get(x) != pb.get(x)}
     ta = sorted(v for k, v in la.items() if k.startswith("tool"))
@@ -251,7 +251,8 @@ def _frames(result: DiffResult, old: Survey, new: Survey, out: _Groups) -> bool:
             if y is not None:
                 rest.remove(y)
             p = Item("changed", label, x.a, None if y is None else y.b)
-            kind = "tool calls interleaved differently" if key[0].startswith("tool") else "moved among streamed deltas"
+            kind = ("tool calls interleaved differently" if key[0].startswith("tool") else
+                    "response moved among events" if key[0] == "responses" else "moved among streamed deltas")
             out.add("timing", kind, label, None, _example(p))
             if y is not None and y.b is not None and x.a.value is not None and y.b.value is not None:
                 pair(label, x.a.value, y.b.value, p)

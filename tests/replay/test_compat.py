@@ -117,6 +117,18 @@ def test_a_frame_moved_only_among_deltas_is_timing(tmp_path: Path) -> None:
         "frames that moved are still compared field by field"
 
 
+def test_a_response_moved_among_the_events_of_a_run_is_timing(tmp_path: Path) -> None:
+    """A command sent mid-run is answered wherever the run has got to: not an order the protocol fixes."""
+    state = {"id": "s", "type": "response", "command": "get_state", "success": True, "data": {"x": 1}}
+    old = [{"type": "agent_start"}, {"type": "turn_start"}, state, {"type": "turn_end"}, {"type": "agent_end"}]
+    new = [{"type": "agent_start"}, state, {"type": "turn_start"}, {"type": "turn_end"}, {"type": "agent_end"}]
+    r = report(tmp_path, old, new)
+    assert (r.count("breaking"), r.count("warning"), r.count("safe")) == (0, 0, 0), compat_text(r)
+    assert r.count("timing") == 1
+    swapped = [{"type": "turn_start"}, {"type": "agent_start"}, state, {"type": "turn_end"}, {"type": "agent_end"}]
+    assert ("breaking", "order changed") in {(g.level, g.kind) for g in report(tmp_path, old, swapped).groups}
+
+
 def test_a_field_the_old_agent_did_not_always_send_is_timing_when_not_seen(tmp_path: Path) -> None:
     """pi 0.87.1 put ``responseId`` on an assistant ``message_start`` only when the model's first chunk came
     first (2 of 4 in recordings/pi-0.87.1-basic.jsonl); one recording without it cannot tell an agent that
