@@ -48,6 +48,9 @@ from rpcspy.replay.shapes import (
 __all__ = ["LEVELS", "CompatReport", "Group", "compat", "compat_lines", "survey"]
 
 LEVELS = ("breaking", "warning", "safe", "timing")
+_OPTIONAL_PROGRESS = frozenset({"tool_execution_update"})
+"""Progress frames the protocol never promises (a fast tool call has none): even all of them gone is timing."""
+_TOOL_RANK = {"tool_execution_start": 0, "tool_execution_update": 1, "tool_execution_end": 2}
 _INDEX = re.compile(r"\[\d+\]")
 _LAST_KEY = re.compile(r'(?:\.([A-Za-z_$][\w$]*)|\["((?:[^"\\]|\\.)*)"\])$')
 
@@ -171,16 +174,21 @@ def _bound_order(old: Survey, new: Survey) -> set[str]:
             out.setdefault(x, []).append(i)
         return out
 
+    def disorder(by_lane: dict[str, list[str]]) -> set[str]:
+        """Tool frames out of a call's start -> updates -> end (how many updates there are is timing)."""
+        out: set[str] = set()
+        for lane, labels in by_lane.items():
+            ranks = [_TOOL_RANK.get(x, 1) for x in labels]
+            if lane.startswith("tool") and ranks != sorted(ranks):
+                out |= set(labels)
+        return out
+
     la, lb = lanes(old), lanes(new)
     bound: set[str] = set()
-    for lane in ("main", "deltas", "responses"):
+    for lane in ("main", "deltas", "responses", "queue"):
         pa, pb = positions(la.get(lane, [])), positions(lb.get(lane, []))
         bound |= {x for x in pa.keys() | pb.keys() if pa.get(x) != pb.get(x)}
-    ta = sorted(v for k, v in la.items() if k.startswith("tool"))
-    tb = sorted(v for k, v in lb.items() if k.startswith("tool"))
-    if ta != tb:  # not the same calls, each in its own order: every tool frame is suspect
-        bound |= {x for calls in (ta, tb) for labels in calls for x in labels}
-    return bound
+    return bound | (disorder(la) ^ disorder(lb))
 
 
 def _frames(result: DiffResult, old: Survey, new: Survey, out: _Groups) -> bool:
@@ -224,7 +232,10 @@ def _frames(result: DiffResult, old: Survey, new: Survey, out: _Groups) -> bool:
                     pair(label, item.a.value, item.b.value, item)
                 continue
             added = item.op == "added"
-            if added and na == 0:
+            if label in _OPTIONAL_PROGRESS and (na == 0 or nb == 0):  # a call need not send any
+                out.add("timing", "more progress frames" if added else "fewer progress frames", label, None,
+                        _example(item))
+            elif added and na == 0:
                 out.add("warning", "new frame type", label, None, _example(item))
             elif not added and nb == 0:
                 out.add("breaking", "frame type gone", label, None, _example(item))
@@ -252,7 +263,8 @@ def _frames(result: DiffResult, old: Survey, new: Survey, out: _Groups) -> bool:
                 rest.remove(y)
             p = Item("changed", label, x.a, None if y is None else y.b)
             kind = ("tool calls interleaved differently" if key[0].startswith("tool") else
-                    "response moved among events" if key[0] == "responses" else "moved among streamed deltas")
+                    "response moved among events" if key[0] == "responses" else
+                    "queue update moved among events" if key[0] == "queue" else "moved among streamed deltas")
             out.add("timing", kind, label, None, _example(p))
             if y is not None and y.b is not None and x.a.value is not None and y.b.value is not None:
                 pair(label, x.a.value, y.b.value, p)

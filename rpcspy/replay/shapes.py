@@ -13,10 +13,11 @@ which JSON kinds its values had; :mod:`rpcspy.replay.compat` then compares the t
   assistant message's fields are not judged against a user message's, nor a ``toolCall`` block's against a
   ``text`` block's. Paths keep the discriminator (``$.message<assistant>.model``,
   ``$.message<assistant>.content[toolCall].id``); :func:`plain` gives the path users see (``$.message.model``).
-* Each frame gets a lane (:func:`lane_of`): ``deltas`` for ``message_update``, ``responses`` (a response
-  comes after its command, wherever the events of a run in progress are by then), one lane per tool call (by
-  its ``toolCallId``, numbered by first appearance) for ``tool_execution_*``, ``main`` for the rest. The
-  protocol orders frames within a lane; how lanes interleave is timing.
+* Each frame gets a lane (:func:`lane_of`): ``deltas`` for ``message_update``; ``responses`` and ``queue``
+  (``queue_update``): a response comes after its command and the queue changes when a command queues a message,
+  wherever a run in progress has got to by then; one lane per tool call (by its ``toolCallId``, numbered by
+  first appearance) for ``tool_execution_*``; ``main`` for the rest. The protocol orders frames within a
+  lane; how lanes interleave is timing.
 
 Pure: frames (and the normaliser the comparison uses) come in.
 """
@@ -81,7 +82,7 @@ class Survey:
     labels: list[str] = field(default_factory=list)
     """The differ's label of each frame (``response/get_state``, ``message_update/text_delta``)."""
     lanes: list[str] = field(default_factory=list)
-    """Each frame's lane: ``main``, ``deltas``, ``responses`` or ``tool<N>``."""
+    """Each frame's lane: ``main``, ``deltas``, ``responses``, ``queue`` or ``tool<N>``."""
     fields: dict[tuple[str, str], FieldStat] = field(default_factory=dict)
     enums: dict[tuple[str, str], dict[str, tuple[int, int]]] = field(default_factory=dict)
     """(shown type, plain path) of enum-like keys -> value -> (first frame, occurrences)."""
@@ -148,6 +149,8 @@ def lane_of(value: Any, tools: dict[str, int]) -> str:
         return "deltas"
     if typ == "response":
         return "responses"
+    if typ == "queue_update":
+        return "queue"
     if typ in TOOL_FRAMES:
         call = value.get("toolCallId")
         if isinstance(call, str):

@@ -307,3 +307,20 @@ def compat_text(r) -> str:  # type: ignore[no-untyped-def]
     from rpcspy.replay.compat import compat_lines
 
     return "\n".join(compat_lines(r))
+
+
+def test_a_call_without_updates_in_one_run_keeps_the_others_free(tmp_path: Path) -> None:
+    """A fast command's output may come as one update or none: the calls' ends are still free to reorder."""
+    old = parallel([("start", "c1"), ("start", "c2"), ("update", "c2"), ("end", "c1"), ("end", "c2")])
+    new = parallel([("start", "c1"), ("start", "c2"), ("end", "c2"), ("end", "c1")])
+    r = report(tmp_path, old, new)
+    assert (r.count("breaking"), r.count("warning")) == (0, 0), compat_text(r)
+
+
+def test_a_queue_update_is_answered_wherever_the_run_has_got_to(tmp_path: Path) -> None:
+    q = {"type": "queue_update", "steering": [], "followUp": ["x"]}
+    end = {"type": "message_end", "message": {"role": "assistant", "content": []}}
+    old = [{"type": "agent_start"}, q, end, {"type": "turn_end"}, {"type": "agent_end"}]
+    new = [{"type": "agent_start"}, end, {"type": "turn_end"}, q, {"type": "agent_end"}]
+    r = report(tmp_path, old, new)
+    assert (r.count("breaking"), r.count("warning"), r.count("safe")) == (0, 0, 0), compat_text(r)
