@@ -198,6 +198,7 @@ def _frames(result: DiffResult, old: Survey, new: Survey, out: _Groups) -> bool:
     keys_a, keys_b = _lane_keys(old), _lane_keys(new)
     client_differs = False
     moved: dict[str, tuple[list[Item], list[Item]]] = {}
+    counted: set[str] = set()
 
     def pair(label: str, a: Any, b: Any, item: Item) -> None:
         shape = label.split("/", 1)[0]
@@ -242,12 +243,11 @@ def _frames(result: DiffResult, old: Survey, new: Survey, out: _Groups) -> bool:
             elif na != nb and _streamed(label):
                 out.add("timing", "more progress frames" if nb > na else "fewer progress frames", label, None,
                         _example(item))
-            elif nb > na:  # a removed one of these is the alignment shifted round the new ones
-                if added:
-                    out.add("warning", "new event", label, None, _example(item))
-            elif nb < na:
-                if not added:
-                    out.add("breaking", "frame gone", label, None, _example(item))
+            elif nb != na:  # said once, with the net count: the rest is the alignment shifted round them
+                if label not in counted and added == (nb > na):
+                    counted.add(label)
+                    out.add(*(("warning", "new event") if nb > na else ("breaking", "frame gone")), label, None,
+                            _example(item), abs(nb - na))
             elif label in bound:
                 out.add("breaking", "order changed", label, None, _example(item))
             else:
