@@ -324,3 +324,31 @@ def test_a_queue_update_is_answered_wherever_the_run_has_got_to(tmp_path: Path) 
     new = [{"type": "agent_start"}, end, {"type": "turn_end"}, q, {"type": "agent_end"}]
     r = report(tmp_path, old, new)
     assert (r.count("breaking"), r.count("warning"), r.count("safe")) == (0, 0, 0), compat_text(r)
+
+
+def _interleaving(draw, calls: int) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    """One valid schedule of ``calls`` parallel tool calls: starts in order, each call's updates then its
+    end, the calls' frames interleaved at random."""
+    from hypothesis import strategies as st
+
+    lanes = [[("update", f"c{i}")] * draw(st.integers(0, 2)) + [("end", f"c{i}")] for i in range(calls)]
+    out = [("start", f"c{i}") for i in range(calls)]
+    while any(lanes):
+        i = draw(st.sampled_from([k for k, lane in enumerate(lanes) if lane]))
+        out.append(lanes[i].pop(0))
+    return out
+
+
+def test_any_two_schedules_of_parallel_calls_compare_as_timing(tmp_path_factory) -> None:  # type: ignore[no-untyped-def]
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=25)
+    @given(st.data())
+    def check(data) -> None:  # type: ignore[no-untyped-def]
+        calls = data.draw(st.integers(1, 3))
+        old, new = (parallel(_interleaving(data.draw, calls)) for _ in range(2))
+        r = report(tmp_path_factory.mktemp("s"), old, new)
+        assert (r.count("breaking"), r.count("warning")) == (0, 0), compat_text(r)
+
+    check()
