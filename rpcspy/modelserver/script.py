@@ -9,9 +9,6 @@ prompt contains  reply
 ``tool:``        a ``bash`` tool call (arguments split over several chunks); the
                  command is the text after ``tool:`` or ``echo hello-from-tool``.
                  Once the tool result is in the conversation: ``Tool said: <out>``
-``tools:``       several ``bash`` tool calls in one message, one per command of
-                 ``tools: CMD ;; CMD ...`` (pi runs them in parallel); once their
-                 results are in: ``Tools said: <first line> | <first line> ...``
 ``think:``       ``reasoning_content`` chunks, then text
 ``slow:N``       N (default 100, at most 100000) text chunks, ``slow_delay`` s apart
 ``error:``       the first request for that prompt gets HTTP 503, retries succeed
@@ -19,6 +16,9 @@ prompt contains  reply
 ``ratelimit:N``  the first N (default 1) requests for that prompt get HTTP 429 with
                  ``Retry-After: 0`` (an agent with auto-retry retries), then text
 ``big:N``        a text reply of N KiB (default 64, at most 1 GiB) in 1 KiB chunks
+``tools:``       several ``bash`` tool calls in one message, one per command of
+                 ``tools: CMD ;; CMD ...`` (pi runs them in parallel); once their
+                 results are in: ``Tools said: <first line> | <first line> ...``
 (otherwise)      ``Hello``, `` \\u2028world``, ``!``: a raw U+2028 in the text
 ===============  ==================================================================
 
@@ -90,6 +90,15 @@ def _mark(seen: set[str] | dict[str, int], key: str) -> None:
         seen.add(key)
 
 
+def tool_calls_deltas(commands: list[str]) -> list[dict[str, Any]]:
+    """Several ``bash`` tool calls in one message (``call_1``, ``call_2``, ...), each as :func:`tool_call_deltas`."""
+    out: list[dict[str, Any]] = []
+    for i, command in enumerate(commands):
+        for d in tool_call_deltas(command, f"call_{i + 1}"):
+            out.append({"tool_calls": [{**d["tool_calls"][0], "index": i}]})
+    return out
+
+
 def tool_call_deltas(command: str, call_id: str = "call_1") -> list[dict[str, Any]]:
     """A ``bash`` tool call whose JSON arguments arrive in three pieces."""
     args = json.dumps({"command": command})
@@ -99,15 +108,6 @@ def tool_call_deltas(command: str, call_id: str = "call_1") -> list[dict[str, An
     return [{"tool_calls": [first]}] + [
         {"tool_calls": [{"index": 0, "function": {"arguments": p}}]} for p in pieces
     ]
-
-
-def tool_calls_deltas(commands: list[str]) -> list[dict[str, Any]]:
-    """Several ``bash`` tool calls in one message (``call_1``, ``call_2``, ...), each streamed as above."""
-    out: list[dict[str, Any]] = []
-    for i, command in enumerate(commands):
-        for d in tool_call_deltas(command, f"call_{i + 1}"):
-            out.append({"tool_calls": [{**d["tool_calls"][0], "index": i}]})
-    return out
 
 
 def plan_reply(body: dict[str, Any], seen_errors: set[str] | dict[str, int], slow_delay: float) -> Reply:
@@ -133,18 +133,18 @@ def plan_reply(body: dict[str, Any], seen_errors: set[str] | dict[str, int], slo
             _mark(seen_errors, key)
             return Reply(status=429, error="Rate limit reached (injected)", headers={"Retry-After": "0"})
         return Reply(deltas=_text(["Rate limit", " over."]))
-    if "tools:" in prompt:
-        if tool_results:
-            firsts = [(message_text(m).strip().splitlines() or ["(nothing)"])[0] for m in tool_results]
-            return Reply(deltas=_text(["Tools said: ", " | ".join(firsts)]))
-        commands = [c.strip() for c in prompt.split("tools:", 1)[1].split(";;") if c.strip()] or [TOOL_COMMAND]
-        return Reply(deltas=tool_calls_deltas(commands[:16]), finish_reason="tool_calls")
     if "tool:" in prompt:
         if tool_results:
             out = message_text(tool_results[-1]).strip().splitlines()
             return Reply(deltas=_text(["Tool said: ", out[0] if out else "(nothing)"]))
         command = prompt.split("tool:", 1)[1].strip() or TOOL_COMMAND
         return Reply(deltas=tool_call_deltas(command), finish_reason="tool_calls")
+    if "tools:" in prompt:
+        if tool_results:
+            firsts = [(message_text(m).strip().splitlines() or ["(nothing)"])[0] for m in tool_results]
+            return Reply(deltas=_text(["Tools said: ", " | ".join(firsts)]))
+        commands = [c.strip() for c in prompt.split("tools:", 1)[1].split(";;") if c.strip()] or [TOOL_COMMAND]
+        return Reply(deltas=tool_calls_deltas(commands[:16]), finish_reason="tool_calls")
     if "think:" in prompt:
         thinking = [{"reasoning_content": p} for p in THINKING]
         return Reply(deltas=thinking + _text(DEFAULT_TEXT))
