@@ -352,3 +352,16 @@ def test_any_two_schedules_of_parallel_calls_compare_as_timing(tmp_path_factory)
         assert (r.count("breaking"), r.count("warning")) == (0, 0), compat_text(r)
 
     check()
+
+
+def test_the_example_in_docs_drive_md_is_real_output(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.chdir(root)
+    doc = (root / "docs" / "drive.md").read_text()
+    block = doc.split("```text\ncompat recordings/pi-0.73.1-basic.jsonl", 1)[1].split("```", 1)[0]
+    shown = [line for line in ("compat recordings/pi-0.73.1-basic.jsonl" + block).splitlines()
+             if line.strip() and line.strip() != "..."]
+    got = CliRunner().invoke(main, ["diff", "--compat", "recordings/pi-0.73.1-basic.jsonl",
+                                    "recordings/pi-0.87.1-basic.jsonl", "--width", "100"], catch_exceptions=False)
+    assert got.exit_code == 1
+    assert not [line for line in shown if line not in got.output.splitlines()]
