@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -102,6 +103,11 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
     owner: "ModelServer"
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """An agent that aborts drops its keep-alive connection: not worth a traceback on stderr."""
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)
 
 
 class ModelServer:
