@@ -6,15 +6,16 @@ events and ends of stream up to :data:`HELD_MAX` of them, data up to
 :data:`HOLD_BYTES` (the chunks themselves, not copies), which rides out a moment's
 delay. Past that, the publishing relay waits for room (so the agent or the client
 that writes is slowed down) for as long as the pipe keeps taking bytes; only once
-it has taken none for :data:`rpcspy.backpressure.STALL_AFTER` seconds (the
-observers stalled or died) do data become a *gap*: a count of bytes forwarded but
+the observer process is stopped (SIGSTOP) or dead and the pipe has taken nothing for
+:data:`rpcspy.backpressure.STALL_AFTER` seconds do data become a *gap* (a slow observer
+is waited for; :mod:`rpcspy.backpressure`): a count of bytes forwarded but
 not recorded, per direction, sent as one ``GAP`` message once the pipe has room
 again (the recording gets a note saying what, how many bytes and after which
 frame). Whatever waits is handed over as soon as the pipe has room, by a thread of the
 sink's own (:meth:`PipeSink._hand_over`), not only at the next publish: the relays go
 idle after their last chunk, and a frame left waiting then would never reach the
-observers. The agent's bulk output travels on the tape (:mod:`rpcspy.pump.tape`): only
-a header goes through the message pipe.
+observers. Every write here is a copy into a pipe that only rpcspy's observer process reads;
+the client and the agent get their own copies from the relays.
 """
 
 from __future__ import annotations
@@ -27,14 +28,10 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from rpcspy.backpressure import POLL, STALL_AFTER, Backpressure, Verdict, gap_reason, gap_warning
 from rpcspy.events import Direction, Event
 from rpcspy.pump import wire
-
-if TYPE_CHECKING:
-    from rpcspy.pump.tape import Tape
 
 Warn = Callable[[str], None]
 HELD_MAX = 4096
@@ -58,23 +55,21 @@ class _Gap:
     t: float
     reason: str
     bytes: int = 0
-    tape_bytes: int = 0
-    """Of which on the tape: the observers skip them there."""
     events: int = 0
     """Events that could not be held either."""
 
     def message(self) -> list[builtins.bytes]:
-        return wire.gap_message(self.dir, self.t, self.bytes, self.tape_bytes, self.reason, self.events)
+        return wire.gap_message(self.dir, self.t, self.bytes, self.reason, self.events)
 
 
 class PipeSink:
     """Proxy side: serialise what the relays forwarded into the observer pipe, waiting only while it drains."""
 
-    def __init__(self, fd: int, *, warn: Warn, tape: Tape | None = None, stall_after: float = STALL_AFTER,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, fd: int, *, warn: Warn, stall_after: float = STALL_AFTER,
+                 clock: Callable[[], float] = time.monotonic, halted: Callable[[], bool] | None = None) -> None:
         self.fd = fd
-        self.tape = tape
-        """Where the agent relay may put bulk output instead of the pipe, or None."""
+        self._halted = halted or (lambda: True)
+        """Whether the reader is stopped or dead (only then is a stall cut as a gap); None: any stall is."""
         self._warn = warn
         self._lock = threading.Lock()
         self._rest: list[memoryview] = []
@@ -97,6 +92,10 @@ class PipeSink:
         self._hand_over_thread: threading.Thread | None = None
         os.set_blocking(fd, False)
 
+    def set_halted(self, halted: Callable[[], bool]) -> None:
+        """How to tell that the reader is stopped or dead (only then is a stall cut as a gap)."""
+        self._halted = halted
+
     @property
     def stalled(self) -> bool:
         """Something is waiting for room in the pipe: new data would only become a gap."""
@@ -104,24 +103,13 @@ class PipeSink:
 
     def publish(self, direction: Direction, t: float, chunk: bytes, injected: bool = False) -> None:
         header = wire.header(wire.DATA, direction, t, len(chunk), wire.INJECTED if injected else 0)
-        self._offer([header, chunk], direction, t, len(chunk), 0)
-
-    def publish_tape(self, direction: Direction, t: float, length: int) -> None:
-        """``length`` bytes of ``direction`` were just appended to the tape: say so, in order."""
-        self._offer([wire.header(wire.TAPE_DATA, direction, t, length)], direction, t, length, length)
-
-    def publish_gap(self, direction: Direction, t: float, length: int, reason: str) -> None:
-        """``length`` bytes of ``direction`` were forwarded and will not be recorded."""
-        with self._lock:
-            self._add_gap(direction, t, length, 0, reason)
-            if not self._catch_up():
-                self._wake_hand_over()
+        self._offer([header, chunk], direction, t, len(chunk))
 
     def publish_eof(self, direction: Direction, t: float) -> None:
-        self._offer([wire.header(wire.EOF, direction, t, 0)], None, t, 0, 0)
+        self._offer([wire.header(wire.EOF, direction, t, 0)], None, t, 0)
 
     def publish_event(self, event: Event) -> None:
-        self._offer(wire.event_message(event), None, event.t, 0, 0)
+        self._offer(wire.event_message(event), None, event.t, 0)
 
     def flush(self) -> bool:
         """Hand over what waits, as far as the pipe takes it now (never blocks); True when nothing waits."""
@@ -135,7 +123,7 @@ class PipeSink:
                               "forwarding continues")
                 return True
 
-    def _offer(self, pieces: list[bytes], direction: Direction | None, t: float, size: int, on_tape: int) -> None:
+    def _offer(self, pieces: list[bytes], direction: Direction | None, t: float, size: int) -> None:
         """Write one message now if the pipe has room, else hold it; past the bounds, wait for room
         while the pipe keeps taking bytes, and count it (data) or its loss (events) once it stalls."""
         if self.dead:
@@ -143,7 +131,7 @@ class PipeSink:
                 self._told_late = True
                 self._warn(f"{direction} output forwarded after the recording was closed is not in it")
             return
-        in_memory = size - on_tape
+        in_memory = size
         with self._lock:
             try:
                 while True:
@@ -159,11 +147,12 @@ class PipeSink:
                         self._held.append((pieces, in_memory))
                         self._held_bytes += in_memory
                         return
-                    if self._gate.decide(position=self._progress(), now=self._clock()) is Verdict.CUT:
+                    if self._gate.decide(position=self.sent, now=self._clock(),
+                                         halted=self._halted()) is Verdict.CUT:
                         if direction is None:
-                            self._add_gap("c2a", t, 0, 0, self._fell_behind).events += 1
+                            self._add_gap("c2a", t, 0, self._fell_behind).events += 1
                         else:
-                            self._add_gap(direction, t, size, on_tape, self._fell_behind)
+                            self._add_gap(direction, t, size, self._fell_behind)
                         return
                     select.select([], [self.fd], [], POLL)  # the pipe is draining: the relay (and its writer) waits
             finally:
@@ -200,17 +189,12 @@ class PipeSink:
                                   "forwarding continues")
                     return
 
-    def _progress(self) -> int:
-        """The observers' position: bytes the pipe took, and messages the observer process dispatched."""
-        return self.sent + (self.tape.dispatched if self.tape is not None else 0)
-
-    def _add_gap(self, direction: Direction, t: float, size: int, on_tape: int, reason: str) -> _Gap:
+    def _add_gap(self, direction: Direction, t: float, size: int, reason: str) -> _Gap:
         last = self._held[-1] if self._held else None
         if not (isinstance(last, _Gap) and last.dir == direction and last.reason == reason):
             last = _Gap(direction, t, reason)
             self._held.append(last)
         last.bytes += size
-        last.tape_bytes += on_tape
         self.gap_bytes += size
         if not self._told and size:
             self._told = True
@@ -253,26 +237,40 @@ class PipeSink:
             except OSError:
                 pass
 
-    def close(self, timeout: float = 60.0) -> None:
-        """End of session: hand over what waits (for up to ``timeout`` seconds), then close."""
+    def close(self, timeout: float = 60.0, halted_grace: float = 1.0) -> bool:
+        """End of session: hand over what waits while the reader takes it, then close; False if some of it
+        was not handed over (or the reader went away before). Gives up once the reader has taken nothing for
+        ``timeout`` seconds, or is halted (stopped, dead) for ``halted_grace``."""
         with self._lock:
+            complete = not self.dead
             if not self.dead:
-                deadline = time.monotonic() + timeout
                 try:
-                    while not self._catch_up() and (left := deadline - time.monotonic()) > 0:
-                        select.select([], [self.fd], [], left)
+                    self._hand_over_rest(timeout, halted_grace)
                 except OSError:
-                    pass
-                if self.stalled:
-                    self._warn(f"observers did not take the end of the session within {timeout:.0f}s; "
-                               "the recording may end early")
+                    complete = False
+                complete = complete and not self.stalled
                 self.dead = True
                 self._waiting.set()  # the hand-over thread ends
                 os.close(self.fd)
             self._closed = True
-        if self.tape is not None:
-            self.tape.close()
-            self.tape = None
+        return complete
+
+    def _hand_over_rest(self, timeout: float, halted_grace: float) -> None:
+        mark, since = self.sent, time.monotonic()
+        halted_since: float | None = None
+        while not self._catch_up():
+            select.select([], [self.fd], [], POLL * 10)
+            now = time.monotonic()
+            if self.sent != mark:
+                mark, since = self.sent, now
+            if self._halted():
+                halted_since = now if halted_since is None else halted_since
+                if now - halted_since >= halted_grace:
+                    return
+            else:
+                halted_since = None
+            if now - since >= timeout:
+                return
 
 
 def _after(views: list[memoryview], n: int) -> list[memoryview]:
