@@ -194,17 +194,17 @@ class ProxySession:
         cfg = self.config
         if cfg.record_path is None or exit_event is None:
             return
-        fd = cfg.record_fd
+        # Read and write: the claimed descriptor is write-only. Through /proc, the very file that was claimed
+        # (never a file put at its path since).
+        where = f"/proc/self/fd/{cfg.record_fd}" if cfg.record_fd is not None else cfg.record_path
         try:
-            if fd is None:
-                fd = os.open(cfg.record_path, os.O_WRONLY)
+            fd = os.open(where, os.O_RDWR | os.O_CLOEXEC)
         except OSError:
             return
         try:
             append_end(fd, self._header_line, self.clock(), text, exit_event.code, exit_event.signal)
         finally:
-            if cfg.record_fd is None:
-                os.close(fd)
+            os.close(fd)
 
     # --- the session -------------------------------------------------------------------
     def run(self) -> int:
