@@ -1,7 +1,7 @@
 """When the observers are at a bound: make the writer wait, or cut a gap (pure: no clock, no I/O).
 
-The proxy holds what its observers have not taken yet up to a bound (the tape's, the
-observer pipe's held bytes). At the bound it has two choices: stop reading the agent's
+The proxy holds what its observers have not taken yet up to a bound (the observer
+pipe's held bytes, or the in-process hub's queue). At the bound it has two choices: stop reading the agent's
 (or the client's) pipe until the observers take some, which slows the writer down
 (backpressure), or forward without recording and note a gap. A recording with holes
 is the worse outcome while the observers are working, so :class:`Backpressure`

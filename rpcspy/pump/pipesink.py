@@ -1,11 +1,11 @@
 """The proxy's end of the observer pipe: what relays forwarded, as wire messages.
 
-Every write is non-blocking: when the pipe is full (the observers are behind, their
-spool at its bound, or they are stopped), what does not fit is held, in order:
+Every write is non-blocking: when the pipe is full (the observers are behind, or
+stopped), what does not fit is held, in order:
 events and ends of stream up to :data:`HELD_MAX` of them, data up to
 :data:`HOLD_BYTES` (the chunks themselves, not copies), which rides out a moment's
 delay. Past that, the publishing relay waits for room (so the agent or the client
-that writes is slowed down) for as long as the pipe keeps taking bytes; only once
+that writes is slowed down) for as long as the observer process runs; only once
 the observer process is stopped (SIGSTOP) or dead and the pipe has taken nothing for
 :data:`rpcspy.backpressure.STALL_AFTER` seconds do data become a *gap* (a slow observer
 is waited for; :mod:`rpcspy.backpressure`): a count of bytes forwarded but
