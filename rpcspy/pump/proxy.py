@@ -188,11 +188,14 @@ class ProxySession:
         """The observer process ended badly: say so on stderr, and in the recording after its last whole line."""
         from rpcspy.pump.endnote import append_end, incomplete_text
 
+        cfg = self.config
+        if cfg.record_path is None:  # nothing recorded: only the live check and the control socket ended early
+            self.warn(f"{why}; forwarding was not affected")
+            return
         forwarded = {str(relay.direction): relay.bytes for relay in self._relays}
         text = incomplete_text(why, forwarded)
         self.warn(text)
-        cfg = self.config
-        if cfg.record_path is None or exit_event is None:
+        if exit_event is None:
             return
         # Read and write: the claimed descriptor is write-only. Through /proc, the very file that was claimed
         # (never a file put at its path since).
