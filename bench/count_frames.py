@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from stream_gen import generate  # noqa: E402
 
 from rpcspy.recording import open_recording  # noqa: E402
-from rpcspy.recording.format import NoteEntry  # noqa: E402
+from rpcspy.recording.format import ExitEntry, NoteEntry  # noqa: E402
 
 
 def counted(rec: str) -> tuple[int, int, int, int]:
@@ -112,9 +112,11 @@ def _run(args: argparse.Namespace) -> int:
             for name, tree in trees.items():
                 secs = flood(tree, stream, rec, extra)
                 got, got_bytes, notes, gap = counted(rec)
+                exit_t = next((e.t for e in open_recording(rec).entries() if isinstance(e, ExitEntry)), None)
                 bad += got_bytes + gap != size
                 rows.append((name, run, sent, got, notes, gap, secs))
-                print(f"run {run}: {name}: {got:,} of {sent:,} frames, {notes} gap notes, {secs:.2f} s"
+                after = f", exit {secs - exit_t:.2f} s after the agent's (start-up included)" if exit_t else ""
+                print(f"run {run}: {name}: {got:,} of {sent:,} frames, {notes} gap notes, {secs:.2f} s{after}"
                       f"{'' if got_bytes + gap == size else ' FRAMES + GAPS != SENT'}", file=sys.stderr)
     shape = "delta-only frames of ~280 bytes" if args.small else "pi 0.73 lines (growing)"
     print(f"`rpcspy -o REC -- cat STREAM >/dev/null`: {size / 1e6:.0f} MB, {sent:,} {shape}; {args.runs} interleaved "

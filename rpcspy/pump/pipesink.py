@@ -39,7 +39,37 @@ HELD_MAX = 4096
 HAND_OVER_POLL = 0.1
 """While messages wait for room, how often the hand-over thread looks whether the sink was closed."""
 HOLD_BYTES = 16 << 20
-"""Forwarded chunks held in memory while the pipe is full, before the relays wait for room."""
+"""Forwarded chunks held in memory while the pipe is full, before the relays wait for room: at most this..."""
+HOLD_FLOOR = 256 << 10
+"""... and at least this: the bound follows the observers' rate (:class:`HoldBound`)."""
+WORK_HORIZON = 1.0
+"""Seconds of the observers' work the proxy holds for them (what may be left for them at the end)."""
+RATE_WINDOW = 0.1
+"""Seconds of waiting at the bound per sample of the observers' rate."""
+
+
+@dataclass
+class HoldBound:
+    """How many bytes to hold for the observers: about ``horizon`` seconds of their rate, measured while a
+    relay waits at the bound (then the pipe takes only what they read), clamped to ``[floor, ceiling]``.
+    Pure: the caller gives bytes and seconds. Until measured, the ceiling (a burst is taken whole)."""
+
+    floor: int
+    ceiling: int
+    horizon: float = WORK_HORIZON
+    rate: float = 0.0
+
+    @property
+    def bound(self) -> int:
+        if not self.rate:
+            return self.ceiling
+        return max(min(self.floor, self.ceiling), min(int(self.rate * self.horizon), self.ceiling))
+
+    def sample(self, nbytes: int, seconds: float) -> None:
+        """While waiting at the bound, the observers took ``nbytes`` in ``seconds``."""
+        if seconds > 0:
+            rate = nbytes / seconds
+            self.rate = rate if not self.rate else (self.rate + rate) / 2
 
 
 def fell_behind(stall_after: float) -> str:
@@ -90,6 +120,9 @@ class PipeSink:
         self._waiting = threading.Event()
         """Set (under the lock) while messages wait for room: the hand-over thread writes them."""
         self._hand_over_thread: threading.Thread | None = None
+        self.hold = HoldBound(floor=HOLD_FLOOR, ceiling=HOLD_BYTES)
+        """The bound on what is held, from the observers' rate (so the end of a session waits about
+        WORK_HORIZON seconds for them, not 16 MiB of their work)."""
         os.set_blocking(fd, False)
 
     def set_halted(self, halted: Callable[[], bool]) -> None:
@@ -133,6 +166,7 @@ class PipeSink:
             return
         in_memory = size
         with self._lock:
+            window_sent, window_at = self.sent, time.monotonic()
             try:
                 while True:
                     try:
@@ -143,7 +177,7 @@ class PipeSink:
                                       "forwarding continues")
                         return
                     if len(self._held) < HELD_MAX and (direction is None or
-                                                       self._held_bytes + in_memory <= HOLD_BYTES):
+                                                       self._held_bytes + in_memory <= self.hold.bound):
                         self._held.append((pieces, in_memory))
                         self._held_bytes += in_memory
                         return
@@ -155,6 +189,9 @@ class PipeSink:
                             self._add_gap(direction, t, size, self._fell_behind)
                         return
                     select.select([], [self.fd], [], POLL)  # the pipe is draining: the relay (and its writer) waits
+                    if (waited := time.monotonic() - window_at) >= RATE_WINDOW:
+                        self.hold.sample(self.sent - window_sent, waited)
+                        window_sent, window_at = self.sent, time.monotonic()
             finally:
                 if self._rest or self._held:
                     self._wake_hand_over()

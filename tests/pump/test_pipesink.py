@@ -219,3 +219,21 @@ def test_what_waits_goes_once_the_pipe_has_room_even_if_nothing_more_is_publishe
     assert got[1].payload == b'{"id":"go","type":"ping"}\n'
     assert not sink.stalled
     sink.close(timeout=1)
+
+
+def test_the_hold_follows_the_observers_rate_so_the_end_waits_about_a_second_for_them() -> None:
+    """Issue 20: 16 MiB of small frames held for starved observers took 20 s at the end; the bound is about
+    WORK_HORIZON seconds of their rate, measured while a relay waits at it, within [floor, ceiling]."""
+    hold = pipesink.HoldBound(floor=256 << 10, ceiling=16 << 20)
+    assert hold.bound == 16 << 20  # not measured yet: a burst is taken whole
+    hold.sample(800_000, 1.0)  # slow observers (a loaded machine)
+    assert hold.bound == 800_000
+    hold.sample(0, 0.5)  # stopped for a while: halves, down to the floor, never zero
+    assert hold.bound == 400_000
+    for _ in range(10):
+        hold.sample(0, 0.1)
+    assert hold.bound == 256 << 10
+    for _ in range(20):
+        hold.sample(100 << 20, 1.0)  # fast again: back to the ceiling
+    assert hold.bound == 16 << 20
+    assert pipesink.HoldBound(floor=1 << 20, ceiling=10_000, rate=1.0).bound == 10_000  # a tiny ceiling wins
