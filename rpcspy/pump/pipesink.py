@@ -42,8 +42,9 @@ HOLD_BYTES = 16 << 20
 """Forwarded chunks held in memory while the pipe is full, before the relays wait for room: at most this..."""
 HOLD_FLOOR = 256 << 10
 """... and at least this: the bound follows the observers' rate (:class:`HoldBound`)."""
-WORK_HORIZON = 1.0
-"""Seconds of the observers' work the proxy holds for them (what may be left for them at the end)."""
+WORK_HORIZON = 0.5
+"""Seconds of the observers' work the proxy holds for them (what may be left for them at the end, with
+their pipe's 1 MiB and their own finishing: the whole should stay under 2 s)."""
 RATE_WINDOW = 0.1
 """Seconds of waiting at the bound per sample of the observers' rate."""
 
@@ -123,6 +124,10 @@ class PipeSink:
         self.hold = HoldBound(floor=HOLD_FLOOR, ceiling=HOLD_BYTES)
         """The bound on what is held, from the observers' rate (so the end of a session waits about
         WORK_HORIZON seconds for them, not 16 MiB of their work)."""
+        self._wait_bytes, self._wait_secs = 0, 0.0
+        self._mark_sent = 0
+        self._mark_at: float | None = None
+        """When the pipe was last seen full, and how much it had taken then (None: not full)."""
         os.set_blocking(fd, False)
 
     def set_halted(self, halted: Callable[[], bool]) -> None:
@@ -166,7 +171,7 @@ class PipeSink:
             return
         in_memory = size
         with self._lock:
-            window_sent, window_at = self.sent, time.monotonic()
+            self._measure()
             try:
                 while True:
                     try:
@@ -189,12 +194,25 @@ class PipeSink:
                             self._add_gap(direction, t, size, self._fell_behind)
                         return
                     select.select([], [self.fd], [], POLL)  # the pipe is draining: the relay (and its writer) waits
-                    if (waited := time.monotonic() - window_at) >= RATE_WINDOW:
-                        self.hold.sample(self.sent - window_sent, waited)
-                        window_sent, window_at = self.sent, time.monotonic()
+                    self._measure()
             finally:
                 if self._rest or self._held:
                     self._wake_hand_over()
+
+    def _measure(self) -> None:
+        """While something waits for room (the pipe is full), what the pipe takes is what the observers read:
+        a sample of their rate every RATE_WINDOW seconds of that (the lock is held)."""
+        now = time.monotonic()
+        if not (self._rest or self._held):
+            self._mark_at = None
+            return
+        if self._mark_at is not None:
+            self._wait_bytes += self.sent - self._mark_sent
+            self._wait_secs += now - self._mark_at
+            if self._wait_secs >= RATE_WINDOW:
+                self.hold.sample(self._wait_bytes, self._wait_secs)
+                self._wait_bytes, self._wait_secs = 0, 0.0
+        self._mark_sent, self._mark_at = self.sent, now
 
     def _wake_hand_over(self) -> None:
         """Something waits for room (the lock is held): make sure the hand-over thread runs."""
@@ -218,6 +236,7 @@ class PipeSink:
             with self._lock:
                 if self.dead:
                     return
+                self._measure()
                 try:
                     if self._catch_up():
                         self._waiting.clear()  # under the lock: a publisher that holds sets it again

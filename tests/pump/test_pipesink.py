@@ -224,7 +224,7 @@ def test_what_waits_goes_once_the_pipe_has_room_even_if_nothing_more_is_publishe
 def test_the_hold_follows_the_observers_rate_so_the_end_waits_about_a_second_for_them() -> None:
     """Issue 20: 16 MiB of small frames held for starved observers took 20 s at the end; the bound is about
     WORK_HORIZON seconds of their rate, measured while a relay waits at it, within [floor, ceiling]."""
-    hold = pipesink.HoldBound(floor=256 << 10, ceiling=16 << 20)
+    hold = pipesink.HoldBound(floor=256 << 10, ceiling=16 << 20, horizon=1.0)
     assert hold.bound == 16 << 20  # not measured yet: a burst is taken whole
     hold.sample(800_000, 1.0)  # slow observers (a loaded machine)
     assert hold.bound == 800_000
