@@ -26,7 +26,7 @@ from tests.pump.proxyrun import fake, spawn
 from tests.pump.smallfs import fill, tiny_tmpfs
 from tests.pump.test_stalled_observers import _wait_for_observer_tree
 
-FAULTS = ("kill", "stop", "stop-and-resume")
+FAULTS = ("kill", "stop", "stop-and-resume", "kill-no-record")
 
 
 def _lines(seed: int, count: int) -> bytes:
@@ -42,7 +42,7 @@ class Faulted:
         self.fault, self.rng = fault, random.Random(seed)
         self.dir = tmp / f"{fault}-{seed}"
         self.dir.mkdir()
-        self.rec = self.dir / "r.jsonl"
+        self.rec = None if fault.endswith("no-record") else self.dir / "r.jsonl"
         self.sent = _lines(seed, 400)  # about 12 MB each way
         self.marker = str(self.dir / "agent-marker")
         agent = fake("echo", self.marker)  # echo ignores its argument: it only marks the session's processes
@@ -56,7 +56,7 @@ class Faulted:
         writer.start()
         reader.start()
         time.sleep(self.rng.uniform(0.05, 0.8))
-        if self.fault == "kill":
+        if self.fault.startswith("kill"):
             os.kill(observer, signal.SIGKILL)
         else:
             os.kill(observer, signal.SIGSTOP)
@@ -94,6 +94,9 @@ def test_a_fault_of_the_observer_process_costs_the_recording_never_forwarding(tm
         assert hashlib.sha256(s.got).digest() == hashlib.sha256(s.sent).digest(), (what, len(s.got), len(s.sent))
         assert b"Traceback" not in err, (what, err)
         assert adversaries.leftovers(s.marker) == [], what
+        if s.rec is None:  # nothing recorded: said on stderr only
+            assert b"the observer process was killed (SIGKILL); forwarding was not affected" in err, (what, err)
+            continue
         entries = list(open_recording(s.rec).entries())
         assert isinstance(entries[-1], ExitEntry), (what, entries[-3:])
         notes = [e.text for e in entries if isinstance(e, NoteEntry)]
