@@ -195,7 +195,7 @@ def main() -> None:
                      f"minimal relay {spread(whole['minimal relay'])} s"
                      + (f"; baseline {spread(whole['baseline'])} s, this tree / baseline: "
                         f"{spread(ratios(whole['rpcspy'], whole['baseline']))}x" if "baseline" in var else "")))
-        rows.append(("peak RSS, sum of rpcspy's processes (proxy, observer, drain), 1x stream", f"{spread(rss['rpcspy'], '{:.1f}')} MiB",
+        rows.append(("peak RSS, sum of rpcspy's processes (proxy, observer; and drain before issue 20), 1x stream", f"{spread(rss['rpcspy'], '{:.1f}')} MiB",
                      f"minimal relay {spread(rss['minimal relay'], '{:.1f}')} MiB"))
         if not args.no_long:
             long_path = os.path.join(tmp, "long.jsonl")

@@ -10,6 +10,10 @@ its gap bytes are not the bytes sent.
 
     python bench/count_frames.py                      # 300 MB of large frames, 5 runs
     python bench/count_frames.py --small --size 550e6 --runs 3 --tree /tmp/base
+    python bench/count_frames.py --small --size 50e6 --runs 3 --busy 8   # under CPU contention
+
+With ``--busy N``, N processes spinning on the CPU run beside every flood (issue 20's loaded machine:
+observers starved at nice 19 recorded 0.36 of a flood's frames).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from stream_gen import generate  # noqa: E402
 
 from rpcspy.recording import open_recording  # noqa: E402
-from rpcspy.recording.format import NoteEntry  # noqa: E402
+from rpcspy.recording.format import ExitEntry, NoteEntry  # noqa: E402
 
 
 def counted(rec: str) -> tuple[int, int, int, int]:
@@ -83,7 +87,18 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--tree", action="append", default=[], metavar="DIR", help="also run the rpcspy in DIR")
     ap.add_argument("--gap-after", metavar="SECONDS", help="pass --gap-after to every rpcspy")
+    ap.add_argument("--busy", type=int, default=0, metavar="N", help="N busy processes beside each flood")
     args = ap.parse_args()
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)]
+    try:
+        return _run(args)
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+
+
+def _run(args: argparse.Namespace) -> int:
     trees = {"this tree": str(ROOT)} | {t: t for t in args.tree}
     extra = ["--gap-after", args.gap_after] if args.gap_after is not None else []
     rows = []
@@ -97,15 +112,19 @@ def main() -> int:
             for name, tree in trees.items():
                 secs = flood(tree, stream, rec, extra)
                 got, got_bytes, notes, gap = counted(rec)
+                exit_t = next((e.t for e in open_recording(rec).entries() if isinstance(e, ExitEntry)), None)
                 bad += got_bytes + gap != size
                 rows.append((name, run, sent, got, notes, gap, secs))
-                print(f"run {run}: {name}: {got:,} of {sent:,} frames, {notes} gap notes, {secs:.2f} s"
+                after = f", exit {secs - exit_t:.2f} s after the agent's (start-up included)" if exit_t else ""
+                print(f"run {run}: {name}: {got:,} of {sent:,} frames, {notes} gap notes, {secs:.2f} s{after}"
                       f"{'' if got_bytes + gap == size else ' FRAMES + GAPS != SENT'}", file=sys.stderr)
     shape = "delta-only frames of ~280 bytes" if args.small else "pi 0.73 lines (growing)"
     print(f"`rpcspy -o REC -- cat STREAM >/dev/null`: {size / 1e6:.0f} MB, {sent:,} {shape}; {args.runs} interleaved "
           f"runs. Command: `python bench/count_frames.py{' --small' if args.small else ''} --size {args.size:g} "
           f"--runs {args.runs}{''.join(f' --tree {t}' for t in args.tree)}"
-          f"{f' --gap-after {args.gap_after}' if extra else ''}`.\n")
+          f"{f' --gap-after {args.gap_after}' if extra else ''}{f' --busy {args.busy}' if args.busy else ''}`"
+          f"{f'; {args.busy} busy processes beside each flood' if args.busy else ''}; load average at the end: "
+          f"{os.getloadavg()[0]:.1f}.\n")
     print(table(rows))
     print()
     print("\n".join(summary(rows)))

@@ -43,3 +43,25 @@ def test_no_patience_cuts_at_once() -> None:
 
 def test_the_default_stall_time() -> None:
     assert Backpressure().stall_after == STALL_AFTER == 2.0
+
+
+def test_a_running_observer_is_never_cut_for_being_slow_only_when_halted_or_stuck() -> None:
+    """Issue 20: gaps only for an observer process that is stopped or dead; a running one that takes nothing
+    is waited for up to STUCK_AFTER (a deadlock must not hold the agent for good)."""
+    from rpcspy.backpressure import STUCK_AFTER
+
+    gate = Backpressure(stall_after=2.0)
+    gate.decide(position=1, now=0.0, halted=False)
+    assert gate.decide(position=1, now=STUCK_AFTER - 0.1, halted=False) is WAIT  # running, far behind
+    assert gate.decide(position=1, now=STUCK_AFTER, halted=False) is CUT  # stuck
+    gate = Backpressure(stall_after=2.0)
+    gate.decide(position=1, now=0.0, halted=False)
+    assert gate.decide(position=1, now=1.9, halted=True) is WAIT  # just stopped
+    assert gate.decide(position=1, now=2.0, halted=True) is CUT  # stopped, no progress for the stall time
+    assert gate.decide(position=2, now=3.0, halted=False) is WAIT  # resumed
+
+
+def test_no_patience_cuts_at_once_even_a_running_observer() -> None:
+    gate = Backpressure(stall_after=0)
+    assert gate.decide(position=1, now=0.0, halted=False) is CUT
+    assert gate.decide(position=1, now=0.1, halted=False) is CUT

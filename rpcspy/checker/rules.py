@@ -288,11 +288,11 @@ _CATALOGUE: tuple[Rule, ...] = (
        """A rule raised an exception; the checker skipped the rest of that frame and carries on. Please
        report it with the recording. Other findings for this frame may be missing."""),
     _r("checker.gap", "warning", "Part of the session was forwarded but not recorded (a gap).",
-       """The proxy forwarded these bytes but could not record them: the observers fell behind (their
-       process was stopped or starved), stalled at the tape's or spool's bound behind the agent's
-       output, or the directory of the tape and spool (`--tmp-dir`, `$RPCSPY_TMPDIR`, else `$TMPDIR`)
-       was full. The client got every byte; the recording lacks them, so frames around the gap are missing and findings next to it
-       may be wrong. Fix: give `--tmp-dir` a file system with room, and see docs/reliability.md."""),
+       """The proxy forwarded these bytes but could not record them: the observer process was stopped
+       (SIGSTOP) or dead, or made no progress at all for a minute, while the proxy held its bound for it
+       (older rpcspy also cut gaps for a full tape or spool directory). The client got every byte; the
+       recording lacks them, so frames around the gap are missing and findings next to it may be wrong.
+       Fix: do not stop rpcspy's processes; see docs/reliability.md."""),
 )
 
 RULES: dict[str, Rule] = {rule.id: rule for rule in _CATALOGUE}

@@ -27,7 +27,6 @@ Examples:
   rpcspy -- pi --mode rpc
   rpcspy -o session.jsonl -- pi --mode rpc --no-session
   RPCSPY_DIR=/tmp/rec rpcspy -- omp --mode rpc
-  rpcspy --tmp-dir /var/tmp -- pi --mode rpc      # a tmpfs /tmp is RAM
   rpcspy --gap-after 0 -- pi --mode rpc  # never slow the agent for the recording
   OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318 rpcspy --otel -- pi --mode rpc
 \b
@@ -61,12 +60,8 @@ a recording path that is refused (nothing is started then).""",
                    "at the end of the session).")
 @click.option("--ignore", "ignore", multiple=True, metavar="RULE", help="Never report this rule (repeatable).")
 @click.option("--no-control", is_flag=True, help="Do not offer a control socket (rpcspy sessions/inject/watch).")
-@click.option("--tmp-dir", "tmp_dir", metavar="DIR", envvar="RPCSPY_TMPDIR", show_envvar=True,
-              type=click.Path(exists=True, file_okay=False, writable=True),
-              help="Where the tape and spool (unlinked files holding what the observers have not read yet) live; "
-                   "default $TMPDIR, else /tmp. The tape holds about 1 s of the observers' measured work "
-                   "(16-256 MiB), the spool at most 256 MiB; past that the agent waits for the observers (see "
-                   "--gap-after); if DIR is full, the recording gets a gap note and forwarding goes on.")
+@click.option("--tmp-dir", "tmp_dir", metavar="DIR", envvar="RPCSPY_TMPDIR", hidden=True,
+              help="Accepted and ignored: rpcspy keeps nothing in temporary files any more (older scripts pass it).")
 @gap_after_option
 @otel_options
 @click.argument("agent", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- AGENT_CMD [ARGS...]")

@@ -20,14 +20,11 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from rpcspy.backpressure import POLL, STALL_AFTER, Backpressure, Verdict, gap_reason, gap_warning
 from rpcspy.events import DIRECTIONS, Direction, Eof, Event, Frame, Note
 from rpcspy.framing import LineFramer, split_cr
-
-if TYPE_CHECKING:
-    from rpcspy.pump.tape import Tape
 
 Emit = Callable[[Event], None]
 BATCH_FRAMES = 4096
@@ -71,25 +68,11 @@ class Ticking(Protocol):
 
 
 class Sink(Protocol):
-    """Where relays hand over what they forwarded."""
-
-    tape: Tape | None
-    """Where the agent's bulk output may go instead of :meth:`publish` (a :class:`TapeSink`); None: chunks only."""
+    """Where relays hand over what they forwarded (a copy: the relays forward their own)."""
 
     def publish(self, direction: Direction, t: float, chunk: bytes, injected: bool = False) -> None: ...
     def publish_eof(self, direction: Direction, t: float) -> None: ...
     def publish_event(self, event: Event) -> None: ...
-
-
-class TapeSink(Sink, Protocol):
-    """A sink with a tape (the observer process's pipe): told about tape appends and gaps."""
-
-    tape: Tape | None
-    dead: bool
-    """Nobody reads the tape any more: relays go back to the plain path."""
-
-    def publish_tape(self, direction: Direction, t: float, length: int) -> None: ...
-    def publish_gap(self, direction: Direction, t: float, length: int, reason: str) -> None: ...
 
 
 class Dispatcher:
@@ -271,9 +254,6 @@ class Hub:
     moves again), and the recording gets a ``note`` saying how many bytes of which
     direction are missing and after which frame (a gap, as in the observer process).
     """
-
-    tape: Tape | None = None
-    """No tape: relays hand over every chunk."""
 
     def __init__(self, observers: Iterable[Observer], *, warn: Callable[[str], None],
                  max_pending: int = 8 << 20, stall_after: float = STALL_AFTER,

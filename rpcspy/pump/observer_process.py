@@ -1,11 +1,17 @@
 """Observers in a forked child process: no GIL shared with the relays, nothing lost on a crash.
 
 The proxy forks before it starts any thread or the agent. The child reads the
-forwarded chunks from a pipe and runs the :class:`Dispatcher` and its observers;
-it ignores terminal signals and ends at end of pipe, so even a SIGKILLed proxy
-leaves a complete recording of everything it forwarded. Observers that need to act
-on the session (the control socket) get a :class:`ChildSession` whose requests go
-back to the proxy over a second pipe (a third tells them when a divert is armed).
+forwarded chunks from a pipe and runs the :class:`Dispatcher` and its observers, at
+the same priority as the agent (backpressure waits on it: a starved observer would
+slow the agent, or worse, look stalled). It ignores terminal signals and ends at end
+of pipe, so even a SIGKILLed proxy leaves a complete recording of everything it
+forwarded. Observers that need to act on the session (the control socket) get a
+:class:`ChildSession` whose requests go back to the proxy over a second pipe (a third
+tells them when a divert is armed).
+
+The proxy never leaves it behind: at the end it waits for it while it works
+(:meth:`ObserverProcess.finish`), and ends it if it is stopped or makes no progress,
+saying so in the recording (:mod:`rpcspy.pump.endnote`).
 """
 
 from __future__ import annotations
@@ -20,18 +26,17 @@ from dataclasses import dataclass, field
 
 from rpcspy.backpressure import STALL_AFTER
 from rpcspy.events import Exit, Note, Start
-from rpcspy.pump import wire
-from rpcspy.pump.drain import PipeSpool
+from rpcspy.pump import procstate, wire
 from rpcspy.pump.hub import Dispatcher
 from rpcspy.pump.pipesink import PipeSink
 from rpcspy.pump.session import ObserverFactory
 from rpcspy.pump.spawn import F_SETPIPE_SZ, PIPE_SIZE, end_process_group
-from rpcspy.pump.tape import AVAILABLE as TAPE_AVAILABLE
-from rpcspy.pump.tape import Tape, count_dispatched
-from rpcspy.pump.tape_reader import TapeReader
 
 Warn = Callable[[str], None]
-OBSERVER_NICENESS = 19
+READ_SIZE = 1 << 20
+"""The most the observer process takes from its pipe at a time."""
+STOPPED_GRACE = 1.0
+"""At the end, how long a stopped (SIGSTOP) observer process is given to continue before it is ended."""
 TICK_SECONDS = 1.0
 """With no traffic, observers get a ``tick`` this often (live checks for overdue answers)."""
 
@@ -94,21 +99,54 @@ class ObserverProcess:
             os.close(self.armed_fd)
             self.armed_fd = -1
 
-    def wait(self, timeout: float, warn: Warn) -> None:
-        """Wait for the child to finish the recording (it may be working through a backlog)."""
-        start = time.monotonic()
+    def halted(self) -> bool:
+        """Stopped (SIGSTOP) or dead: only then does backpressure cut a gap."""
+        return procstate.state(self.pid) != procstate.RUNNING
+
+    def finish(self, warn: Warn, *, stuck_after: float) -> str | None:
+        """Wait for the observer process to end while it works; None if it ended by itself and well,
+        else what happened to it (for the recording's note): it died, or was stopped for
+        :data:`STOPPED_GRACE` seconds, or used no CPU for ``stuck_after`` seconds (it is then ended)."""
+        start = last = time.monotonic()
+        ticks = procstate.cpu_ticks(self.pid)
         told = False
+        stopped_since: float | None = None
         while True:
-            pid, _ = os.waitpid(self.pid, os.WNOHANG)
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
             if pid:
-                return
-            if time.monotonic() - start >= timeout:
-                break
-            if not told and time.monotonic() - start > 2:
+                return _ended(status)
+            now = time.monotonic()
+            if procstate.state(self.pid) == procstate.STOPPED:
+                stopped_since = stopped_since if stopped_since is not None else now
+                if now - stopped_since >= STOPPED_GRACE:
+                    self._end()
+                    return "the observer process was stopped (SIGSTOP) and did not continue"
+            else:
+                stopped_since = None
+                if (now_ticks := procstate.cpu_ticks(self.pid)) != ticks:
+                    ticks, last = now_ticks, now
+                elif now - last >= stuck_after:
+                    self._end()
+                    return f"the observer process made no progress for {stuck_after:g} s"
+            if not told and now - start > 2:
                 told = True
                 warn("finishing the recording and checks (the observers are behind the stream) ...")
             time.sleep(0.005)
-        warn(f"observer process still busy after {timeout:.0f}s; leaving it to finish the recording")
+
+    def _end(self) -> None:
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.waitpid(self.pid, 0)
+
+
+def _ended(status: int) -> str | None:
+    """None for a clean exit; else how the observer process ended."""
+    if os.WIFSIGNALED(status):
+        return f"the observer process was killed ({procstate.signal_name(os.WTERMSIG(status))})"
+    code = os.WEXITSTATUS(status)
+    return None if code == 0 else f"the observer process failed (exit status {code})"
 
 
 def fork_observers(
@@ -121,14 +159,13 @@ def fork_observers(
 ) -> ObserverProcess:
     """Fork the observer process; call before starting threads or the agent.
 
-    The tape and the spool (unlinked files) go in ``tmp_dir`` (None: ``$TMPDIR``, else /tmp).
-    ``stall_after``: how long the proxy's sink waits for observers that make no progress (then gaps).
+    ``stall_after``: how long the proxy's sink waits for stopped or dead observers (then gaps);
+    ``tmp_dir`` is unused (kept for callers: nothing of the observers' goes to a temporary file now).
     """
     data_r, data_w = os.pipe()
     cmd_r, cmd_w = os.pipe()
     armed_r, armed_w = os.pipe()
     os.set_blocking(armed_w, False)
-    tape = _open_tape(warn, tmp_dir)
     import fcntl
 
     try:
@@ -143,72 +180,56 @@ def fork_observers(
             os.close(cmd_r)
             os.close(armed_w)
             session.command_fd, session.armed_fd = cmd_w, armed_r
-            _child_main(data_r, tape, make_observers, session, warn, tmp_dir)
-        except BaseException:  # noqa: BLE001 - report and leave; never return into the proxy's code
-            import traceback
-
-            traceback.print_exc()
+            _child_main(data_r, make_observers, session, warn)
+        except BaseException as exc:  # noqa: BLE001 - report and leave; never return into the proxy's code
+            try:  # one line, never a traceback on the user's terminal; the proxy notes it in the recording
+                warn(f"the observer process failed ({type(exc).__name__}: {exc}); recording stopped")
+            except BaseException:  # noqa: BLE001, S110
+                pass
             code = 70
         os._exit(code)
     os.close(data_r)
     os.close(cmd_w)
     os.close(armed_r)
-    return ObserverProcess(pid, PipeSink(data_w, warn=warn, tape=tape, stall_after=stall_after), cmd_r, armed_w)
+    observers = ObserverProcess(pid, PipeSink(data_w, warn=warn, stall_after=stall_after), cmd_r, armed_w)
+    observers.sink.set_halted(observers.halted)
+    return observers
 
 
-def _open_tape(warn: Warn, tmp_dir: str | None) -> Tape | None:
-    if not TAPE_AVAILABLE:
+def _read_pipe(fd: int, timeout: float) -> bytes | None:
+    """Up to READ_SIZE bytes of the pipe; b"" once it ended (EOF or hang-up: the proxy is gone); None
+    after ``timeout`` seconds with nothing."""
+    if not select.select([fd], [], [], timeout)[0]:
         return None
     try:
-        return Tape(tmp_dir)
-    except OSError as exc:
-        warn(f"no temporary file for the agent's output ({exc}); it goes through the pipe instead")
-        return None
+        return os.read(fd, READ_SIZE)
+    except OSError:
+        return b""
 
 
-def _child_main(data_fd: int, tape: Tape | None, make_observers: ObserverFactory,
-                session: ChildSession, warn: Warn, tmp_dir: str | None) -> None:
+def _child_main(data_fd: int, make_observers: ObserverFactory, session: ChildSession, warn: Warn) -> None:
     for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGPIPE):
         signal.signal(signum, signal.SIG_IGN)
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(null, 1)  # stdout belongs to the client: the child must not hold it open
     os.close(null)
-    spool = PipeSpool(data_fd, tmp_dir)  # its drain process, forked before any thread, empties the pipe
-    spool.start()
     dispatcher = Dispatcher(make_observers(session), warn=warn)
-    reader = TapeReader(tape)
-    try:
-        # Linux niceness is per thread: this (dispatching) thread yields the CPU to forwarding; the
-        # drain process, forked above at normal priority, keeps the proxy's pipe empty.
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), OBSERVER_NICENESS)
-    except OSError:
-        pass
     decoder = wire.WireDecoder()
     last_t, last_at = 0.0, time.monotonic()
-    told_failure = exited = False
-    while (chunk := spool.get(timeout=TICK_SECONDS)) != b"":
-        if not told_failure and (failure := spool.failure) is not None:
-            told_failure = True
-            text = (f"the observers' spool could not be written ({failure}); they now read the proxy's pipe "
-                    "directly, and whatever they cannot keep up with is left out of the recording (gaps)")
-            warn(text)
-            dispatcher.event(Note(0, last_t, "warning", text))
+    exited = False
+    while (chunk := _read_pipe(data_fd, TICK_SECONDS)) != b"":
         if chunk is None:  # quiet for a while: let observers report what is overdue
             dispatcher.tick(last_t + time.monotonic() - last_at)
             dispatcher.flush()
             continue
         for msg in decoder.feed(chunk):
-            count_dispatched(tape)  # progress the relays see in the tape's shared page, message by message
             if msg.t:
                 last_t, last_at = msg.t, time.monotonic()
             if msg.kind == wire.DATA:
                 dispatcher.data(msg.dir, msg.t, msg.payload, bool(msg.flags & wire.INJECTED))
-            elif msg.kind == wire.TAPE_DATA:
-                dispatcher.data(msg.dir, msg.t, reader.take(msg.length), bool(msg.flags & wire.INJECTED))
             elif msg.kind == wire.GAP:
-                size, on_tape, events, reason = wire.load_gap(msg.payload)
-                reader.skip(on_tape)
+                size, events, reason = wire.load_gap(msg.payload)
                 dispatcher.dropped(msg.dir, msg.t, size, reason, events)
             elif msg.kind == wire.EOF:
                 dispatcher.eof(msg.dir, msg.t)
@@ -227,4 +248,3 @@ def _child_main(data_fd: int, tape: Tape | None, make_observers: ObserverFactory
                               f"process ended the agent's process group {session.agent_pid}"))
     dispatcher.flush()
     dispatcher.close()
-    spool.dispose()

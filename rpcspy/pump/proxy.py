@@ -40,14 +40,15 @@ class ProxyConfig:
     """After the agent exits, how long its pipes get to reach EOF (grandchildren may hold them); a relay's
     wait for stalled observers comes on top (:func:`relay_patience`)."""
     observer_timeout: float = 60.0
-    """At exit, how long to wait for the observer process to finish the recording."""
+    """At exit, how long the observer process may go without using any CPU (stuck) before it is ended; it is
+    waited for as long as it works, and ended after a second if it is stopped (SIGSTOP)."""
     mode: str = "proxy"
     record_fd: int | None = None
     """``record_path`` already opened and locked (rpcspy.recording.writer.open_recording_file)."""
     tmp_dir: str | None = None
-    """Where the tape and the spool live (unlinked files); None: ``$TMPDIR``, else /tmp."""
+    """Unused: nothing goes to temporary files any more (kept so older callers still work)."""
     gap_after: float = STALL_AFTER
-    """At a bound, how long observers that make no progress are waited for before gaps (0: never wait)."""
+    """At a bound, how long observers that are stopped or dead are waited for before gaps (0: never wait)."""
 
 
 def relay_patience(drain_timeout: float, gap_after: float) -> float:
@@ -101,6 +102,7 @@ class ProxySession:
         self.client_relay: ClientRelay | None = None
         self.agent_relay: AgentRelay | None = None
         self._observer_process: Any = None
+        self._relays: list[Relay] = []
 
     # --- observers ---------------------------------------------------------------------
     # --- what observers may ask (rpcspy.pump.session.Session) -------------------------------
@@ -159,14 +161,53 @@ class ProxySession:
         self.sink = hub
         return None
 
-    def _stop_observers(self) -> None:
-        if self._observer_process is not None:
-            deadline = time.monotonic() + self.config.observer_timeout  # one budget for handing over and finishing
-            self._observer_process.sink.close(self.config.observer_timeout)
-            self._observer_process.wait(max(0.0, deadline - time.monotonic()), self.warn)
-            self._observer_process.close_commands()
+    def _stop_observers(self, exit_event: Exit | None = None) -> None:
+        """Hand the observers the rest and wait for them while they work; never leave one behind. If the
+        observer process did not finish well, the recording says so (:mod:`rpcspy.pump.endnote`)."""
+        observers = self._observer_process
+        if observers is not None:
+            handed_over = observers.sink.close(self.config.observer_timeout)
+            why = observers.finish(self.warn, stuck_after=self.config.observer_timeout)
+            observers.close_commands()
+            if why is None and not handed_over:
+                why = "the observer process did not take the end of the session (it was stopped or stuck)"
+            if why is not None:
+                self._say_incomplete(why, exit_event)
         elif isinstance(self.sink, Hub):
             self.sink.close()
+
+    def _header_line(self) -> bytes:
+        """The recording's first line, for a recording its writer never began."""
+        from rpcspy.recording.format import encode_entry
+        from rpcspy.recording.writer import make_header
+
+        cfg = self.config
+        return encode_entry(make_header(cfg.argv, mode=cfg.mode, started=self.started, pid=self.pid))
+
+    def _say_incomplete(self, why: str, exit_event: Exit | None) -> None:
+        """The observer process ended badly: say so on stderr, and in the recording after its last whole line."""
+        from rpcspy.pump.endnote import append_end, incomplete_text
+
+        cfg = self.config
+        if cfg.record_path is None:  # nothing recorded: only the live check and the control socket ended early
+            self.warn(f"{why}; forwarding was not affected")
+            return
+        forwarded = {str(relay.direction): relay.bytes for relay in self._relays}
+        text = incomplete_text(why, forwarded)
+        self.warn(text)
+        if exit_event is None:
+            return
+        # Read and write: the claimed descriptor is write-only. Through /proc, the very file that was claimed
+        # (never a file put at its path since).
+        where = f"/proc/self/fd/{cfg.record_fd}" if cfg.record_fd is not None else cfg.record_path
+        try:
+            fd = os.open(where, os.O_RDWR | os.O_CLOEXEC)
+        except OSError:
+            return
+        try:
+            append_end(fd, self._header_line, self.clock(), text, exit_event.code, exit_event.signal)
+        finally:
+            os.close(fd)
 
     # --- the session -------------------------------------------------------------------
     def run(self) -> int:
@@ -198,10 +239,11 @@ class ProxySession:
                                             "exited (a child process holds the pipe); stopped waiting",
                                             dir=relay.direction))
         code, signum = exit_status(returncode)
-        sink.publish_event(Exit(0, self.clock(), code, signum))
+        exit_event = Exit(0, self.clock(), code, signum)
+        sink.publish_event(exit_event)
         if self._observer_process is not None and not relays[1].is_alive():
             self._close_client_stdout()  # the client has everything: let it see EOF while observers finish
-        self._stop_observers()
+        self._stop_observers(exit_event)
         return code
 
     def _close_client_stdout(self) -> None:
@@ -231,7 +273,6 @@ class ProxySession:
         self.agent_relay = AgentRelay("a2c", proc.stdout.fileno(), cfg.stdout, sink, self.clock,
                                       on_dst_closed=self._dst_closed, warn=self.warn)
         self.agent_relay.dst_open = not client_gone
-        self.agent_relay.stall_after = cfg.gap_after
         self.client_relay = ClientRelay("c2a", cfg.stdin, proc.stdin.fileno(), sink, self.clock,
                                         close_dst=proc.stdin.close, on_dst_closed=self._dst_closed,
                                         commands=commands,
@@ -242,6 +283,7 @@ class ProxySession:
             Relay("err", proc.stderr.fileno(), cfg.stderr, sink, self.clock,
                   on_dst_closed=self._dst_closed, dst_lock=self.warn.lock),
         ]
+        self._relays = relays
         for relay in relays:
             relay.start()
         return relays

@@ -1,5 +1,9 @@
 """Byte relays: read a chunk, hand it to the observers' pipe, forward it whole.
 
+Plain copies only: each chunk is read into memory and written to the peer from there. No
+``splice``, ``sendfile``, ``tee`` or shared file mapping on a path whose bytes a client or agent
+reads: a pipe filled by those holds references to file pages, which change under the reader
+if the file is released (issue 20: NUL bytes reached slow clients).
 No parsing or decoding happens here.
 A blocked destination blocks the relay, so a slow reader slows the writer
 (backpressure) instead of filling memory.
@@ -114,8 +118,9 @@ class Relay(threading.Thread):
 
         Publishing first keeps cause before effect in the recording: a fast agent's
         answer can never be recorded before the command it answers. Publishing is one
-        write into a pipe that the observer process drains at once (into its spool),
-        so it does not wait on observers.
+        write of a copy into the observers' pipe (held by the sink when the pipe is full),
+        so it waits on observers only at the sink's bound. The peer gets ``chunk`` itself,
+        written from memory: never a reference to a file page (issue 20).
         """
         self.hub.publish(self.direction, t, chunk)
         if self.dst_open:

@@ -16,11 +16,10 @@ from typing import NamedTuple
 from rpcspy.events import DIRECTIONS, Direction, Event
 
 HEADER = struct.Struct("<BBBxdQ")
-DATA, EOF, EVENT, INJECT, DIVERT, TAPE_DATA, GAP = 1, 2, 3, 4, 5, 6, 7
-"""TAPE_DATA: the data are the next ``length`` bytes of the tape (:mod:`rpcspy.pump.tape`); no payload follows.
-GAP: bytes forwarded but not handed over (payload: :data:`GAP_COUNTS` then the reason, UTF-8)."""
-GAP_COUNTS = struct.Struct("<QQI")
-"""bytes not recorded, of which on the tape (skip them there), events not recorded."""
+DATA, EOF, EVENT, INJECT, DIVERT, GAP = 1, 2, 3, 4, 5, 7
+"""GAP: bytes forwarded but not handed over (payload: :data:`GAP_COUNTS` then the reason, UTF-8)."""
+GAP_COUNTS = struct.Struct("<QI")
+"""bytes not recorded, events not recorded."""
 INJECTED = 1
 _DIR_INDEX = {d: i for i, d in enumerate(DIRECTIONS)}
 
@@ -32,7 +31,7 @@ class Message(NamedTuple):
     t: float
     payload: bytes
     length: int = 0
-    """The header's length: of the payload, or for TAPE_DATA of the bytes on the tape."""
+    """The header's length: of the payload."""
 
 
 def header(kind: int, direction: Direction, t: float, length: int, flags: int = 0) -> bytes:
@@ -44,16 +43,15 @@ def event_message(event: Event) -> list[bytes]:
     return [header(EVENT, "c2a", 0.0, len(payload)), payload]
 
 
-def gap_message(direction: Direction, t: float, size: int, tape_bytes: int, reason: str,
-                events: int = 0) -> list[bytes]:
-    payload = GAP_COUNTS.pack(size, tape_bytes, events) + reason.encode()
+def gap_message(direction: Direction, t: float, size: int, reason: str, events: int = 0) -> list[bytes]:
+    payload = GAP_COUNTS.pack(size, events) + reason.encode()
     return [header(GAP, direction, t, len(payload)), payload]
 
 
-def load_gap(payload: bytes) -> tuple[int, int, int, str]:
-    """(bytes, of which on the tape, events, reason) of a GAP message."""
-    size, tape_bytes, events = GAP_COUNTS.unpack_from(payload)
-    return size, tape_bytes, events, payload[GAP_COUNTS.size:].decode()
+def load_gap(payload: bytes) -> tuple[int, int, str]:
+    """(bytes, events, reason) of a GAP message."""
+    size, events = GAP_COUNTS.unpack_from(payload)
+    return size, events, payload[GAP_COUNTS.size:].decode()
 
 
 def command_message(kind: int, payload: bytes) -> bytes:
@@ -82,7 +80,7 @@ class WireDecoder:
         size = HEADER.size
         while len(buf) - pos >= size:
             kind, d, flags, t, length = HEADER.unpack_from(buf, pos)
-            end = pos + size + (0 if kind == TAPE_DATA else length)
+            end = pos + size + length
             if end > len(buf):
                 break
             yield Message(kind, DIRECTIONS[d], flags, t, bytes(buf[pos + size:end]), length)

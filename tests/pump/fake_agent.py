@@ -13,6 +13,8 @@ Modes:
   pid             print own pid, then wait for stdin EOF
   deaf            ignore SIGINT/SIGTERM/SIGHUP, print {"ready":true}, then wait forever
   file PATH [W]   write the file's bytes to stdout in writes of W bytes (default 1 MiB), then exit 0
+  serve PATH      per stdin line: {"type":"go"} gets the file's bytes (1 MiB writes); a short JSON command
+                  whose id starts "rpcspy-inject" gets a response; any other line is echoed back
   respond         answer each JSON line with an event and a response echoing its id, like pi
   logged PATH     append each stdin line to PATH at once, then answer it like respond, but from a writer
                   thread (stdin is read even while stdout is blocked); a "flood" command gets N bytes
@@ -128,6 +130,8 @@ def main() -> None:
             reply = {"id": cmd.get("id"), "type": "response", "command": cmd.get("type"), "success": True}
             out.write(json.dumps(reply, separators=(",", ":")).encode() + b"\n")
             out.flush()
+    elif mode == "serve":
+        serve(arg)
     elif mode == "logged":
         logged(arg)
     elif mode == "pid":
@@ -135,6 +139,22 @@ def main() -> None:
         out.flush()
         while os.read(0, 65536):
             pass
+
+
+def serve(path: str) -> None:
+    for line in sys.stdin.buffer:
+        if line == b'{"type":"go"}\n':
+            with open(path, "rb") as f:
+                while chunk := f.read(1 << 20):
+                    out.write(chunk)
+                    out.flush()
+            continue
+        if line.startswith(b'{"id":"rpcspy-inject') and len(line) < 400:
+            cmd = json.loads(line)
+            reply = {"id": cmd["id"], "type": "response", "command": cmd.get("type"), "success": True}
+            line = json.dumps(reply, separators=(",", ":")).encode() + b"\n"
+        out.write(line)
+        out.flush()
 
 
 def logged(path: str) -> None:

@@ -14,7 +14,6 @@ from rpcspy.events import Note
 from rpcspy.pump import pipesink, wire
 from rpcspy.pump.pipesink import PipeSink
 from rpcspy.pump.spawn import F_SETPIPE_SZ
-from rpcspy.pump.tape import Tape, count_dispatched
 
 
 def _sink(monkeypatch, hold: int, **kwargs) -> tuple[PipeSink, int, list[str]]:  # type: ignore[no-untyped-def]
@@ -143,30 +142,44 @@ def test_a_stalled_reader_costs_a_gap_after_the_stall_time_then_no_more_waiting(
     sink.close(timeout=1)
 
 
-def test_a_reader_that_takes_nothing_while_its_observers_dispatch_is_waited_for(  # type: ignore[no-untyped-def]
-        monkeypatch, tmp_path) -> None:
-    """A starved observer process (runnable, far behind): the pipe takes nothing for long, but the
-    messages it dispatches (counted in the tape's shared page) show it working: no gap."""
-    tape = Tape(str(tmp_path))
+def test_a_reader_that_runs_is_waited_for_however_long_it_takes_nothing(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A slow observer process (running, far behind): the pipe takes nothing for long, but it is not
+    halted, so no gap until STUCK_AFTER; once it is halted (stopped, dead) the stall time cuts."""
     now = [0.0]
-    clock_looks = 0
+    halted = [False]
 
-    def clock() -> float:  # every look is 1.5 s later; from the 20th on, the observers dispatch no more
-        nonlocal clock_looks
-        clock_looks += 1
-        if clock_looks < 20:
-            count_dispatched(tape)
+    def clock() -> float:  # every look is 1.5 s later; at the 20th look the reader is stopped
         now[0] += 1.5
+        if now[0] >= 30:
+            halted[0] = True
         return now[0]
 
-    sink, r, warnings = _sink(monkeypatch, hold=10_000, stall_after=2.0, clock=clock, tape=tape)
+    sink, r, warnings = _sink(monkeypatch, hold=10_000, stall_after=2.0, clock=clock, halted=lambda: halted[0])
     chunk = b"y" * 3000
-    while not clock_looks:  # the pipe, then the hold bound fill up without a look at the clock
+    while not now[0]:  # the pipe, then the hold bound fill up without a look at the clock
         sink.publish("a2c", 1.0, chunk)
-    # The chunk past the bound waited 28.5 s by the clock while the pipe took nothing but the observers
-    # dispatched; their last dispatch (during look 19) is seen at look 20, and 3 s later (look 22) it is cut.
-    assert clock_looks == 22 and sink.gap_bytes == len(chunk)
+    # Waited 28.5 s by the clock while the reader ran (never cut); halted from 30 s, cut 2 s after the mark.
+    assert halted[0] and sink.gap_bytes == len(chunk)
     assert len(warnings) == 1 and "observers stalled" in warnings[0]
+    _drain(r)
+    sink.close(timeout=1)
+
+
+def test_a_running_reader_that_takes_nothing_for_stuck_after_is_cut(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A bug that deadlocks the observers never holds the agent for good."""
+    from rpcspy.backpressure import STUCK_AFTER
+
+    now = [0.0]
+
+    def clock() -> float:
+        now[0] += 1.0
+        return now[0]
+
+    sink, r, _ = _sink(monkeypatch, hold=10_000, stall_after=2.0, clock=clock, halted=lambda: False)
+    chunk = b"y" * 3000
+    while not sink.gap_bytes:
+        sink.publish("a2c", 1.0, chunk)
+    assert now[0] >= STUCK_AFTER
     _drain(r)
     sink.close(timeout=1)
 
@@ -206,3 +219,21 @@ def test_what_waits_goes_once_the_pipe_has_room_even_if_nothing_more_is_publishe
     assert got[1].payload == b'{"id":"go","type":"ping"}\n'
     assert not sink.stalled
     sink.close(timeout=1)
+
+
+def test_the_hold_follows_the_observers_rate_so_the_end_waits_about_a_second_for_them() -> None:
+    """Issue 20: 16 MiB of small frames held for starved observers took 20 s at the end; the bound is about
+    WORK_HORIZON seconds of their rate, measured while a relay waits at it, within [floor, ceiling]."""
+    hold = pipesink.HoldBound(floor=256 << 10, ceiling=16 << 20, horizon=1.0)
+    assert hold.bound == 16 << 20  # not measured yet: a burst is taken whole
+    hold.sample(800_000, 1.0)  # slow observers (a loaded machine)
+    assert hold.bound == 800_000
+    hold.sample(0, 0.5)  # stopped for a while: halves, down to the floor, never zero
+    assert hold.bound == 400_000
+    for _ in range(10):
+        hold.sample(0, 0.1)
+    assert hold.bound == 256 << 10
+    for _ in range(20):
+        hold.sample(100 << 20, 1.0)  # fast again: back to the ceiling
+    assert hold.bound == 16 << 20
+    assert pipesink.HoldBound(floor=1 << 20, ceiling=10_000, rate=1.0).bound == 10_000  # a tiny ceiling wins

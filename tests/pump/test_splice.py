@@ -197,20 +197,21 @@ def test_an_injection_made_while_bulk_output_flows_keeps_only_its_answer_from_th
                                                                      ("c2a", marker[:-1])]
 
 
-def _grandchildren(pid: int) -> list[int]:
-    def children(p: int) -> list[int]:
-        return [int(c) for t in os.listdir(f"/proc/{p}/task")
-                for c in Path(f"/proc/{p}/task/{t}/children").read_text().split()]
-
-    return [g for c in children(pid) for g in children(c)]
+def _observer_process(pid: int) -> list[int]:
+    """The observer process of the proxy ``pid`` (its child with its command line), once the agent has
+    started (a child with another one): until its exec, the agent's fork shares the proxy's too."""
+    kids = [int(c) for t in os.listdir(f"/proc/{pid}/task") for c in Path(f"/proc/{pid}/task/{t}/children").read_text().split()]
+    own = Path(f"/proc/{pid}/cmdline").read_bytes()
+    same = [k for k in kids if Path(f"/proc/{k}/cmdline").read_bytes() == own]
+    return same if len(same) == 1 and len(kids) > 1 else []
 
 
 def test_an_injection_reacting_to_a_frame_held_while_the_observers_pipe_was_full_still_happens(
         tmp_path: Path) -> None:
-    """The observers' drain process stopped while the client writes 3 MB and then "go": the observer
+    """The observer process stopped while the client writes 3 MB and then "go": the observer
     pipe fills, the proxy holds the rest, including "go", and then every relay goes idle (the client
-    waits for the injection's line). Once the drain resumes, "go" must still reach the observer,
-    which injects: before the pipe sink handed over what waits by itself, this hung for good."""
+    waits for the injection's line). Once the observers resume, "go" must still reach them, and the
+    observer injects: before the pipe sink handed over what waits by itself, this hung for good."""
     import signal
     import subprocess
     import sys
@@ -219,8 +220,8 @@ def test_an_injection_reacting_to_a_frame_held_while_the_observers_pipe_was_full
     proc = subprocess.Popen([sys.executable, script, str(tmp_path / "r.jsonl"), "--", *fake("respond")],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     deadline = time.monotonic() + 60  # hang guards, not speed checks
-    while not (drain := _grandchildren(proc.pid)):  # the observer process's only child
-        assert time.monotonic() < deadline, "no drain process"
+    while not (drain := _observer_process(proc.pid)):
+        assert time.monotonic() < deadline, "no observer process"
         time.sleep(0.01)
     os.kill(drain[0], signal.SIGSTOP)
     try:
