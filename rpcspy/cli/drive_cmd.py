@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from rpcspy.cli.gap_opt import gap_after_option
+from rpcspy.cli.record_opt import claim_recording, recording_options
 from rpcspy.drive.script import DEFAULT_TIMEOUT
 
 
@@ -27,8 +28,9 @@ A steer mid-stream, a dialog answered, a final wait:
 Exit status: 0 every step completed, 1 a step timed out or the agent exited first, 2 bad usage or script.""",
 )
 @click.argument("steps", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
-              help="Record the session to FILE (the format of every rpcspy recording, mode `drive`).")
+@recording_options(required=True, what="Record the session to FILE (the format of every rpcspy recording, mode "
+                                       "`drive`): a new file, or with --overwrite a replacement for an existing "
+                                       "one; a symlink, a FIFO or a device is refused (exit 2, nothing started).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIMEOUT, show_default=True,
               help="Seconds each step may wait (a step's own `timeout` option wins).")
 @click.option("--no-check", is_flag=True, help="Do not run the live checker (no findings in the recording).")
@@ -36,7 +38,7 @@ Exit status: 0 every step completed, 1 a step timed out or the agent exited firs
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on success (failures still go to stderr).")
 @gap_after_option
 @click.argument("agent", nargs=-1, type=click.UNPROCESSED, metavar="-- AGENT...")
-def command(steps: str, output: str, timeout: float, no_check: bool, no_control: bool, quiet: bool,
+def command(steps: str, output: str, overwrite: bool, timeout: float, no_check: bool, no_control: bool, quiet: bool,
             gap_after: float, agent: tuple[str, ...]) -> None:
     """Send a script of client commands to an agent, each when the last is done, and record the session.
 
@@ -68,6 +70,7 @@ def command(steps: str, output: str, timeout: float, no_check: bool, no_control:
     except ScriptError as exc:
         raise click.UsageError(f"{steps}: {exc}") from None
     driver = Driver(script, timeout=timeout)
+    record_fd = claim_recording(output, overwrite)
 
     def report(result: Any) -> None:
         if result.ok and quiet:
@@ -78,7 +81,7 @@ def command(steps: str, output: str, timeout: float, no_check: bool, no_control:
         click.echo(text, err=True)
 
     code = drive(driver, list(agent), output, check=not no_check, control=not no_control, on_step=report,
-                 gap_after=gap_after)
+                 gap_after=gap_after, record_fd=record_fd)
     done = driver.completed
     if not quiet or not done:
         n = sum(r.ok for r in driver.results)

@@ -33,13 +33,14 @@ OUTPUT = 4
 """The output (stdout, -o FILE, --report FILE) could not be written."""
 
 _AGENT = "the agent's exit status (128+N when killed by signal N)"
+_REFUSED = ("usage error, or -o FILE refused (a symlink, a FIFO or a device, an existing file without --overwrite, "
+            "a file another rpcspy records to, a directory through another user's symlink): nothing is started")
 _COMMON = ((USAGE, "usage error, or an input that cannot be read"),
            (OUTPUT, "the output could not be written (stdout, -o FILE)"))
 
 TABLE: dict[str, tuple[tuple[int | str, str], ...]] = {
     "run": (("agent", _AGENT), (126, "the agent cannot be executed"), (127, "the agent is not found"),
-            (USAGE, "usage error, or -o FILE refused (a symlink, an existing file without --overwrite, "
-                    "a file another rpcspy records to): nothing is started")),
+            (USAGE, _REFUSED)),
     "demo": ((OK, "the demo ran"), (1, "the demo failed (missing files, the scripted client failed)"),
              (USAGE, "usage error")),
     "show": ((OK, "shown"), *_COMMON),
