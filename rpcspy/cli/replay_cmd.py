@@ -77,9 +77,10 @@ def command(recording: str | None, agent: tuple[str, ...], match: str | None, re
     any command (omp's ready) go out at start. Recorded dialogs
     (extension_ui_request) wait for the client's answer, ids mapped both ways.
     A command with no match gets a failure response naming the closest recorded
-    command; a report of divergences and unconsumed recorded commands goes to
-    stderr at exit. At EOF on stdin the recorded end is played and the recorded
-    exit status returned.
+    command, and the divergence is said on stderr at once; a report of
+    divergences and unconsumed recorded commands goes to stderr at exit.
+    At EOF on stdin the recorded end is played and the recorded exit status
+    returned.
     """
     if scenario is not None:
         recording, chaos, match, reuse = _scenario(scenario, recording, chaos, match, reuse, client)

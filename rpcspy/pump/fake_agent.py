@@ -309,8 +309,11 @@ class FakeAgent:
             cmd = out.match.command
             self.playbacks.append(_Playback(self.source.exchange(cmd), cmd.t, t, out.served))
         if out.divergence is not None:  # the report first: whoever reads it after the reply sees it
-            self._record(Note(0, t - self.start, "warning", "replay divergence: " + out.divergence.message, "c2a"))
+            d = out.divergence
+            self._record(Note(0, t - self.start, "warning", "replay divergence: " + d.message, "c2a"))
             self._write_report(final=False)
+            self._write(self.opt.stderr_fd, f"rpcspy replay: diverged: live line {d.line} {d.label}: "  # as it happens
+                                            f"{d.message}\n".encode("utf-8", "replace"))
         stop = STRICT_EXIT if out.divergence is not None and self.opt.strict else None
         if stop is not None:
             self.stopping = True  # --strict: nothing after the first divergence is answered

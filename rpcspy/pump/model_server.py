@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -102,6 +103,15 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
     owner: "ModelServer"
+
+    def handle_error(self, request: object, client_address: Any) -> None:
+        """A client that went away mid-request (an agent killed while streaming, at every ``conform``
+        case's end) is no error; anything else is one line on stderr, never socketserver's traceback."""
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionError, TimeoutError)):
+            return
+        where = ":".join(map(str, client_address)) if isinstance(client_address, tuple) else client_address
+        sys.stderr.write(f"rpcspy model-server: a request from {where} failed: {type(exc).__name__}: {exc}\n")
 
 
 class ModelServer:

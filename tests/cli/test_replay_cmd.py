@@ -183,3 +183,23 @@ def test_sigterm_exits_143_with_final_report(tmp_path: Path):
     assert proc.wait(10) == 143
     rep = json.loads(report.read_text())
     assert rep["final"] and rep["matched"] == 1 and rep["exit_code"] == 143
+
+
+def test_a_divergence_is_said_on_stderr_as_it_happens():
+    """A client that waits for a run after an unmatched command must not hang with nothing on the screen."""
+    import select
+
+    proc = subprocess.Popen([*PY, "--speed", "0", "--no-stderr", f"{T}/01_basic_text_prompt.jsonl"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert proc.stdin is not None and proc.stderr is not None
+        proc.stdin.write(b'{"id":"p","type":"prompt","message":"never recorded"}\n')
+        proc.stdin.flush()
+        ready, _, _ = select.select([proc.stderr], [], [], 30)  # hang guard only: the input is still open
+        assert ready, "nothing on stderr while the client waits"
+        line = proc.stderr.readline().decode()
+        assert line.startswith("rpcspy replay: diverged: live line 1 prompt: ")
+        assert proc.poll() is None  # said while the replay runs, not at its exit
+    finally:
+        proc.kill()
+        proc.wait()
