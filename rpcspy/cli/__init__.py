@@ -56,9 +56,9 @@ class DefaultGroup(click.Group):
             formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> object:
-        from rpcspy.cli.exits import guard_output  # exit statuses and output errors: one place
+        from rpcspy.cli.exits import guard_output, interrupted  # exit statuses and output errors: one place
 
-        with guard_output():
+        with interrupted(), guard_output():
             return super().invoke(ctx)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:

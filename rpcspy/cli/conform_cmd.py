@@ -18,7 +18,8 @@ Examples:
   rpcspy conform --list                             the cases, with the rule each checks
 \b
 Exit status: 0 when no case failed (deviations are reported, not failures),
-1 when a case failed, 2 for usage errors.""",
+1 when a case failed, 2 for usage errors, 130 on Ctrl-C (the cases that
+finished are reported).""",
 )
 @click.argument("agent", nargs=-1, type=click.UNPROCESSED)
 @click.option("--case", "patterns", multiple=True, metavar="GLOB", help="Run only matching case ids (repeatable).")
@@ -61,7 +62,20 @@ def command(agent: tuple[str, ...], patterns: tuple[str, ...], no_model: bool, f
         if fmt == "text" and sys.stderr.isatty():
             click.echo(f"  ... {result.case.id}: {result.verdict.status}", err=True)
 
-    results = run_battery(cases, list(agent), jobs=jobs, agent_args=agent_args, on_result=progress)
+    from rpcspy.cli.exits import INTERRUPTED
+    from rpcspy.pump.conform_runner import BatteryInterrupted
+
+    try:
+        results = run_battery(cases, list(agent), jobs=jobs, agent_args=agent_args, on_result=progress)
+    except BatteryInterrupted as stop:  # Ctrl-C: the finished cases are reported, exit 130
+        results, cut = stop.results, stop
+    else:
+        cut = None
     rows = [Row(r.case, r.verdict, r.seconds, tuple(r.transcript.rules())) for r in results]
     sys.stdout.write(FORMATS[fmt](rows, " ".join(agent)))
+    sys.stdout.flush()
+    if cut is not None:
+        click.echo(f"rpcspy conform: interrupted: {len(rows)} of {cut.total} cases finished and reported",
+                   err=True)
+        sys.exit(INTERRUPTED)
     sys.exit(1 if any(r.verdict.status == "failed" for r in rows) else 0)

@@ -25,7 +25,8 @@ A steer mid-stream, a dialog answered, a final wait:
   {"id":"s1","type":"steer","message":"shorter, please"}
   {"id":"x","type":"prompt","message":"/deploy","rpcspy":{"answer":{"confirm":true}}}
   {"rpcspy":{"wait":"settle","timeout":120}}
-Exit status: 0 every step completed, 1 a step timed out or the agent exited first, 2 bad usage or script.""",
+Exit status: 0 every step completed, 1 a step timed out or the agent exited first, 2 bad usage or script,
+130 on Ctrl-C (the agent is stopped and its exit recorded).""",
 )
 @click.argument("steps", type=click.Path(dir_okay=False, allow_dash=True))
 @recording_options(required=True, what="Record the session to FILE (the format of every rpcspy recording, mode "
@@ -80,8 +81,17 @@ def command(steps: str, output: str, overwrite: bool, timeout: float, no_check: 
         text = f"rpcspy: {label}: {result.status}{took}" + (f": {result.detail}" if result.detail else "")
         click.echo(text, err=True)
 
-    code = drive(driver, list(agent), output, check=not no_check, control=not no_control, on_step=report,
-                 gap_after=gap_after, record_fd=record_fd)
+    from rpcspy.cli.exits import INTERRUPTED
+    from rpcspy.pump.drive import DriveInterrupted
+
+    try:
+        code = drive(driver, list(agent), output, check=not no_check, control=not no_control, on_step=report,
+                     gap_after=gap_after, record_fd=record_fd)
+    except DriveInterrupted as stop:
+        n = sum(r.ok for r in driver.results)
+        click.echo(f"rpcspy: interrupted: {n}/{len(driver.steps)} steps completed; the agent was stopped "
+                   f"(exit status {stop.code}); recorded to {output}", err=True)
+        sys.exit(INTERRUPTED)
     done = driver.completed
     if not quiet or not done:
         n = sum(r.ok for r in driver.results)
