@@ -65,12 +65,11 @@ def command(agent: tuple[str, ...], patterns: tuple[str, ...], no_model: bool, f
     from rpcspy.cli.exits import INTERRUPTED
     from rpcspy.pump.conform_runner import BatteryInterrupted
 
+    cut: BatteryInterrupted | None = None
     try:
         results = run_battery(cases, list(agent), jobs=jobs, agent_args=agent_args, on_result=progress)
     except BatteryInterrupted as stop:  # Ctrl-C: the finished cases are reported, exit 130
         results, cut = stop.results, stop
-    else:
-        cut = None
     rows = [Row(r.case, r.verdict, r.seconds, tuple(r.transcript.rules())) for r in results]
     sys.stdout.write(FORMATS[fmt](rows, " ".join(agent)))
     sys.stdout.flush()
