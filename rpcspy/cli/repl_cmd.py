@@ -61,8 +61,9 @@ def command(output: str | None, overwrite: bool, directory: str, no_record: bool
     if not argv:
         raise click.UsageError("no agent command given: rpcspy repl [OPTIONS] -- AGENT_CMD [ARGS...]")
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise click.UsageError("rpcspy repl needs a terminal; to drive an agent from a script, run it under "
-                               "`rpcspy -- AGENT_CMD` and write JSON lines to its stdin")
+        raise click.UsageError("rpcspy repl needs a terminal; to drive an agent from a script, use `rpcspy drive "
+                               "STEPS.jsonl -o REC -- AGENT_CMD` (it waits for each command's response and run; "
+                               "piping lines into `rpcspy -- AGENT_CMD` ends the session at their EOF, mid-run)")
     from rpcspy.interactive.app import ReplApp
     from rpcspy.interactive.backends import LocalBackend
     from rpcspy.interactive.history import history_path
