@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from rpcspy.cli.filter_opts import filter_options
+from rpcspy.cli.record_opt import overwrite_option, refuse_existing_output
 
 
 @click.command(
@@ -26,11 +27,13 @@ Examples:
               help="Output format.")
 @click.option("-o", "--output", metavar="FILE", default=None,
               help="Where to write ('-' for stdout). Default: the recording's name with .html, in the "
-                   "current directory.")
+                   "current directory. An existing file is kept unless --overwrite.")
+@overwrite_option
 @click.option("--frames", is_flag=True, help="One row per frame: no coalescing of deltas and stderr lines.")
 @click.option("--check", is_flag=True, help="Run the checker instead of using the recorded findings.")
 @filter_options
-def command(recording: str, fmt: str, output: str | None, frames: bool, check: bool, frame_filter: Any) -> None:
+def command(recording: str, fmt: str, output: str | None, overwrite: bool, frames: bool, check: bool,
+            frame_filter: Any) -> None:
     """Export a recording as one self-contained HTML page.
 
     Inline CSS and JavaScript, no network: the timeline with each frame in a
@@ -56,6 +59,8 @@ def command(recording: str, fmt: str, output: str | None, frames: bool, check: b
     if output is None:
         output = os.path.splitext(os.path.basename(recording))[0] + ".html"
     to_stdout = output == "-"
+    if not to_stdout:
+        refuse_existing_output(output, overwrite)
     flagged = flagged_frames(rec, frame_filter, check=check)
     timeline = Timeline(coalesce=not frames, select=frame_filter if frame_filter.active else None, flagged=flagged,
                         dialect=detect_dialect(rec, refine=False)[0])

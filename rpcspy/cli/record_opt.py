@@ -1,8 +1,12 @@
-"""The options and the claim every command that writes a recording shares (run, repl, drive, replay).
+"""The options and the claim every command that writes a file shares: ``--overwrite`` everywhere.
 
-One rule (``rpcspy.recording.claim``): ``-o FILE`` makes a new regular file; an existing one is
-replaced only with ``--overwrite``; a symlink, a FIFO, a device, or a file another rpcspy records to
-is refused with exit 2 before anything starts.
+Recordings (run, repl, drive, replay; ``rpcspy.recording.claim``): ``-o FILE`` makes a new regular
+file; an existing one is replaced only with ``--overwrite``; a symlink, a FIFO, a device, or a file
+another rpcspy records to is refused with exit 2 before anything starts.
+
+Whole outputs (export, fixture, schema; ``rpcspy.pump.outfile``): an existing regular file, named
+with ``-o`` or chosen by rpcspy (export's default name), is replaced only with ``--overwrite``
+(fixture's older ``--force`` means the same); a FIFO or a device is written in place.
 """
 
 from __future__ import annotations
@@ -50,3 +54,19 @@ def claim_recording(path: str | None, overwrite: bool, *, strict: bool = False) 
         if strict:
             raise InputError(f"cannot record to {path}: {exc.strerror or exc}") from None
         return None
+
+
+def overwrite_option(f: Any) -> Any:
+    """``--overwrite`` (alias ``--force``) of the commands that write a whole output file."""
+    return click.option("--overwrite", "--force", "overwrite", is_flag=True,
+                        help="Replace OUTPUT if it is an existing file (without it: exit 2, the file kept).")(f)
+
+
+def refuse_existing_output(path: str, overwrite: bool) -> None:
+    """An existing regular file at ``path`` (a symlink to one, too) is kept unless ``overwrite``: exit 2."""
+    import os
+
+    from rpcspy.pump.outfile import is_special
+
+    if not overwrite and os.path.exists(path) and not is_special(path):
+        raise click.BadParameter(f"{path} exists (--overwrite replaces it)", param_hint="-o")
