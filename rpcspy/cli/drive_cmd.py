@@ -71,7 +71,7 @@ def command(steps: str, output: str, overwrite: bool, timeout: float, no_check: 
     except ScriptError as exc:
         raise click.UsageError(f"{steps}: {exc}") from None
     driver = Driver(script, timeout=timeout)
-    record_fd = claim_recording(output, overwrite)
+    record_fd = claim_recording(output, overwrite, strict=True)  # drive is for the recording: no file, no run
 
     def report(result: Any) -> None:
         if result.ok and quiet:

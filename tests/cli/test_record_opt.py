@@ -81,3 +81,15 @@ def test_every_recording_command_offers_the_same_overwrite_option() -> None:
     for name in ("run", "repl", "drive", "replay"):
         out = CliRunner().invoke(main, [name, "--help"], terminal_width=400).output
         assert "--overwrite" in out and OVERWRITE_HELP.split("(")[0].strip() in " ".join(out.split()), name
+
+
+def test_drive_that_cannot_record_starts_nothing(tmp_path: Path) -> None:
+    """drive exists to record: an -o it cannot create (a file in the way of its directory) is exit 2 at once."""
+    (tmp_path / "file").write_text("")
+    steps = tmp_path / "steps.jsonl"
+    steps.write_text('{"id":"s","type":"get_state"}\n')
+    marker = tmp_path / "agent-ran"
+    done = subprocess.run([*RPCSPY, "drive", str(steps), "-o", str(tmp_path / "file" / "r.jsonl"), "--",
+                           "sh", "-c", f"touch {marker}"], capture_output=True, text=True, timeout=60, env=ENV)
+    assert done.returncode == 2 and "cannot record to" in done.stderr and "Not a directory" in done.stderr
+    assert not marker.exists()
