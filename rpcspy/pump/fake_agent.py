@@ -312,8 +312,11 @@ class FakeAgent:
             d = out.divergence
             self._record(Note(0, t - self.start, "warning", "replay divergence: " + d.message, "c2a"))
             self._write_report(final=False)
-            self._write(self.opt.stderr_fd, f"rpcspy replay: diverged: live line {d.line} {d.label}: "  # as it happens
-                                            f"{d.message}\n".encode("utf-8", "replace"))
+            from rpcspy.render.summarize import clean  # recorded text: no control reaches the terminal
+
+            said = clean(f"rpcspy replay: diverged: live line {d.line} {d.label}: {d.message}")  # as it happens
+            self._write(self.opt.stderr_fd, said.replace("\n", "\\n").replace("\t", " ").encode("utf-8", "replace")
+                        + b"\n")
         stop = STRICT_EXIT if out.divergence is not None and self.opt.strict else None
         if stop is not None:
             self.stopping = True  # --strict: nothing after the first divergence is answered

@@ -203,3 +203,11 @@ def test_a_divergence_is_said_on_stderr_as_it_happens():
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_the_live_divergence_line_carries_no_terminal_control():
+    """The unmatched command's type is the client's text: an escape in it is shown, never sent raw."""
+    p = run(["--speed", "0", "--no-stderr", f"{T}/01_basic_text_prompt.jsonl"],
+            b'{"id":"p","type":"x\\u001b]0;PWNED\\u0007"}\n')
+    line = next(ln for ln in p.stderr.split(b"\n") if ln.startswith(b"rpcspy replay: diverged:"))
+    assert b"\x1b" not in line and b"\x07" not in line and b"\\e]0;PWNED" in line
