@@ -63,7 +63,7 @@ TABLE: dict[str, tuple[tuple[int | str, str], ...]] = {
     "sessions": ((OK, "listed"), (FAILED, "the session directory cannot be read"), (USAGE, "usage error"),
                  (OUTPUT, "the output could not be written")),
     "watch": ((OK, "the session ended or the recording was read"), (FAILED, "no such session, or it refused"),
-              (USAGE, "usage error")),
+              (USAGE, "usage error"), (INTERRUPTED, "Ctrl-C: stopped watching (what was shown stays)")),
     "inject": ((OK, "injected (and, with --once, answered with success)"),
                (FAILED, "no such session, not injected, no response, or a failure response"),
                (USAGE, "usage error"), (OUTPUT, "the output could not be written")),

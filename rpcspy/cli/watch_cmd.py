@@ -74,8 +74,12 @@ def command(target: str | None, backlog: int, follow: bool, full: bool, show_inf
             console.print(renderable)
         if waits is not None and (end := waits.now()).outstanding:
             console.print(why_panel(end))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # what was shown stays; the status is every command's for Ctrl-C
         console.print("stopped watching", style="dim")
+        sys.stdout.flush()
+        from rpcspy.cli.exits import INTERRUPTED
+
+        sys.exit(INTERRUPTED)
     except BrokenPipeError:
         from rpcspy.cli.recfile import quiet_broken_pipe
 

@@ -116,3 +116,22 @@ def test_conform_interrupted_reports_the_finished_cases_and_exits_130(tmp_path: 
     assert len(doc["cases"]) == 2 and all(c["status"] == "failed" for c in doc["cases"])
     assert "rpcspy conform: interrupted: 2 of " in err.decode()
     assert b"Aborted" not in err and b"Traceback" not in err
+
+
+def test_watch_stopped_with_ctrl_c_says_so_and_exits_130(tmp_path: Path) -> None:
+    """Following a recording that an rpcspy still writes (its lock held here): Ctrl-C ends it, status 130."""
+    import fcntl
+
+    rec = tmp_path / "r.jsonl"
+    whole = (REPO / "recordings" / "pi-0.73.1-basic.jsonl").read_bytes()
+    rec.write_bytes(whole[: whole.index(b'{"kind":"exit"')])
+    with rec.open("ab") as writer:
+        fcntl.flock(writer, fcntl.LOCK_EX)
+        proc = subprocess.Popen([*RPCSPY, "watch", "--width", "100", str(rec)], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=ENV)
+        assert proc.stdout is not None
+        proc.stdout.readline()  # it is showing the recording
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and b"stopped watching" in out, err
+    assert b"Aborted" not in err and b"Traceback" not in err
