@@ -96,12 +96,13 @@ class ProxySession:
         self.clock = monotonic_clock()
         self.started = time.time()
         self.pid = os.getpid()
+        self._record_id: tuple[int, int] | None = None
+        """The claimed recording's (device, inode): removed if the agent never starts."""
         self.proc: Any = None
         self.sink: Sink | None = None
         self.client_relay: ClientRelay | None = None
         self.agent_relay: AgentRelay | None = None
         self._observer_process: Any = None
-        self._record_id: tuple[int, int] | None = None
 
     # --- observers ---------------------------------------------------------------------
     # --- what observers may ask (rpcspy.pump.session.Session) -------------------------------
