@@ -210,4 +210,4 @@ def test_the_live_divergence_line_carries_no_terminal_control():
     p = run(["--speed", "0", "--no-stderr", f"{T}/01_basic_text_prompt.jsonl"],
             b'{"id":"p","type":"x\\u001b]0;PWNED\\u0007"}\n')
     line = next(ln for ln in p.stderr.split(b"\n") if ln.startswith(b"rpcspy replay: diverged:"))
-    assert b"\x1b" not in line and b"\x07" not in line and b"\\e]0;PWNED" in line
+    assert b"\x1b" not in line and b"\x07" not in line and b"\\x1b]0;PWNED" in line
