@@ -248,6 +248,15 @@ class Stats:
             "exit": self.exit,
         }
 
+    def samples(self) -> dict[str, list[float]]:
+        """The raw values behind the percentiles, in ms: ``latency_ms:<command>`` per command type,
+        ``ttft_ms`` and ``settle_ms`` (a run's agent_start to agent_end) per run; for merging many sessions."""
+        out: dict[str, list[float]] = {f"latency_ms:{name}": [v * 1000 for v in c["latencies"]]
+                                       for name, c in self._commands.items()}
+        out["ttft_ms"] = [(r.first_token - r.start) * 1000 for r in self._runs if r.first_token is not None]
+        out["settle_ms"] = [(r.end - r.start) * 1000 for r in self._runs if r.end is not None]
+        return out
+
     @staticmethod
     def _run_report(r: _Run) -> dict[str, Any]:
         return {

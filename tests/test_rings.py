@@ -103,3 +103,16 @@ def test_protocol_names_are_imported_from_their_home() -> None:
              if isinstance(node, ast.ImportFrom) and node.module in trees and node.module not in PROTOCOL_HOMES
              for a in node.names if a.name in homes and a.name not in _defined(trees[node.module])]
     assert found == []
+
+
+def test_opentelemetry_is_the_pumps_alone() -> None:
+    """The otel extra is optional: the core's span model (rpcspy.otel) never imports it, nor the shell; only the
+    pump's exporter does, inside functions, so rpcspy runs without it until --otel or --format otlp is asked for."""
+    users = sorted(name for name, imports in _modules() if any(_under(i, ("opentelemetry", "oteltap"))
+                                                               for i in imports))
+    assert users == ["rpcspy.pump.otel_export"]
+    source = (ROOT / "pump" / "otel_export.py").read_text(encoding="utf-8")
+    top = [n for n in ast.parse(source).body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    assert not [n for n in top if (n.module if isinstance(n, ast.ImportFrom) else n.names[0].name or "")
+                .startswith("opentelemetry")]
+    assert "rpcspy.otel.mapper" in dict(_modules())  # the core package the walk covers

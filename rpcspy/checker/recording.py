@@ -7,7 +7,7 @@ is told the lines the reader skipped (:class:`rpcspy.recording.reader.Problem`);
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Protocol
 
 from rpcspy.checker.findings import Sink
@@ -65,3 +65,13 @@ class RecordingAudit:
         for n, finding in enumerate(found, start=self.last_seq + 1):
             finding.seq = n
         return found
+
+
+def audited(kind: str, problems: Sequence[SkippedLine], stream: Iterator[Event]) -> Iterator[Event]:
+    """``stream`` unchanged, then the findings about the file itself (``recording.*``), which need the
+    reader's ``problems`` as they stand once the stream is read."""
+    audit = RecordingAudit(kind)
+    for event in stream:
+        audit.feed(event)
+        yield event
+    yield from audit.finish(problems)

@@ -22,6 +22,8 @@ class Result:
     reason: str
     frames: int
     findings: list[Finding] = field(default_factory=list)
+    native: bool = True
+    """An rpcspy recording (frames numbered by ``seq``), not a transcript (frames numbered by line)."""
 
     def counts(self) -> Counter[str]:
         return Counter(f.severity for f in self.findings)

@@ -17,7 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("rpcspy.cli.run_cmd", "Proxy an agent and record the session (the default command)."),
     "demo": ("rpcspy.cli.demo_cmd", "Run the proxy on a bundled fake agent: no pi, no API key."),
     "show": ("rpcspy.cli.show_cmd", "Show a recording as a readable timeline (or its exact frames with --raw)."),
-    "stats": ("rpcspy.cli.stats_cmd", "Latency, time to first token, tokens/s, bytes by type, findings of a recording."),
+    "stats": ("rpcspy.cli.stats_cmd", "Latency, time to first token, tokens/s, bytes, findings: one recording or many."),
     "export": ("rpcspy.cli.export_cmd", "Export a recording as one self-contained HTML page."),
     "browse": ("rpcspy.cli.browse_cmd", "Browse a recording full-screen: fold, search, filter, findings, frame JSON."),
     "check": ("rpcspy.cli.check_cmd", "Check recordings for protocol violations (exit 1 when --fail-on is met)."),

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from rpcspy.cli.exits import FINDINGS as EXIT_FINDINGS
-from rpcspy.cli.exits import OK as EXIT_OK  # noqa: F401  (the statuses' one home is rpcspy.cli.exits)
+from rpcspy.cli.exits import OK as EXIT_OK
 from rpcspy.cli.exits import USAGE as EXIT_UNREADABLE
 from rpcspy.cli.filter_opts import filter_options
 
@@ -27,15 +27,21 @@ Examples:
   rpcspy check --fail-on warning --format junit s.jsonl > report.xml
   rpcspy check --ignore framing.crlf --dialect pi-0.73 s.jsonl
   rpcspy check --strict-unknown --fail-on error s.jsonl   # a new agent event fails CI
+  rpcspy check --write-baseline .rpcspy-baseline.json ci/*.jsonl   # accept today's findings
+  rpcspy check --baseline .rpcspy-baseline.json ci/*.jsonl         # fail only on new ones
+  rpcspy check --format sarif ci/*.jsonl > rpcspy.sarif             # for code-scanning UIs
 \b
-Exit status: 0 clean, 1 when a finding reaches --fail-on, 2 for an
-unreadable recording or a usage error, 4 when the output cannot be written.""",
+Exit status: 0 clean, 1 when a finding reaches --fail-on (with --baseline:
+a new one), 2 for an unreadable recording or baseline or a usage error, 4
+when the output cannot be written.""",
 )
 @click.argument("recordings", nargs=-1, required=True, metavar="REC...")
 @click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default="error", show_default=True,
               help="Exit 1 when a finding of this severity or worse is reported.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "junit"]), default="text", show_default=True,
-              help="text for people, json (one finding per line) for tools, junit for CI.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "junit", "sarif"]), default="text",
+              show_default=True,
+              help="text for people, json (one finding per line) for tools, junit for CI, sarif (2.1.0) for "
+                   "code-scanning UIs.")
 @click.option("--dialect", default="auto", show_default=True, metavar="DIALECT",
               help="Protocol dialect: auto (detect from the traffic), pi-0.73, pi-0.84, pi-0.99, pi-feb2026 or omp.")
 @click.option("--ignore", "ignore", multiple=True, metavar="RULE", help="Do not report RULE (repeatable).")
@@ -45,9 +51,15 @@ unreadable recording or a usage error, 4 when the output cannot be written.""",
                    "and unknown fields as warnings.")
 @click.option("--unanswered-after", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
               help="Also report commands still unanswered SECONDS after they were sent.")
+@click.option("--baseline", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Findings a team accepted (by rule and location): report and fail only on new ones; list the "
+                   "stale entries (fixed) on stderr.")
+@click.option("--write-baseline", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Write every finding reported as the baseline FILE (replaced whole) and exit 0.")
 @filter_options
 def command(recordings: tuple[str, ...], fail_on: str, fmt: str, dialect: str, ignore: tuple[str, ...],
-            strict_fields: bool, strict_unknown: bool, unanswered_after: float | None, frame_filter: Any) -> None:
+            strict_fields: bool, strict_unknown: bool, unanswered_after: float | None, baseline: str | None,
+            write_baseline: str | None, frame_filter: Any) -> None:
     """Check recordings for protocol violations: who broke the protocol, where.
 
     Each recording is checked on its own, frame by frame, with the rules that
@@ -58,6 +70,13 @@ def command(recordings: tuple[str, ...], fail_on: str, fmt: str, dialect: str, i
     reads every frame): --dir and --seq/--time select by the frame a finding is
     about, --type the type or command of that frame (prompt) or a rule id,
     group or severity (schema.*, error), and --grep the rule and message.
+
+    In CI, --baseline FILE accepts the findings a team has agreed to live with
+    (written by --write-baseline): a finding is matched by recording path,
+    rule, direction, JSON path and message (numbers blanked), never by frame
+    number, so re-recording the same session keeps it accepted. New findings
+    are reported and fail; baseline entries nothing matched are stale (fixed)
+    and listed, so the baseline shrinks.
     """
     from rpcspy.checker import report
     from rpcspy.checker.rules import RULES, SEVERITY_RANK
@@ -71,6 +90,8 @@ def command(recordings: tuple[str, ...], fail_on: str, fmt: str, dialect: str, i
     unknown = [r for r in ignore if r not in RULES]
     if unknown:
         raise click.BadParameter(f"no rule {', '.join(unknown)} (`rpcspy rules` lists them)", param_hint="--ignore")
+    accepted = _read_baseline(baseline) if baseline else None
+    whole = fmt in ("junit", "sarif") or accepted is not None or write_baseline is not None
     results = []
     unreadable = False
     for path in recordings:
@@ -81,10 +102,20 @@ def command(recordings: tuple[str, ...], fail_on: str, fmt: str, dialect: str, i
         if frame_filter.active:
             result.findings = findings_passing(frame_filter, result.findings, path)
         results.append(result)
-        if fmt != "junit":
+        if not whole:
             report.write(fmt, result, sys.stdout)
+    if write_baseline is not None:
+        _write_baseline(write_baseline, results)
+        sys.exit(EXIT_UNREADABLE if unreadable else EXIT_OK)
+    if accepted is not None:
+        _apply_baseline(results, accepted)
     if fmt == "junit":
         report.write_junit(results, SEVERITY_RANK[fail_on], sys.stdout)
+    elif fmt == "sarif":
+        _write_sarif(results)
+    elif whole:
+        for result in results:
+            report.write(fmt, result, sys.stdout)
     if fmt == "text" and len(results) > 1:
         report.write_total(results, sys.stdout)
     sys.stdout.flush()
@@ -137,7 +168,7 @@ def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, af
     for n, finding in enumerate(findings, start=1):
         finding.seq = n
     click.echo(f"rpcspy: {path}: dialect {checker.dialect} ({checker.dialect_reason})", err=True)
-    return Result(path, checker.dialect, checker.dialect_reason, frames, findings)
+    return Result(path, checker.dialect, checker.dialect_reason, frames, findings, native=rec.kind == "rpcspy")
 
 
 def _entries(rec: Any, read_events: Any, frame_json: Any) -> Any:
@@ -182,3 +213,65 @@ def _stderr_is_tty() -> bool:
         return sys.stderr.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+def _read_baseline(path: str) -> Any:
+    from rpcspy.checker.baseline import BaselineError, load
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            return load(f.read())
+    except OSError as exc:
+        raise click.BadParameter(f"cannot read {path}: {exc.strerror or exc}", param_hint="--baseline") from None
+    except (BaselineError, UnicodeDecodeError) as exc:
+        raise click.BadParameter(f"{path}: {exc}", param_hint="--baseline") from None
+
+
+def _apply_baseline(results: list[Any], accepted: Any) -> None:
+    """Keep only the findings the baseline does not accept; say what it accepted and what is stale."""
+    from rpcspy.checker.baseline import compare
+    from rpcspy.render.summarize import clean
+
+    comparison = compare({r.path: r.findings for r in results}, accepted)
+    for r in results:
+        r.findings = comparison.new.get(r.path, [])
+    new = sum(len(fs) for fs in comparison.new.values())
+    stale = sum(e["count"] for e in comparison.stale)
+    click.echo(f"rpcspy: baseline: {comparison.accepted} accepted, {new} new, {stale} stale", err=True)
+    for e in comparison.stale:
+        click.echo(clean(f"rpcspy: stale (fixed, remove it from the baseline): {e['file']} {e['rule']}: "
+                         f"{e['message']} (x{e['count']})"), err=True)
+
+
+def _write_baseline(path: str, results: list[Any]) -> None:
+    from rpcspy.checker.baseline import dump
+    from rpcspy.cli.recfile import atomic_output
+
+    text = dump({r.path: r.findings for r in results})
+    try:
+        with atomic_output(path, "w", encoding="utf-8") as out:
+            out.write(text)
+    except OSError as exc:
+        from rpcspy.cli.exits import OUTPUT
+
+        click.echo(f"rpcspy: error: cannot write {path}: {exc.strerror or exc}", err=True)
+        sys.exit(OUTPUT)
+    n = sum(len(r.findings) for r in results)
+    click.echo(f"rpcspy: baseline {path}: {n} finding(s) of {len(results)} recording(s) accepted", err=True)
+
+
+def _write_sarif(results: list[Any]) -> None:
+    import json
+
+    from rpcspy import __version__
+    from rpcspy.checker.sarif import sarif
+    from rpcspy.recording.lines import seq_lines
+
+    lines = {}
+    for r in results:
+        seqs = {f.frame for f in r.findings if f.frame is not None}
+        try:
+            lines[r.path] = seq_lines(r.path, seqs, native=r.native)
+        except OSError:
+            lines[r.path] = {}
+    sys.stdout.write(json.dumps(sarif(results, lines, __version__), indent=1, ensure_ascii=False) + "\n")

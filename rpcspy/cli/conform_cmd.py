@@ -6,6 +6,8 @@ import sys
 
 import click
 
+from rpcspy.cli.otel_opts import otel_options
+
 
 @click.command(
     "conform",
@@ -16,10 +18,17 @@ Examples:
   rpcspy conform --case 'framing.*' --case id.every -- pi --mode rpc
   rpcspy conform --format junit -- pi --mode rpc > conform.xml
   rpcspy conform --list                             the cases, with the rule each checks
+  rpcspy conform --agent pi-1.5.2='node ~/pi152/cli.js --mode rpc' \\
+                 --agent pi-1.6.0='node ~/pi160/cli.js --mode rpc' --agent 'omp --mode rpc'
+                                                    a matrix: one table, one column per agent
+  rpcspy conform --write-baseline conform.json -- pi --mode rpc    accept today's outcomes
+  rpcspy conform --baseline conform.json -- pi --mode rpc          fail only on new failures
+  rpcspy conform --otel -- pi --mode rpc            each case as a trace (OTEL_* variables)
 \b
-Exit status: 0 when no case failed (deviations are reported, not failures),
-1 when a case failed, 2 for usage errors, 130 on Ctrl-C (the cases that
-finished are reported).""",
+Exit status: 0 when no case failed (deviations are reported, not failures;
+with --baseline: no failure the baseline does not accept), 1 when a case
+failed, 2 for usage errors or an unreadable baseline, 130 on Ctrl-C (the
+cases that finished are reported).""",
 )
 @click.argument("agent", nargs=-1, type=click.UNPROCESSED)
 @click.option("--case", "patterns", multiple=True, metavar="GLOB", help="Run only matching case ids (repeatable).")
@@ -29,9 +38,19 @@ finished are reported).""",
               help="Cases run at the same time (each is its own agent process).")
 @click.option("--agent-args/--no-agent-args", default=True, show_default=True,
               help="Append --no-session --provider fake --model fake-model to the agent command.")
+@click.option("--agent", "matrix", multiple=True, metavar="[LABEL=]COMMAND",
+              help="An agent of a matrix (repeatable; instead of the command after --): its command line, "
+                   "split like a shell, optionally named LABEL (default: the agent and version it names).")
+@click.option("--baseline", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Outcomes a team accepted, per agent and case: only a failure it does not accept fails; "
+                   "accepted deviations or failures that now pass are listed as stale.")
+@click.option("--write-baseline", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Write every outcome that is not `passed` as the baseline FILE (replaced whole).")
 @click.option("--list", "list_", is_flag=True, help="List the cases and exit.")
+@otel_options
 def command(agent: tuple[str, ...], patterns: tuple[str, ...], no_model: bool, fmt: str, jobs: int,
-            agent_args: bool, list_: bool) -> None:
+            agent_args: bool, matrix: tuple[str, ...], baseline: str | None, write_baseline: str | None,
+            list_: bool, otel: bool, otel_content: bool) -> None:
     """Run a battery of protocol cases against an agent and report each one.
 
     Each case starts a fresh agent with a temporary HOME whose provider
@@ -50,31 +69,112 @@ def command(agent: tuple[str, ...], patterns: tuple[str, ...], no_model: bool, f
             model = " (model)" if c.needs_model else ""
             click.echo(f"{c.id:30} {c.title}{model}  [{c.rule or c.doc}]")
         return
-    if not agent:
-        raise click.UsageError("give the agent command after --, e.g. rpcspy conform -- pi --mode rpc")
+    if agent and matrix:
+        raise click.UsageError("give the agent after -- or with --agent, not both")
+    if not agent and not matrix:
+        raise click.UsageError("give the agent command after --, e.g. rpcspy conform -- pi --mode rpc "
+                               "(or several with --agent)")
+    agents = [(" ".join(agent), list(agent))] if agent else [_agent_spec(spec) for spec in matrix]
+    if len({label for label, _ in agents}) < len(agents):
+        raise click.UsageError("two --agent have the same label; name them LABEL=COMMAND")
     cases = select(patterns, model=not no_model)
     if not cases:
         raise click.UsageError(f"no case matches {' '.join(patterns)!r} (see rpcspy conform --list)")
+    accepted = _read_baseline(baseline) if baseline else None
+    from rpcspy.cli.otel_opts import case_exporter
+
+    export = case_exporter(otel, otel_content)
+    current: list[str] = []
+    from rpcspy.conform import matrix as conform_matrix
     from rpcspy.conform.report import FORMATS, Row
     from rpcspy.pump.conform_runner import run_battery
 
     def progress(result) -> None:
         if fmt == "text" and sys.stderr.isatty():
             click.echo(f"  ... {result.case.id}: {result.verdict.status}", err=True)
+        if export is not None:
+            export.case(result, current)
 
     from rpcspy.cli.exits import INTERRUPTED
     from rpcspy.pump.conform_runner import BatteryInterrupted
 
+    results: dict[str, list[Row]] = {}
     cut: BatteryInterrupted | None = None
-    try:
-        results = run_battery(cases, list(agent), jobs=jobs, agent_args=agent_args, on_result=progress)
-    except BatteryInterrupted as stop:  # Ctrl-C: the finished cases are reported, exit 130
-        results, cut = stop.results, stop
-    rows = [Row(r.case, r.verdict, r.seconds, tuple(r.transcript.rules())) for r in results]
-    sys.stdout.write(FORMATS[fmt](rows, " ".join(agent)))
-    sys.stdout.flush()
-    if cut is not None:
-        click.echo(f"rpcspy conform: interrupted: {len(rows)} of {cut.total} cases finished and reported",
-                   err=True)
+    for label, argv in agents:
+        if len(agents) > 1 and sys.stderr.isatty():
+            click.echo(f"rpcspy conform: {label}", err=True)
+        current[:] = argv
+        try:
+            done = run_battery(cases, argv, jobs=jobs, agent_args=agent_args, on_result=progress)
+        except BatteryInterrupted as stop:  # Ctrl-C: the finished cases are reported, exit 130
+            done, cut = stop.results, stop
+        results[label] = [Row(r.case, r.verdict, r.seconds, tuple(r.transcript.rules())) for r in done]
+        if cut is not None:
+            break
+    if export is not None:
+        export.close()
+    if len(agents) == 1 and not matrix:
+        sys.stdout.write(FORMATS[fmt](results[agents[0][0]], agents[0][0]))
+    else:
+        sys.stdout.write(conform_matrix.FORMATS[fmt](results))
+    if cut is not None:  # no baseline is written or judged from a partial battery
+        sys.stdout.flush()
+        finished = sum(len(rows) for rows in results.values())
+        click.echo(f"rpcspy conform: interrupted: {finished} of {cut.total * len(agents)} cases finished and "
+                   "reported", err=True)
         sys.exit(INTERRUPTED)
-    sys.exit(1 if any(r.verdict.status == "failed" for r in rows) else 0)
+    if write_baseline is not None:
+        _write(write_baseline, conform_matrix.dump_baseline(results))
+    if accepted is not None:
+        verdict = conform_matrix.against_baseline(results, accepted)
+        for label, row in verdict.new:
+            click.echo(f"rpcspy: new failure: {label} {row.case.id}: {row.verdict.detail}", err=True)
+        for label, case, status in verdict.stale:
+            click.echo(f"rpcspy: stale (now better than the accepted {status}): {label} {case}", err=True)
+        sys.exit(1 if verdict.new else 0)
+    sys.exit(1 if any(r.verdict.status == "failed" for rows in results.values() for r in rows) else 0)
+
+
+def _agent_spec(spec: str) -> tuple[str, list[str]]:
+    """``LABEL=COMMAND`` or ``COMMAND`` -> (label, argv)."""
+    import re
+    import shlex
+
+    from rpcspy.fleet.identity import UNKNOWN, agent_version, identity
+
+    named = re.match(r"^([\w.@+-]+)=(.+)$", spec, re.S)
+    text = named.group(2) if named else spec
+    try:
+        argv = shlex.split(text)
+    except ValueError as exc:
+        raise click.BadParameter(f"{spec!r}: {exc}", param_hint="--agent") from None
+    if not argv:
+        raise click.BadParameter(f"{spec!r} has no command", param_hint="--agent")
+    if named:
+        return named.group(1), argv
+    return (identity(argv) if agent_version(argv) != UNKNOWN else " ".join(argv)), argv
+
+
+def _read_baseline(path: str) -> dict[tuple[str, str], str]:
+    from rpcspy.conform.matrix import ConformBaselineError, load_baseline
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            return load_baseline(f.read())
+    except OSError as exc:
+        raise click.BadParameter(f"cannot read {path}: {exc.strerror or exc}", param_hint="--baseline") from None
+    except (ConformBaselineError, UnicodeDecodeError) as exc:
+        raise click.BadParameter(f"{path}: {exc}", param_hint="--baseline") from None
+
+
+def _write(path: str, text: str) -> None:
+    from rpcspy.cli.recfile import atomic_output
+
+    try:
+        with atomic_output(path, "w", encoding="utf-8") as out:
+            out.write(text)
+    except OSError as exc:
+        from rpcspy.cli.exits import OUTPUT
+
+        click.echo(f"rpcspy: error: cannot write {path}: {exc.strerror or exc}", err=True)
+        sys.exit(OUTPUT)

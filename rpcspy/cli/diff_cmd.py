@@ -41,7 +41,8 @@ cannot be written. With --compat: 0 nothing breaking, 1 something breaking.""",
 @click.option("--width", type=click.IntRange(40, 10000), default=None, help="Line width (text format).")
 @click.option("--compat", is_flag=True,
               help="A and B are the same client steps against two agent versions: classify each difference "
-                   "for clients as breaking, warning or safe, grouped by frame type (exit 1 on breaking).")
+                   "for clients as breaking, warning, safe or timing, grouped by frame type (exit 1 on breaking; "
+                   "timing never).")
 @color_option
 def command(a: str, b: str, fmt: str, stderr: bool, dirs: tuple[str, ...], ignore: tuple[str, ...], usage: bool,
             redact: tuple[str, ...], max_items: int, width: int | None, compat: bool, color: str) -> None:
@@ -54,12 +55,17 @@ def command(a: str, b: str, fmt: str, stderr: bool, dirs: tuple[str, ...], ignor
     missing frame shows as such instead of shifting everything after it;
     frames of the same kind are compared field by field, by JSON path.
 
-    --compat reads the agent's differences as a client would: breaking (a frame
-    or field gone, a type changed, the same frames in another order, a command
-    now failing), warning (a new frame type, a new enum value, a new event in a
-    run, a field gone that the old agent already left out of some frames of that
-    type) or safe (a new field, a differing value), grouped by frame type with a
-    count and one example each (docs/drive.md, "Upgrades").
+    --compat reads the agent's differences as a client would, judging each
+    field across every frame of its type: breaking (a frame type gone, fewer
+    frames of a type, a field every old frame had gone from every new one, a
+    value of a new JSON kind, frames in an order the protocol fixes, a command
+    now failing), warning (a new frame type or event, a new enum value, a field
+    always sent now left out of some frames), safe (a new field, a differing
+    value) or timing (what differs between two runs of one agent too: a field
+    sent only sometimes, what streaming had filled into a message_start or
+    message_update, the interleaving of parallel tool calls). Grouped by frame
+    type with a count and one example each (docs/drive.md, "Upgrades";
+    published notes: docs/compat/).
     """
     import re
 
@@ -93,7 +99,7 @@ def command(a: str, b: str, fmt: str, stderr: bool, dirs: tuple[str, ...], ignor
     with _progress(a, b):
         result = diff_recordings(a, b, norm, dirs=chosen)
     if compat:
-        _compat(result, fmt, width)
+        _compat(result, norm, fmt, width)
     if fmt == "json":
         import msgspec
 
@@ -125,15 +131,14 @@ def _progress(a: str, b: str) -> Iterator[None]:
         yield
 
 
-def _compat(result: Any, fmt: str, width: int | None) -> None:
+def _compat(result: Any, norm: Any, fmt: str, width: int | None) -> None:
     import json
     import shutil
 
     from rpcspy.recording.reader import read_frames
-    from rpcspy.replay.compat import compat, compat_lines, frame_labels, survey
+    from rpcspy.replay.compat import compat, compat_lines, survey
 
-    old = survey(read_frames(result.a))
-    report = compat(result, old.labels, frame_labels(read_frames(result.b)), old.optional)
+    report = compat(result, survey(read_frames(result.a), norm), survey(read_frames(result.b), norm))
     if fmt == "json":
         sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=False) + "\n")
     else:

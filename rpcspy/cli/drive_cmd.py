@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from rpcspy.cli.gap_opt import gap_after_option
+from rpcspy.cli.otel_opts import otel_options
 from rpcspy.cli.record_opt import claim_recording, recording_options
 from rpcspy.drive.script import DEFAULT_TIMEOUT
 
@@ -38,9 +39,10 @@ Exit status: 0 every step completed, 1 a step timed out or the agent exited firs
 @click.option("--no-control", is_flag=True, help="Offer no control socket (no `rpcspy why PID`/`watch` on it).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on success (failures still go to stderr).")
 @gap_after_option
+@otel_options
 @click.argument("agent", nargs=-1, type=click.UNPROCESSED, metavar="-- AGENT...")
 def command(steps: str, output: str, overwrite: bool, timeout: float, no_check: bool, no_control: bool, quiet: bool,
-            gap_after: float, agent: tuple[str, ...]) -> None:
+            gap_after: float, otel: bool, otel_content: bool, agent: tuple[str, ...]) -> None:
     """Send a script of client commands to an agent, each when the last is done, and record the session.
 
     STEPS is JSONL, one command per line exactly as a client sends it. By default
@@ -71,6 +73,12 @@ def command(steps: str, output: str, overwrite: bool, timeout: float, no_check: 
     except ScriptError as exc:
         raise click.UsageError(f"{steps}: {exc}") from None
     driver = Driver(script, timeout=timeout)
+    from rpcspy.cli.otel_opts import check_content, otel_observer, otel_settings
+
+    check_content(otel, otel_content)
+    observers = []
+    if otel and (settings := otel_settings()) is not None:
+        observers.append(otel_observer(settings, otel_content))
     record_fd = claim_recording(output, overwrite, strict=True)  # drive is for the recording: no file, no run
 
     def report(result: Any) -> None:
@@ -86,7 +94,7 @@ def command(steps: str, output: str, overwrite: bool, timeout: float, no_check: 
 
     try:
         code = drive(driver, list(agent), output, check=not no_check, control=not no_control, on_step=report,
-                     gap_after=gap_after, record_fd=record_fd)
+                     gap_after=gap_after, observers=observers, record_fd=record_fd)
     except DriveInterrupted as stop:
         n = sum(r.ok for r in driver.results)
         click.echo(f"rpcspy: interrupted: {n}/{len(driver.steps)} steps completed; the agent was stopped "

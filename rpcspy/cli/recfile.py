@@ -133,13 +133,9 @@ def findings_passing(frame_filter: Any, findings: list[Any], path: str) -> list[
 
 
 def _audited(rec: Any, stream: Iterator[Event]) -> Iterator[Event]:
-    from rpcspy.checker.recording import RecordingAudit
+    from rpcspy.checker.recording import audited
 
-    audit = RecordingAudit(rec.kind)
-    for event in stream:
-        audit.feed(event)
-        yield event
-    yield from audit.finish(rec.problems)
+    return audited(rec.kind, rec.problems, stream)
 
 
 def _chain(first: Event, rest: Iterator[Event]) -> Iterator[Event]:

@@ -8,6 +8,7 @@ import sys
 import click
 
 from rpcspy.cli.gap_opt import gap_after_option
+from rpcspy.cli.otel_opts import otel_options
 from rpcspy.cli.record_opt import claim_recording, recording_options
 
 DEFAULT_DIR = "recordings"
@@ -29,6 +30,7 @@ Examples:
   RPCSPY_DIR=/tmp/rec rpcspy -- omp --mode rpc
   rpcspy --tmp-dir /var/tmp -- pi --mode rpc      # a tmpfs /tmp is RAM
   rpcspy --gap-after 0 -- pi --mode rpc  # never slow the agent for the recording
+  OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318 rpcspy --otel -- pi --mode rpc
 \b
 Exit status: the agent's (128+N if signal N killed it); 127 if the agent
 command is not found, 126 if it cannot be executed, 2 for a usage error or
@@ -64,11 +66,12 @@ a recording path that is refused (nothing is started then).""",
                    "(16-256 MiB), the spool at most 256 MiB; past that the agent waits for the observers (see "
                    "--gap-after); if DIR is full, the recording gets a gap note and forwarding goes on.")
 @gap_after_option
+@otel_options
 @click.argument("agent", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- AGENT_CMD [ARGS...]")
 def command(output: str | None, overwrite: bool, directory: str, no_record: bool, check: bool, dialect: str,
             report: str | None, report_level: str, strict_fields: bool, strict_unknown: bool,
             unanswered_after: float | None, ignore: tuple[str, ...], no_control: bool,
-            tmp_dir: str | None, gap_after: float, agent: tuple[str, ...]) -> None:
+            tmp_dir: str | None, gap_after: float, otel: bool, otel_content: bool, agent: tuple[str, ...]) -> None:
     """Proxy AGENT_CMD transparently and record both directions and its stderr.
 
     Your client spawns `rpcspy -- pi --mode rpc` instead of `pi --mode rpc` and
@@ -82,6 +85,7 @@ def command(output: str | None, overwrite: bool, directory: str, no_record: bool
     from rpcspy.pump.stdio import fill_closed_std_fds
 
     fill_closed_std_fds()  # first: a file opened below must not take the number of a closed stdin/stdout
+    from rpcspy.cli.otel_opts import check_content, otel_observer, otel_settings
     from rpcspy.pump.hub import Observer
     from rpcspy.pump.proxy import ProxyConfig, run_proxy
     from rpcspy.pump.session import ObserverFactory
@@ -104,6 +108,9 @@ def command(output: str | None, overwrite: bool, directory: str, no_record: bool
                                                unanswered_after=unanswered_after))]
 
         observers.append(checker)
+    check_content(otel, otel_content)
+    if otel and (settings := otel_settings()) is not None:
+        observers.append(otel_observer(settings, otel_content))
     config = ProxyConfig(argv=argv, record_path=path, observers=observers, observer_process=True,
                          control=not no_control, record_fd=claim_recording(path, overwrite), tmp_dir=tmp_dir,
                          gap_after=gap_after)

@@ -16,6 +16,9 @@ prompt contains  reply
 ``ratelimit:N``  the first N (default 1) requests for that prompt get HTTP 429 with
                  ``Retry-After: 0`` (an agent with auto-retry retries), then text
 ``big:N``        a text reply of N KiB (default 64, at most 1 GiB) in 1 KiB chunks
+``tools:``       several ``bash`` tool calls in one message, one per command of
+                 ``tools: CMD ;; CMD ...`` (pi runs them in parallel); once their
+                 results are in: ``Tools said: <first line> | <first line> ...``
 (otherwise)      ``Hello``, `` \\u2028world``, ``!``: a raw U+2028 in the text
 ===============  ==================================================================
 
@@ -87,6 +90,15 @@ def _mark(seen: set[str] | dict[str, int], key: str) -> None:
         seen.add(key)
 
 
+def tool_calls_deltas(commands: list[str]) -> list[dict[str, Any]]:
+    """Several ``bash`` tool calls in one message (``call_1``, ``call_2``, ...), each as :func:`tool_call_deltas`."""
+    out: list[dict[str, Any]] = []
+    for i, command in enumerate(commands):
+        for d in tool_call_deltas(command, f"call_{i + 1}"):
+            out.append({"tool_calls": [{**d["tool_calls"][0], "index": i}]})
+    return out
+
+
 def tool_call_deltas(command: str, call_id: str = "call_1") -> list[dict[str, Any]]:
     """A ``bash`` tool call whose JSON arguments arrive in three pieces."""
     args = json.dumps({"command": command})
@@ -127,6 +139,12 @@ def plan_reply(body: dict[str, Any], seen_errors: set[str] | dict[str, int], slo
             return Reply(deltas=_text(["Tool said: ", out[0] if out else "(nothing)"]))
         command = prompt.split("tool:", 1)[1].strip() or TOOL_COMMAND
         return Reply(deltas=tool_call_deltas(command), finish_reason="tool_calls")
+    if "tools:" in prompt:
+        if tool_results:
+            firsts = [(message_text(m).strip().splitlines() or ["(nothing)"])[0] for m in tool_results]
+            return Reply(deltas=_text(["Tools said: ", " | ".join(firsts)]))
+        commands = [c.strip() for c in prompt.split("tools:", 1)[1].split(";;") if c.strip()] or [TOOL_COMMAND]
+        return Reply(deltas=tool_calls_deltas(commands[:16]), finish_reason="tool_calls")
     if "think:" in prompt:
         thinking = [{"reasoning_content": p} for p in THINKING]
         return Reply(deltas=thinking + _text(DEFAULT_TEXT))

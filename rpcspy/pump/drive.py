@@ -17,14 +17,15 @@ EXIT_GRACE = 30.0
 
 def drive(driver: Driver, argv: Sequence[str], record_path: str | None, *, env: dict[str, str] | None = None,
           check: bool = True, control: bool = True, on_step: Callable[[Any], None] | None = None,
-          gap_after: float | None = None, record_fd: int | None = None) -> int | None:
+          gap_after: float | None = None, observers: Sequence[Any] = (), record_fd: int | None = None) -> int | None:
     """Run the script against the agent; return the agent's exit status (None if it had to be killed).
-    ``gap_after``: how long stalled observers are waited for (None: ``RPCSPY_GAP_AFTER``)."""
+    ``gap_after``: how long stalled observers are waited for (None: ``RPCSPY_GAP_AFTER``); ``observers``:
+    more observer factories (the live OpenTelemetry export)."""
     from rpcspy.pump.inprocess import InProcessProxy
 
     inbox: queue.Queue[Any] = queue.Queue()
     backend = InProcessProxy(argv, record_path, env=env, check=check, control=control, mode="drive",
-                             gap_after=gap_after, record_fd=record_fd)
+                             gap_after=gap_after, observers=observers, record_fd=record_fd)
     backend.start(inbox.put, lambda: inbox.put(None))
     reported = 0
     ended = stopped = False

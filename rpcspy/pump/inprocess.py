@@ -90,9 +90,12 @@ class InProcessProxy:
 
     def __init__(self, argv: Sequence[str], record_path: str | None, *, env: dict[str, str] | None = None,
                  check: bool = True, dialect: str = "auto", control: bool = True, mode: str = "repl",
-                 gap_after: float | None = None, record_fd: int | None = None) -> None:
+                 gap_after: float | None = None, observers: Sequence[ObserverFactory] = (),
+                 record_fd: int | None = None) -> None:
         """``record_fd``: ``record_path`` already claimed (rpcspy.recording.claim), else the writer opens it."""
         self.argv = list(argv)
+        self.observers = list(observers)
+        """More observers (the live OpenTelemetry export), after the checker."""
         self.mode = mode
         self.record_path = record_path
         self.record_fd = record_fd
@@ -123,6 +126,7 @@ class InProcessProxy:
         r_out, w_out = os.pipe()
         r_err, w_err = os.pipe()
         factories: list[ObserverFactory] = [lambda _session: [_EventsObserver(on_events)]]
+        factories[:0] = self.observers
         if self.check:
             factories.insert(0, self._checker)
         config = ProxyConfig(argv=self.argv, record_path=self.record_path, env=self.env, observers=factories,

@@ -1,43 +1,57 @@
-"""What an agent upgrade changes for clients: the differ's alignment, each difference classified.
+"""What an agent upgrade changes for clients: the differ's alignment and both sides' shapes, judged.
 
 Two recordings of the same client steps against two agent versions (``rpcspy drive``, or
-``rpcspy replay --client``) are aligned by :mod:`rpcspy.replay.differ`; every difference in
-the agent's frames is then judged from a client's side:
+``rpcspy replay --client``) are aligned by :mod:`rpcspy.replay.differ`, and each side's frames are
+surveyed (:mod:`rpcspy.replay.shapes`). Each difference is judged from a client's side:
 
-* **breaking**: a frame type or a field gone, a type changed, an order clients rely on changed
-  (the same frames, moved), a command now failing;
-* **warning**: a new frame type, a new value of an enum-like field, a new event in a run, an
-  optional field gone (one the old agent already left out of some frames of that type, so its
-  clients cope without it: pi 1.5.2's ``responseId`` on ``message_start``, which pi 0.87.1 sent
-  only when the model's first chunk came before the event);
-* **safe**: a new field, a value of the same type that differs.
+* **breaking**: a frame type gone, fewer frames of a type, a field every old frame of its shape had
+  that no new frame has, a value of a kind the old agent never sent there, the same frames in an order
+  the protocol fixes, a command now failing;
+* **warning**: a new frame type, more frames of a type (a new event in a run), a new value of an
+  enum-like field, a field the old agent always sent that the new one leaves out of some frames;
+* **safe**: a new field, a differing value of the same kind, an array element added or removed;
+* **timing**: what differs between two runs of one agent too: a field the old agent sent in only some
+  frames of its shape (the recordings cannot tell a field dropped from one not sent this time), what
+  streaming had filled into a ``message_start``/``message_update`` snapshot when it was written (the
+  final ``message_end`` still has it), how many progress frames a stream was cut into, and the
+  interleaving of frames the protocol orders only within their lane (deltas among other frames, the
+  frames of parallel tool calls among each other). Said once per kind and place, never an exit 1.
 
-Differences are grouped by frame type, kind and (index-free) JSON path, with a count and one
-example each. Pure: the differ's result and the frame labels come in.
+Presence is judged per shape across every frame of it, never per frame pair. Differences are grouped by
+level, kind, frame type and (index-free) JSON path, with a count and one example. Pure.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgspec
+from rpcspy.replay.differ import DiffResult, Item
+from rpcspy.replay.jsondiff import ABSENT, Change, changes
+from rpcspy.replay.shapes import (
+    _MAX_ENUM,
+    ENUM_KEYS,
+    STREAMED,
+    FieldStat,
+    Survey,
+    final_path,
+    kind_of,
+    plain,
+    shown_type,
+    streamed_into,
+    streamed_root,
+    survey,
+)
 
-from rpcspy.events import Frame
-from rpcspy.replay.differ import DiffResult, Item, label_of
-from rpcspy.replay.jsondiff import ABSENT, Change, changes, child
+__all__ = ["LEVELS", "CompatReport", "Group", "compat", "compat_lines", "survey"]
 
-LEVELS = ("breaking", "warning", "safe")
-ENUM_KEYS = frozenset({
-    "type", "role", "stopReason", "reason", "status", "disposition", "method", "command", "source", "scope",
-    "origin", "api", "level", "mode", "streamingBehavior", "thinkingLevel", "steeringMode", "followUpMode",
-})
-"""Keys whose string values are enums for clients (a new value is a warning, not free text)."""
+LEVELS = ("breaking", "warning", "safe", "timing")
+_OPTIONAL_PROGRESS = frozenset({"tool_execution_update"})
+"""Progress frames the protocol never promises (a fast tool call has none): even all of them gone is timing."""
+_TOOL_RANK = {"tool_execution_start": 0, "tool_execution_update": 1, "tool_execution_end": 2}
 _INDEX = re.compile(r"\[\d+\]")
-_DELTAS = "message_update"
 _LAST_KEY = re.compile(r'(?:\.([A-Za-z_$][\w$]*)|\["((?:[^"\\]|\\.)*)"\])$')
 
 
@@ -79,73 +93,16 @@ class CompatReport:
                 "groups": [g.to_json() for g in self.groups]}
 
 
-def _decoded(frames: Iterable[Frame], direction: str) -> Iterator[Any]:
-    for frame in frames:
-        if frame.dir == direction:
-            try:
-                yield msgspec.json.decode(frame.data)
-            except (msgspec.DecodeError, UnicodeDecodeError):
-                yield ""
+class _Groups:
+    def __init__(self) -> None:
+        self.groups: dict[tuple[str, str, str, str | None], Group] = {}
 
-
-def frame_labels(frames: Iterable[Frame], direction: str = "a2c") -> Iterable[str]:
-    """The differ's label of each frame of one direction (``response/prompt``, ``agent_end``), streamed."""
-    for value in _decoded(frames, direction):
-        yield label_of(value)
-
-
-@dataclass
-class Survey:
-    """One side's frame labels, and the fields it left out of some frames of a type that others carry."""
-
-    labels: list[str]
-    optional: set[tuple[str, str]]
-    """(label, path) of object fields (paths through objects only) absent from some frame of that label
-    where the object holding them is present: not a field the agent always sends."""
-
-
-def _paths(value: Any, path: str, out: set[str]) -> set[str]:
-    if isinstance(value, dict):
-        out.add(path)
-        for k, v in value.items():
-            _paths(v, child(path, k), out)
-    else:
-        out.add(path)
-    return out
-
-
-def survey(frames: Iterable[Frame], direction: str = "a2c") -> Survey:
-    """Labels and optional fields of one direction's frames (each distinct shape of a label walked once)."""
-    labels: list[str] = []
-    shapes: dict[str, set[frozenset[str]]] = {}
-    for value in _decoded(frames, direction):
-        label = label_of(value)
-        labels.append(label)
-        shapes.setdefault(label, set()).add(frozenset(_paths(value, "$", set())))
-    optional = set()
-    for label, kinds in shapes.items():
-        for path in set().union(*kinds):
-            parent = _parent(path)
-            if parent is not None and any(parent in k and path not in k for k in kinds):
-                optional.add((label, path))
-    return Survey(labels, optional)
-
-
-def _parent(path: str) -> str | None:
-    m = _LAST_KEY.search(path)
-    return None if m is None else path[:m.start()]
-
-
-def _kind_of(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
+    def add(self, level: str, kind: str, label: str, path: str | None, example: dict[str, Any], n: int = 1) -> None:
+        key = (level, kind, label, path)
+        g = self.groups.get(key)
+        if g is None:
+            g = self.groups[key] = Group(level, kind, label, path, example=example)
+        g.count += n
 
 
 def _last_key(path: str) -> str | None:
@@ -156,19 +113,18 @@ def _last_key(path: str) -> str | None:
     return m.group(1) if m.group(1) is not None else m.group(2)
 
 
-def classify_change(label: str, c: Change) -> tuple[str, str]:
-    """(level, kind) of one changed leaf of a frame present on both sides."""
+def classify_change(label: str, c: Change) -> tuple[str, str] | None:
+    """(level, kind) of one changed leaf of a frame pair, or None when the shapes judge it (presence,
+    kinds and enum values are properties of every frame of a shape, not of one pair)."""
     key = _last_key(c.path)
     if c.a is ABSENT or c.b is ABSENT:
         if key is None:
             return "safe", "array element added" if c.a is ABSENT else "array element removed"
-        return ("safe", "new field") if c.a is ABSENT else ("breaking", "field gone")
+        return None
     if label.startswith("response") and c.path == "$.success" and c.a is True and c.b is False:
         return "breaking", "command now failing"
-    if _kind_of(c.a) != _kind_of(c.b):
-        return "breaking", "type changed"
-    if isinstance(c.b, str) and key in ENUM_KEYS:
-        return "warning", "new enum value"
+    if kind_of(c.a) != kind_of(c.b) or key in ENUM_KEYS:
+        return None
     return "safe", "value differs"
 
 
@@ -190,94 +146,214 @@ def _example(item: Item, change: Change | None = None) -> dict[str, Any]:
     return out
 
 
-def _timing_only(labels_a: list[str], labels_b: list[str]) -> set[str]:
-    """Labels whose frames keep their order once streamed deltas are set aside: a frame that only moved
-    among ``message_update`` frames (a response or ``queue_update`` arriving a few deltas earlier or
-    later) is timing, not an order clients can rely on."""
-    def positions(labels: list[str], deltas: bool) -> dict[str, list[int]]:
+def _streamed(label: str) -> bool:
+    return label.split("/", 1)[0] in STREAMED
+
+
+def _lane_keys(s: Survey) -> list[tuple[str, str, int]]:
+    """Each frame's (lane, label, occurrence of that label in its lane): what pairs a moved frame."""
+    seen: Counter[tuple[str, str]] = Counter()
+    out = []
+    for label, lane in zip(s.labels, s.lanes, strict=False):
+        out.append((lane, label, seen[(lane, label)]))
+        seen[(lane, label)] += 1
+    return out
+
+
+def _bound_order(old: Survey, new: Survey) -> set[str]:
+    """Labels whose frames changed order within a lane (where the protocol fixes their order)."""
+    def lanes(s: Survey) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for label, lane in zip(s.labels, s.lanes, strict=False):
+            out.setdefault(lane, []).append(label)
+        return out
+
+    def positions(labels: list[str]) -> dict[str, list[int]]:
         out: dict[str, list[int]] = {}
-        kept = [x for x in labels if x.startswith(_DELTAS) == deltas]
-        for i, x in enumerate(kept):
+        for i, x in enumerate(labels):
             out.setdefault(x, []).append(i)
         return out
 
-    same: set[str] = set()
-    for deltas in (False, True):
-        pa, pb = positions(labels_a, deltas), positions(labels_b, deltas)
-        same |= {label for label, where in pa.items() if pb.get(label) == where}
-    return same
+    def disorder(by_lane: dict[str, list[str]]) -> set[str]:
+        """Tool frames out of a call's start -> updates -> end (how many updates there are is timing)."""
+        out: set[str] = set()
+        for lane, labels in by_lane.items():
+            ranks = [_TOOL_RANK.get(x, 1) for x in labels]
+            if lane.startswith("tool") and ranks != sorted(ranks):
+                out |= set(labels)
+        return out
+
+    la, lb = lanes(old), lanes(new)
+    bound: set[str] = set()
+    for lane in ("main", "deltas", "responses", "queue"):
+        pa, pb = positions(la.get(lane, [])), positions(lb.get(lane, []))
+        bound |= {x for x in pa.keys() | pb.keys() if pa.get(x) != pb.get(x)}
+    return bound | (disorder(la) ^ disorder(lb))
 
 
-def compat(result: DiffResult, labels_a: Iterable[str], labels_b: Iterable[str],
-           optional_a: Collection[tuple[str, str]] = ()) -> CompatReport:
-    """Classify the agent-side differences of ``result``; ``labels_*`` are the a2c frame labels of each side,
-    ``optional_a`` the old side's optional fields (:attr:`Survey.optional`): one of them gone is a warning."""
-    labels_a, labels_b = list(labels_a), list(labels_b)
-    count_a, count_b = Counter(labels_a), Counter(labels_b)
-    groups: dict[tuple, Group] = {}
-    timing_only = _timing_only(labels_a, labels_b)
-
-    def add(level: str, kind: str, label: str, path: str | None, example: dict[str, Any]) -> None:
-        key = (level, kind, label, path)
-        g = groups.get(key)
-        if g is None:
-            g = groups[key] = Group(level, kind, label, path, example=example)
-        g.count += 1
-
-    def judge(label: str, c: Change, item: Item) -> None:
-        level, kind = classify_change(label, c)
-        if kind == "field gone" and (label, c.path) in optional_a:
-            level, kind = "warning", "optional field gone"
-        add(level, kind, label, _INDEX.sub("[]", c.path), _example(item, c))
-
-    def changed(label: str, a: Any, b: Any, item: Item) -> None:
-        for c in changes(a, b, align=True):
-            judge(label, c, item)
-
+def _frames(result: DiffResult, old: Survey, new: Survey, out: _Groups) -> bool:
+    """Frame-level differences (types, counts, order, pairs); returns whether the client frames differ."""
+    count_a, count_b = Counter(old.labels), Counter(new.labels)
+    bound = _bound_order(old, new)
+    keys_a, keys_b = _lane_keys(old), _lane_keys(new)
     client_differs = False
     moved: dict[str, tuple[list[Item], list[Item]]] = {}
+    counted: set[str] = set()
+
+    def pair(label: str, a: Any, b: Any, item: Item) -> None:
+        shape = label.split("/", 1)[0]
+        said: set[str] = set()
+        for c in changes(a, b, align=True):
+            got = classify_change(label, c)
+            if got is not None:
+                path = _INDEX.sub("[]", c.path)
+                root = streamed_root(shape, path) if got[0] == "safe" else None
+                if root is not None:  # once per frame for the snapshot's usage or content, whatever leaf differed
+                    if root not in said:
+                        said.add(root)
+                        out.add("timing", "filled in by streaming", shape, root, _example(item, c))
+                else:
+                    out.add(*got, label, path, _example(item, c))
+
     for d in result.dirs:
         if d.dir == "c2a":
             client_differs = client_differs or not d.equal
-            continue
         if d.dir != "a2c":
             continue
         for item in d.items:
             label = item.label
+            na, nb = count_a[label], count_b[label]
             if item.op == "changed":
-                if item.a is not None and item.b is not None and item.a.value is not None:
-                    changed(label, item.a.value, item.b.value, item)
+                if item.a is None or item.b is None or item.a.value is None:
+                    continue
+                lane_a, lane_b = keys_a[item.a.index][0], keys_b[item.b.index][0]
+                if lane_a != lane_b and lane_a.startswith("tool"):  # frames of two different tool calls
+                    out.add("timing", "tool calls interleaved differently", label, None, _example(item))
                 else:
-                    for c in item.changes:
-                        judge(label, c, item)
-            elif item.op == "added":
-                if count_a[label] == 0:
-                    add("warning", "new frame type", label, None, _example(item))
-                elif count_b[label] > count_a[label]:
-                    add("warning", "new event", label, None, _example(item))
-                elif label in timing_only:
-                    moved.setdefault(label, ([], []))[1].append(item)
-                else:
-                    add("breaking", "order changed", label, None, _example(item))
+                    pair(label, item.a.value, item.b.value, item)
+                continue
+            added = item.op == "added"
+            if label in _OPTIONAL_PROGRESS and (na == 0 or nb == 0):  # a call need not send any
+                out.add("timing", "more progress frames" if added else "fewer progress frames", label, None,
+                        _example(item))
+            elif added and na == 0:
+                out.add("warning", "new frame type", label, None, _example(item))
+            elif not added and nb == 0:
+                out.add("breaking", "frame type gone", label, None, _example(item))
+            elif na != nb and _streamed(label):
+                out.add("timing", "more progress frames" if nb > na else "fewer progress frames", label, None,
+                        _example(item))
+            elif nb != na:  # said once, with the net count: the rest is the alignment shifted round them
+                if label not in counted and added == (nb > na):
+                    counted.add(label)
+                    out.add(*(("warning", "new event") if nb > na else ("breaking", "frame gone")), label, None,
+                            _example(item), abs(nb - na))
+            elif label in bound:
+                out.add("breaking", "order changed", label, None, _example(item))
             else:
-                if count_b[label] == 0:
-                    add("breaking", "frame type gone", label, None, _example(item))
-                elif count_b[label] < count_a[label]:
-                    add("breaking", "frame gone", label, None, _example(item))
-                elif label in timing_only:
-                    moved.setdefault(label, ([], []))[0].append(item)
-                else:
-                    add("breaking", "order changed", label, None, _example(item))
-    for label, (gone, came) in moved.items():  # the same frames a few deltas away: compare them as pairs
-        for x, y in zip(gone, came, strict=False):
-            pair = Item("changed", label, x.a, y.b)
-            add("safe", "moved among streamed deltas", label, None, _example(pair))
-            if x.a is not None and y.b is not None and x.a.value is not None and y.b.value is not None:
-                changed(label, x.a.value, y.b.value, pair)
+                moved.setdefault(label, ([], []))[1 if added else 0].append(item)
+    for label, (gone, came) in moved.items():  # the same frames elsewhere among other lanes: compare as pairs
+        rest = [y for y in came if y.b is not None]
+        for x in gone:
+            if x.a is None:
+                continue
+            key = keys_a[x.a.index]
+            y = next((r for r in rest if keys_b[r.b.index] == key), rest[0] if rest else None)  # type: ignore[union-attr]
+            if y is not None:
+                rest.remove(y)
+            p = Item("changed", label, x.a, None if y is None else y.b)
+            kind = ("tool calls interleaved differently" if key[0].startswith("tool") else
+                    "response moved among events" if key[0] == "responses" else
+                    "queue update moved among events" if key[0] == "queue" else "moved among streamed deltas")
+            out.add("timing", kind, label, None, _example(p))
+            if y is not None and y.b is not None and x.a.value is not None and y.b.value is not None:
+                pair(label, x.a.value, y.b.value, p)
+    return client_differs
+
+
+def _presence(fa: FieldStat | None, pa: int, fb: FieldStat | None, pb: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if fa is not None:
+        out["a_seq"], out["a"] = fa.seq, fa.value
+    if fb is not None:
+        out["b_seq"], out["b"] = fb.seq, fb.value
+    out["present"] = {"a": [0 if fa is None else fa.count, pa], "b": [0 if fb is None else fb.count, pb]}
+    return out
+
+
+def _filled(shape: str, path: str, shown: str, lacking: Survey, having: Survey) -> bool:
+    """Whether a snapshot field that one side (``having``) showed and the other (``lacking``) did not is
+    timing: the final message of the lacking side still carries it (it came after the snapshot was
+    written), or, inside the streamed content or usage, neither side's final message ever had it
+    (streaming's own scratch state, there or not depending on when the frame was written)."""
+    final = final_path(shape, path)
+    if final is None:
+        return False
+    if lacking.has(*final):
+        return True
+    return streamed_into(shape, shown) and not having.has(*final)
+
+
+def _shapes(old: Survey, new: Survey, out: _Groups) -> None:
+    """Field-level differences: presence and kinds per shape and path, enum values per shape."""
+    for (shape, path), fa in old.fields.items():
+        if fa.parent is None:
+            continue
+        pa, pb = old.objects(shape, fa.parent), new.objects(shape, fa.parent)
+        if not pb:  # nowhere to be in the new frames: judged higher up
+            continue
+        fb = new.stat(shape, path)
+        nb = 0 if fb is None else fb.count
+        where = (shown_type(shape, path), plain(path))
+        filled = _filled(shape, path, where[1], new, old)
+        if nb == 0 or (fa.count == pa and nb < pb):
+            ex = _presence(fa, pa, fb, pb)
+            if filled:
+                out.add("timing", "filled in by streaming", *where, ex, fa.count)
+            elif nb == 0 and fa.count == pa:
+                out.add("breaking", "field gone", *where, ex, fa.count)
+            elif nb == 0:
+                out.add("timing", "sent in some frames only", *where, ex, fa.count)
+            else:
+                out.add("warning", "now left out of some frames", *where, ex, pb - nb)
+        if fb is not None:
+            for kind, (seq, value) in fb.kind_seq.items():
+                if kind not in fa.kinds:
+                    a_kind = next(iter(fa.kind_seq))
+                    ex = {"a_seq": fa.kind_seq[a_kind][0], "b_seq": seq, "a": fa.kind_seq[a_kind][1], "b": value}
+                    out.add("breaking", "type changed", *where, ex, fb.kinds[kind])
+    for (shape, path), fb in new.fields.items():
+        if fb.parent is None or old.has(shape, path) or not old.objects(shape, fb.parent):
+            continue
+        ex = _presence(None, old.objects(shape, fb.parent), fb, new.objects(shape, fb.parent))
+        where = (shown_type(shape, path), plain(path))
+        if _filled(shape, path, where[1], old, new):
+            out.add("timing", "filled in by streaming", *where, ex, fb.count)
+        else:
+            out.add("safe", "new field", *where, ex, fb.count)
+    for (shape, path), values in new.enums.items():
+        known = old.enums.get((shape, path))
+        if not known or len(known) >= _MAX_ENUM or streamed_into(shape.split("/", 1)[0], path):
+            continue
+        first = next(iter(known.items()))
+        for value, (seq, n) in values.items():
+            if value not in known:
+                ex = {"a_seq": first[1][0], "b_seq": seq, "a": first[0], "b": value}
+                out.add("warning", "new enum value", shape, path, ex, n)
+
+
+def compat(result: DiffResult, old: Survey, new: Survey) -> CompatReport:
+    """Judge the agent-side differences of ``result``; ``old``/``new`` survey each side's agent frames
+    (:func:`rpcspy.replay.shapes.survey`, with the normaliser the differ used)."""
+    groups = _Groups()
+    client_differs = _frames(result, old, new, groups)
+    _shapes(old, new, groups)
     order = {level: i for i, level in enumerate(LEVELS)}
-    ranked = sorted(groups.values(), key=lambda g: (order[g.level], g.type, g.kind, g.path or ""))
-    return CompatReport(result.a, result.b, ranked, client_differs,
-                        (sum(count_a.values()), sum(count_b.values())))
+    ranked = sorted(groups.groups.values(), key=lambda g: (order[g.level], g.type, g.kind, g.path or ""))
+    return CompatReport(result.a, result.b, ranked, client_differs, (len(old.labels), len(new.labels)))
+
+
+_HEADINGS = {"timing": "timing (differs between runs of one agent too; not a change):"}
 
 
 def compat_lines(report: CompatReport, *, width: int = 100, max_groups: int = 200) -> list[str]:
@@ -294,15 +370,23 @@ def compat_lines(report: CompatReport, *, width: int = 100, max_groups: int = 20
         groups = [g for g in report.groups if g.level == level]
         if not groups:
             continue
-        lines.append(f"{level}:")
+        lines.append(_HEADINGS.get(level, f"{level}:"))
         for g in groups:
             if shown >= max_groups:
                 lines.append(f"  ... {len(report.groups) - shown} more group(s) (--format json has them all)")
                 return lines
             shown += 1
-            where = f" {g.path}" if g.path else ""
-            ex = g.example
-            seqs = "/".join(f"{side.upper()}#{ex[f'{side}_seq']}" for side in ("a", "b") if f"{side}_seq" in ex)
-            values = " -> ".join(clip(ex[side], max(20, width // 3)) for side in ("a", "b") if side in ex)
-            lines.append(f"  {g.type}: {g.kind}{where} x{g.count}  e.g. {seqs} {values}".rstrip())
+            lines.append(group_line(g, width, clip))
     return lines
+
+
+def group_line(g: Group, width: int, clip: Any) -> str:
+    """One group as ``  TYPE: KIND PATH xN  e.g. A#1/B#2 VALUES (present A n/m, B n/m)``."""
+    where = f" {g.path}" if g.path else ""
+    ex = g.example
+    seqs = "/".join(f"{side.upper()}#{ex[f'{side}_seq']}" for side in ("a", "b") if f"{side}_seq" in ex)
+    values = " -> ".join(clip(ex[side], max(20, width // 3)) for side in ("a", "b") if side in ex)
+    present = ex.get("present")
+    counts = (f" (in {present['a'][0]}/{present['a'][1]} old, {present['b'][0]}/{present['b'][1]} new)"
+              if present else "")
+    return f"  {g.type}: {g.kind}{where} x{g.count}  e.g. {seqs} {values}".rstrip() + counts
