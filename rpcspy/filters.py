@@ -149,13 +149,25 @@ def parse_range(text: str, kind: Callable[[str], Any], *, single_is_point: bool)
     text = text.strip()
     if ".." in text:
         lo, hi = text.split("..", 1)
-        a = kind(lo) if lo.strip() else None
-        b = kind(hi) if hi.strip() else None
+        a = _number(lo, kind) if lo.strip() else None
+        b = _number(hi, kind) if hi.strip() else None
         if a is not None and b is not None and b < a:
             raise ValueError(f"empty range {text!r}: {b} < {a}")
         return a, b
-    v = kind(text)
+    v = _number(text, kind)
     return (v, v) if single_is_point else (v, None)
+
+
+def _number(text: str, kind: Callable[[str], Any]) -> Any:
+    """``text`` as ``kind`` (int or float), or a ValueError in words (never Python's own message)."""
+    what = "a whole number" if kind is int else "a number"
+    try:
+        value = kind(text.strip())
+    except ValueError:
+        raise ValueError(f"{text.strip()!r} is not {what}") from None
+    if value != value or value in (float("inf"), float("-inf")):  # nan, inf
+        raise ValueError(f"{text.strip()!r} is not {what}")
+    return value
 
 
 def _split(values: Iterable[str]) -> list[str]:

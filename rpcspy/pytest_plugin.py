@@ -241,12 +241,20 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
         factory.again(factory.diverged())  # the client strayed from these fixtures: record them anew
         failure = None
         item.runtest()
+    marker = item.get_closest_marker(MARKER)
     if failure is not None:
         if factory is not None and factory.recordings:
             kept = ", ".join(str(r.raw) for r in factory.recordings)
             item.add_report_section("call", "rpcspy", f"the test failed: no fixture written (sessions kept: {kept})")
+        problems = factory.problems() if factory is not None else []
+        if problems and not isinstance(failure, (KeyboardInterrupt, SystemExit)):
+            # a client waiting for a run the replay never started fails with a timeout: name the cause
+            text = "rpcspy replay diverged from the recording:\n  " + "\n  ".join(problems)
+            if marker is None:
+                item.add_report_section("call", "rpcspy", text)
+                raise failure
+            pytest.fail(f"{text}\n(then the test failed: {type(failure).__name__}: {failure})", pytrace=False)
         raise failure
-    marker = item.get_closest_marker(MARKER)
     if factory is not None:
         item.config.stash.setdefault(_WRITTEN, []).extend(factory.write_fixtures())
         if marker is not None:

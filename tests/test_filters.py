@@ -64,6 +64,13 @@ def test_time_and_seq_ranges() -> None:
 def test_bad_ranges_say_what_to_write() -> None:
     with pytest.raises(ValueError, match="FROM..TO"):
         build_filter(time="soon")
+    for bad, said in (("abc", "'abc' is not a number"), ("1..x", "'x' is not a number"),
+                      ("nan", "'nan' is not a number")):
+        with pytest.raises(ValueError) as err:
+            build_filter(time=bad)
+        assert said in str(err.value) and "could not convert" not in str(err.value)
+    with pytest.raises(ValueError, match="'2.5' is not a whole number"):
+        build_filter(seq="2.5")
     with pytest.raises(ValueError, match="empty range"):
         build_filter(seq="5..2")
     assert parse_range("..", int, single_is_point=True) == (None, None)

@@ -38,6 +38,18 @@ def test_divergence_without_marker_passes(rpcspy_replay):
 @pytest.mark.rpcspy_strict(unconsumed=True)
 def test_unconsumed_fails(rpcspy_replay):
     run(rpcspy_replay(REC), b'{{"id":"s","type":"get_state"}}\\n')
+
+@pytest.mark.rpcspy_strict
+def test_a_client_waiting_after_a_divergence(rpcspy_replay):
+    p = subprocess.Popen(rpcspy_replay(REC), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL)
+    p.stdin.write(b'{{"id":"p","type":"prompt","message":"never recorded"}}\\n')
+    p.stdin.flush()
+    try:
+        p.wait(timeout=3)  # a client waiting for a run that never comes
+    finally:
+        p.kill()
+        p.wait()
 '''
 
 
@@ -46,7 +58,10 @@ def test_plugin_in_inner_pytest(tmp_path: Path):
     p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rf", "-p", "no:cacheprovider", "test_inner.py"],
                        cwd=tmp_path, capture_output=True, text=True, timeout=120)
     out = p.stdout
-    assert "2 failed, 2 passed" in out, out
+    assert "3 failed, 2 passed" in out, out
+    waited = out.split("test_a_client_waiting_after_a_divergence", 1)[1]
+    assert "rpcspy replay diverged from the recording:" in waited and "live line 1 prompt" in waited
+    assert "(then the test failed: TimeoutExpired" in waited
     assert "FAILED test_inner.py::test_divergence_fails" in out
     assert "FAILED test_inner.py::test_unconsumed_fails" in out
     assert "rpcspy replay diverged from the recording" in out

@@ -22,7 +22,7 @@ def test_naive_client(rpcspy_scenario):
 
 def test_every_scenario_answers(rpcspy_scenario):
     p = subprocess.run(rpcspy_scenario.argv, input=b'{"id":"a","type":"get_state"}\\n', capture_output=True, timeout=60)
-    assert p.returncode in (0, 1, 143)
+    assert p.returncode in (0, 1)  # 1: agent-crash; a clean EOF is 0 (never the recorder's SIGTERM, 143)
     assert rpcspy_scenario.report()["final"] is True
 '''
 

@@ -105,8 +105,13 @@ class BrowserApp:
         return [("", "\n".join(lines[self.detail_top:self.detail_top + height]))]
 
     def _help_text(self) -> str:
-        return help_text() + "\n\n  The filter is a JMESPath expression on each frame's JSON, plus _dir, _seq, _t,\n" \
-                             "  _kind and _text; e.g.  type == 'prompt'  or  _dir == 'err'"
+        import textwrap
+
+        inner = max(self._size()[1] - 4, 30)  # the box's border and padding: nothing is clipped at 80 columns
+        note = ("The filter is a JMESPath expression on each frame's JSON, plus _dir, _seq, _t, _kind and _text; "
+                "e.g.  type == 'prompt'  or  _dir == 'err'")
+        return help_text(inner) + "\n\n" + "\n".join(textwrap.wrap(note, inner - 2, initial_indent="  ",
+                                                                   subsequent_indent="  "))
 
     # -- input line ------------------------------------------------------------------------------
     def _typed(self, _: Buffer) -> None:

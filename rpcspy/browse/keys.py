@@ -18,6 +18,15 @@ KEYS: tuple[tuple[str, str], ...] = (
 )
 
 
-def help_text() -> str:
-    width = max(len(k) for k, _ in KEYS)
-    return "\n".join(f"  {k:<{width}}  {d}" for k, d in KEYS)
+def help_text(width: int | None = None) -> str:
+    """The keys, one a line; with ``width``, descriptions wrap under themselves to fit (an 80x24 terminal)."""
+    import textwrap
+
+    keys = max(len(k) for k, _ in KEYS)
+    room = None if width is None else max(width - keys - 4, 20)
+    lines: list[str] = []
+    for k, d in KEYS:
+        parts = textwrap.wrap(d, room) if room else [d]
+        lines.append(f"  {k:<{keys}}  {parts[0]}")
+        lines += [f"  {'':<{keys}}  {p}" for p in parts[1:]]
+    return "\n".join(lines)

@@ -54,6 +54,14 @@ def frame_head(frame: Frame) -> str:
     return f"#{frame.seq} {ARROWS.get(frame.dir, '?')} {frame.dir}  t={frame.t:.6f}  {len(frame.data):,} bytes{flags}"
 
 
+def frame_line(frame: Frame, limit: int = 400) -> str:
+    """An unfolded frame's line: its head, then the frame itself on one line (controls made visible),
+    so a row's frames can be told apart without opening each."""
+    size = f"{len(frame.data):,} B"
+    text = clean(frame.data[: limit * 4].decode("utf-8", "replace")).replace("\t", " ").replace("\n", " ")
+    return cut(f"#{frame.seq} {ARROWS.get(frame.dir, '?')} {frame.dir}  t={frame.t:.6f}  {size}  {text}", limit)
+
+
 def pretty(frame: Frame) -> str:
     """A frame for reading: indented JSON, or its text as a JSON string."""
     text = frame.data.decode("utf-8", "replace")
@@ -248,7 +256,7 @@ class BrowseModel:
                 text, style = mark + row.text, f"class:sev-{row.severity}" if row.severity else ""
             else:
                 frame = self.load(s)
-                text = "      " + (frame_head(frame) if frame is not None else f"#{s} (not found)")
+                text = "      " + (frame_line(frame) if frame is not None else f"#{s} (not found)")
                 style = "class:frame"
             out.append((style + (" class:cursor" if k == self.cursor else ""), text))
         return out

@@ -56,24 +56,41 @@ class DefaultGroup(click.Group):
             formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> object:
-        from rpcspy.cli.exits import guard_output  # exit statuses and output errors: one place
+        from rpcspy.cli.exits import guard_output, interrupted  # exit statuses and output errors: one place
 
-        with guard_output():
+        with interrupted(), guard_output():
             return super().invoke(ctx)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] not in COMMANDS and args[0] not in ("--help", "-h", "--version"):
             if not ctx.resilient_parsing:  # shell completion parses half-typed lines
-                _refuse_typo(ctx, args[0])
+                _refuse_typo(ctx, args[0], asks_help=any(a in ("--help", "-h") for a in args[1:]))
             args = ["run", *args]
         return super().parse_args(ctx, args)
 
 
-def _refuse_typo(ctx: click.Context, word: str) -> None:
+HINTS: dict[str, str] = {
+    # words people type for what is an option or a flag of another command: name: what they meant
+    "version": "rpcspy --version",
+    "help": "rpcspy --help",
+    "compat": "rpcspy diff --compat OLD NEW",
+    "record": "rpcspy -o FILE -- AGENT...",
+    "proxy": "rpcspy -- AGENT...",
+    "list": "rpcspy sessions",
+    "lint": "rpcspy check",
+    "verify": "rpcspy check",
+    "follow": "rpcspy watch",
+    "html": "rpcspy export",
+}
+"""First words that are no command but whose meaning is known (not found on PATH: then it is an agent)."""
+
+
+def _refuse_typo(ctx: click.Context, word: str, *, asks_help: bool = False) -> None:
     """A first word (no ``--`` before it) that misspells a command is a usage error, not an agent to start.
 
     A word found on PATH is an agent (``rpcspy sh -c ...`` runs sh); options go to ``run``, which refuses
-    the ones it does not know.
+    the ones it does not know. A word that is no command, not on PATH, and followed by ``--help`` is
+    a command the user looked for, never an agent to start.
     """
     if word.startswith("-"):
         if word in ("-V", "-v", "-version"):
@@ -82,10 +99,16 @@ def _refuse_typo(ctx: click.Context, word: str) -> None:
     import difflib
     import shutil
 
+    if "/" in word or shutil.which(word) is not None:
+        return
+    proxy = f"To proxy an agent called {word!r}, put it after --: rpcspy -- {word} ..."
+    if word.lower() in HINTS:
+        raise click.UsageError(f"no such command: {word!r}; did you mean `{HINTS[word.lower()]}`?\n{proxy}", ctx)
     close = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.6)
-    if close and "/" not in word and shutil.which(word) is None:
-        raise click.UsageError(f"no such command: {word!r}; did you mean {close[0]!r}?\n"
-                               f"To proxy an agent called {word!r}, put it after --: rpcspy -- {word} ...", ctx)
+    if close:
+        raise click.UsageError(f"no such command: {word!r}; did you mean {close[0]!r}?\n{proxy}", ctx)
+    if asks_help:
+        raise click.UsageError(f"no such command: {word!r} (`rpcspy --help` lists them)\n{proxy}", ctx)
 
 
 @click.group(

@@ -27,7 +27,8 @@ Examples:
 \b
 Exit status: 0 when no case failed (deviations are reported, not failures;
 with --baseline: no failure the baseline does not accept), 1 when a case
-failed, 2 for usage errors or an unreadable baseline.""",
+failed, 2 for usage errors or an unreadable baseline, 130 on Ctrl-C (the
+cases that finished are reported).""",
 )
 @click.argument("agent", nargs=-1, type=click.UNPROCESSED)
 @click.option("--case", "patterns", multiple=True, metavar="GLOB", help="Run only matching case ids (repeatable).")
@@ -94,19 +95,34 @@ def command(agent: tuple[str, ...], patterns: tuple[str, ...], no_model: bool, f
         if export is not None:
             export.case(result, current)
 
+    from rpcspy.cli.exits import INTERRUPTED
+    from rpcspy.pump.conform_runner import BatteryInterrupted
+
     results: dict[str, list[Row]] = {}
+    cut: BatteryInterrupted | None = None
     for label, argv in agents:
         if len(agents) > 1 and sys.stderr.isatty():
             click.echo(f"rpcspy conform: {label}", err=True)
         current[:] = argv
-        done = run_battery(cases, argv, jobs=jobs, agent_args=agent_args, on_result=progress)
+        try:
+            done = run_battery(cases, argv, jobs=jobs, agent_args=agent_args, on_result=progress)
+        except BatteryInterrupted as stop:  # Ctrl-C: the finished cases are reported, exit 130
+            done, cut = stop.results, stop
         results[label] = [Row(r.case, r.verdict, r.seconds, tuple(r.transcript.rules())) for r in done]
+        if cut is not None:
+            break
     if export is not None:
         export.close()
     if len(agents) == 1 and not matrix:
         sys.stdout.write(FORMATS[fmt](results[agents[0][0]], agents[0][0]))
     else:
         sys.stdout.write(conform_matrix.FORMATS[fmt](results))
+    if cut is not None:  # no baseline is written or judged from a partial battery
+        sys.stdout.flush()
+        finished = sum(len(rows) for rows in results.values())
+        click.echo(f"rpcspy conform: interrupted: {finished} of {cut.total * len(agents)} cases finished and "
+                   "reported", err=True)
+        sys.exit(INTERRUPTED)
     if write_baseline is not None:
         _write(write_baseline, conform_matrix.dump_baseline(results))
     if accepted is not None:

@@ -36,7 +36,7 @@ Examples:
   rpcspy demo -o /tmp/demo.jsonl    record to a chosen file
   rpcspy demo --speed 0 --no-show   as fast as possible (durations then read 0 ms), no timeline""",
 )
-@click.option("-o", "--output", metavar="FILE", help="Where to write the new recording (overwritten).")
+@click.option("-o", "--output", metavar="FILE", help="Where to write the new recording (a new file: an existing one is refused).")
 @click.option("--dir", "directory", metavar="DIR", default=None, envvar="RPCSPY_DIR", show_envvar=True,
               help="Directory for the automatically named recording "
                    "[default: $XDG_CACHE_HOME/rpcspy/demo, i.e. ~/.cache/rpcspy/demo].")
@@ -65,6 +65,7 @@ def command(output: str | None, directory: str | None, speed: float, show: bool)
     from rpcspy.pump import demo as runner
 
     rec = output or default_path(directory or demo_dir(), ["demo"])
+    _check_writable(rec, chosen=output is not None or directory is not None)
     click.echo(_intro(demo, rec), err=True)
     done = runner.run_chain(demo, rec, speed)
     try:
@@ -85,6 +86,19 @@ def command(output: str | None, directory: str | None, speed: float, show: bool)
         sys.stderr.buffer.write(done.stderr)
         raise click.ClickException(f"the scripted client exited with {done.returncode}")
     click.echo(_next_steps(rec))
+
+
+def _check_writable(rec: str, *, chosen: bool) -> None:
+    """Say why the recording cannot be written, before anything starts (an unwritable HOME, ...)."""
+    parent = os.path.dirname(rec) or "."
+    try:
+        os.makedirs(parent, mode=0o700, exist_ok=True)
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise PermissionError(13, "Permission denied")
+    except OSError as exc:
+        hint = "" if chosen else " (the default is under $XDG_CACHE_HOME or ~/.cache)"
+        raise click.ClickException(f"cannot write the demo recording in {parent}: {exc.strerror or exc}{hint}; "
+                                   "give -o FILE or --dir DIR") from None
 
 
 def _intro(demo: str, rec: str) -> str:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import click
@@ -93,7 +96,8 @@ def command(a: str, b: str, fmt: str, stderr: bool, dirs: tuple[str, ...], ignor
             if fx.compact_partials:
                 ignore = ignore + ("partial",)
     norm = Normaliser(NormaliseOptions(usage=usage, redact=redact, ignore=ignore, secrets=secrets), stable=False)
-    result = diff_recordings(a, b, norm, dirs=chosen)
+    with _progress(a, b):
+        result = diff_recordings(a, b, norm, dirs=chosen)
     if compat:
         _compat(result, norm, fmt, width)
     if fmt == "json":
@@ -106,6 +110,25 @@ def command(a: str, b: str, fmt: str, stderr: bool, dirs: tuple[str, ...], ignor
 
         render_diff(result, make_console(color=color, width=width), max_items=max_items)
     sys.exit(0 if result.equal else 1)
+
+
+@contextlib.contextmanager
+def _progress(a: str, b: str) -> Iterator[None]:
+    """A transient line on stderr while large recordings are compared (a terminal only, as the readers'
+    progress bars): the comparison reads each file twice and may take a while."""
+    from rpcspy.cli.recfile import PROGRESS_MIN_BYTES, want_progress
+
+    try:
+        size = os.path.getsize(a) + os.path.getsize(b)
+    except OSError:
+        size = 0
+    if size < PROGRESS_MIN_BYTES or not want_progress(sys.stdout):
+        yield
+        return
+    from rich.console import Console
+
+    with Console(file=sys.stderr).status(f"comparing {size / (1 << 20):.0f} MiB of recordings…"):
+        yield
 
 
 def _compat(result: Any, norm: Any, fmt: str, width: int | None) -> None:

@@ -9,6 +9,7 @@ import click
 
 from rpcspy.cli.gap_opt import gap_after_option
 from rpcspy.cli.otel_opts import otel_options
+from rpcspy.cli.record_opt import claim_recording, recording_options
 from rpcspy.drive.script import DEFAULT_TIMEOUT
 
 
@@ -25,11 +26,13 @@ A steer mid-stream, a dialog answered, a final wait:
   {"id":"s1","type":"steer","message":"shorter, please"}
   {"id":"x","type":"prompt","message":"/deploy","rpcspy":{"answer":{"confirm":true}}}
   {"rpcspy":{"wait":"settle","timeout":120}}
-Exit status: 0 every step completed, 1 a step timed out or the agent exited first, 2 bad usage or script.""",
+Exit status: 0 every step completed, 1 a step timed out or the agent exited first, 2 bad usage or script,
+130 on Ctrl-C (the agent is stopped and its exit recorded).""",
 )
 @click.argument("steps", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
-              help="Record the session to FILE (the format of every rpcspy recording, mode `drive`).")
+@recording_options(required=True, what="Record the session to FILE (the format of every rpcspy recording, mode "
+                                       "`drive`): a new file, or with --overwrite a replacement for an existing "
+                                       "one; a symlink, a FIFO or a device is refused (exit 2, nothing started).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIMEOUT, show_default=True,
               help="Seconds each step may wait (a step's own `timeout` option wins).")
 @click.option("--no-check", is_flag=True, help="Do not run the live checker (no findings in the recording).")
@@ -38,7 +41,7 @@ Exit status: 0 every step completed, 1 a step timed out or the agent exited firs
 @gap_after_option
 @otel_options
 @click.argument("agent", nargs=-1, type=click.UNPROCESSED, metavar="-- AGENT...")
-def command(steps: str, output: str, timeout: float, no_check: bool, no_control: bool, quiet: bool,
+def command(steps: str, output: str, overwrite: bool, timeout: float, no_check: bool, no_control: bool, quiet: bool,
             gap_after: float, otel: bool, otel_content: bool, agent: tuple[str, ...]) -> None:
     """Send a script of client commands to an agent, each when the last is done, and record the session.
 
@@ -76,6 +79,7 @@ def command(steps: str, output: str, timeout: float, no_check: bool, no_control:
     observers = []
     if otel and (settings := otel_settings()) is not None:
         observers.append(otel_observer(settings, otel_content))
+    record_fd = claim_recording(output, overwrite, strict=True)  # drive is for the recording: no file, no run
 
     def report(result: Any) -> None:
         if result.ok and quiet:
@@ -85,8 +89,17 @@ def command(steps: str, output: str, timeout: float, no_check: bool, no_control:
         text = f"rpcspy: {label}: {result.status}{took}" + (f": {result.detail}" if result.detail else "")
         click.echo(text, err=True)
 
-    code = drive(driver, list(agent), output, check=not no_check, control=not no_control, on_step=report,
-                 gap_after=gap_after, observers=observers)
+    from rpcspy.cli.exits import INTERRUPTED
+    from rpcspy.pump.drive import DriveInterrupted
+
+    try:
+        code = drive(driver, list(agent), output, check=not no_check, control=not no_control, on_step=report,
+                     gap_after=gap_after, observers=observers, record_fd=record_fd)
+    except DriveInterrupted as stop:
+        n = sum(r.ok for r in driver.results)
+        click.echo(f"rpcspy: interrupted: {n}/{len(driver.steps)} steps completed; the agent was stopped "
+                   f"(exit status {stop.code}); recorded to {output}", err=True)
+        sys.exit(INTERRUPTED)
     done = driver.completed
     if not quiet or not done:
         n = sum(r.ok for r in driver.results)

@@ -31,15 +31,18 @@ STRICT = 3
 """replay --strict: the first divergence."""
 OUTPUT = 4
 """The output (stdout, -o FILE, --report FILE) could not be written."""
+INTERRUPTED = 130
+"""Every command stopped by Ctrl-C (SIGINT), as a shell reports it (128 + 2); what it had done is kept."""
 
 _AGENT = "the agent's exit status (128+N when killed by signal N)"
+_REFUSED = ("usage error, or -o FILE refused (a symlink, a FIFO or a device, an existing file without --overwrite, "
+            "a file another rpcspy records to, a directory through another user's symlink): nothing is started")
 _COMMON = ((USAGE, "usage error, or an input that cannot be read"),
            (OUTPUT, "the output could not be written (stdout, -o FILE)"))
 
 TABLE: dict[str, tuple[tuple[int | str, str], ...]] = {
     "run": (("agent", _AGENT), (126, "the agent cannot be executed"), (127, "the agent is not found"),
-            (USAGE, "usage error, or -o FILE refused (a symlink, an existing file without --overwrite, "
-                    "a file another rpcspy records to): nothing is started")),
+            (USAGE, _REFUSED)),
     "demo": ((OK, "the demo ran"), (1, "the demo failed (missing files, the scripted client failed)"),
              (USAGE, "usage error")),
     "show": ((OK, "shown"), *_COMMON),
@@ -53,24 +56,25 @@ TABLE: dict[str, tuple[tuple[int | str, str], ...]] = {
               (OUTPUT, "the output could not be written")),
     "replay": (("agent", "the recorded agent's status (fake agent); the live agent's (--client)"),
                (FINDINGS, "--client --diff: the new session differs"),
-               (USAGE, "usage error, or a recording that cannot be read"),
+               (USAGE, "usage error, a recording that cannot be read, or -o FILE refused (as for run)"),
                (STRICT, "--strict: the first divergence")),
     "fixture": ((OK, "written"), *_COMMON),
     "diff": ((OK, "the recordings are the same"), (FINDINGS, "the recordings differ"), *_COMMON),
     "schema": ((OK, "written"), (USAGE, "usage error"), (OUTPUT, "the output could not be written")),
-    "repl": (("agent", _AGENT), (USAGE, "usage error")),
+    "repl": (("agent", _AGENT), (USAGE, "usage error, or -o FILE refused (as for run)")),
     "sessions": ((OK, "listed"), (FAILED, "the session directory cannot be read"), (USAGE, "usage error"),
                  (OUTPUT, "the output could not be written")),
     "watch": ((OK, "the session ended or the recording was read"), (FAILED, "no such session, or it refused"),
-              (USAGE, "usage error")),
+              (USAGE, "usage error"), (INTERRUPTED, "Ctrl-C: stopped watching (what was shown stays)")),
     "inject": ((OK, "injected (and, with --once, answered with success)"),
                (FAILED, "no such session, not injected, no response, or a failure response"),
                (USAGE, "usage error"), (OUTPUT, "the output could not be written")),
     "drive": ((OK, "every step completed"), (FAILED, "a step timed out, or the agent exited first"),
-              (USAGE, "usage error, or a script that cannot be read")),
+              (USAGE, "usage error, a script that cannot be read, or -o FILE refused (as for run)"),
+              (INTERRUPTED, "Ctrl-C: the agent was stopped and its exit recorded")),
     "why": ((OK, "nothing is outstanding"), (FINDINGS, "something is outstanding"), *_COMMON),
     "conform": ((OK, "no case failed (deviations are reported, not failures)"), (FAILED, "a case failed"),
-                *_COMMON),
+                *_COMMON, (INTERRUPTED, "Ctrl-C: the cases that finished are reported")),
     "model-server": ((OK, "stopped (SIGINT, SIGTERM), or --print-only printed"), (USAGE, "usage error")),
 }
 """Per command: (status, meaning); "agent" stands for a status passed through from the agent."""
@@ -89,6 +93,22 @@ class OutputError(click.ClickException):
     """An output that cannot be written: one line, :data:`OUTPUT`."""
 
     exit_code = OUTPUT
+
+
+@contextlib.contextmanager
+def interrupted() -> Iterator[None]:
+    """Ctrl-C ends any command with one line and :data:`INTERRUPTED`, never click's ``Aborted!`` and 1 (which
+    means findings, or a failed step). Commands with partial results (conform's finished cases, drive's
+    recording) keep them and raise :class:`click.exceptions.Exit` themselves."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        try:
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+        click.echo("rpcspy: interrupted", err=True)
+        raise click.exceptions.Exit(INTERRUPTED) from None
 
 
 @contextlib.contextmanager

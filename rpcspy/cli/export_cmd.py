@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from rpcspy.cli.filter_opts import filter_options
+from rpcspy.cli.record_opt import overwrite_option, refuse_existing_output
 
 
 @click.command(
@@ -39,12 +40,13 @@ and exits 1 when spans were not all delivered.""",
               help="otlp: also export prompts, replies and tool I/O (redacted as fixtures are). Default: none.")
 @click.option("-o", "--output", metavar="FILE", default=None,
               help="Where to write ('-' for stdout). Default: the recording's name with .html, in the "
-                   "current directory.")
+                   "current directory. An existing file is kept unless --overwrite.")
+@overwrite_option
 @click.option("--frames", is_flag=True, help="One row per frame: no coalescing of deltas and stderr lines.")
 @click.option("--check", is_flag=True, help="Run the checker instead of using the recorded findings.")
 @filter_options
 def command(recordings: tuple[str, ...], fmt: str, endpoint: str | None, content: bool, output: str | None,
-            frames: bool, check: bool, frame_filter: Any) -> None:
+            overwrite: bool, frames: bool, check: bool, frame_filter: Any) -> None:
     """Export a recording as one self-contained HTML page, or recordings as OpenTelemetry traces.
 
     Inline CSS and JavaScript, no network: the timeline with each frame in a
@@ -81,6 +83,8 @@ def command(recordings: tuple[str, ...], fmt: str, endpoint: str | None, content
     if output is None:
         output = os.path.splitext(os.path.basename(recording))[0] + ".html"
     to_stdout = output == "-"
+    if not to_stdout:
+        refuse_existing_output(output, overwrite)
     flagged = flagged_frames(rec, frame_filter, check=check)
     timeline = Timeline(coalesce=not frames, select=frame_filter if frame_filter.active else None, flagged=flagged,
                         dialect=detect_dialect(rec, refine=False)[0])

@@ -6,6 +6,8 @@ import os
 
 import click
 
+from rpcspy.cli.record_opt import overwrite_option, refuse_existing_output
+
 
 @click.command(
     "fixture",
@@ -22,9 +24,9 @@ Examples:
               help="Replace matches with <redacted> (repeatable); replay applies the same to live frames.")
 @click.option("--compact-partials", is_flag=True,
               help="Drop pi 0.73's redundant assistantMessageEvent.partial copy from message_update frames.")
-@click.option("--force", is_flag=True, help="Overwrite OUTPUT if it is an existing file.")
+@overwrite_option
 def command(recording: str, output: str, usage: bool, redact: tuple[str, ...], compact_partials: bool,
-            force: bool) -> None:
+            overwrite: bool) -> None:
     """Write a normalised copy of RECORDING: a stable fixture for tests.
 
     Volatile values become numbered placeholders of the same shape (UUIDs and
@@ -58,8 +60,7 @@ def command(recording: str, output: str, usage: bool, redact: tuple[str, ...], c
     if os.path.exists(output) and not is_special(output):  # a FIFO or /dev/null is written in place, not replaced
         if os.path.samefile(output, recording):
             raise click.BadParameter("OUTPUT must not be the recording itself", param_hint="-o")
-        if not force:
-            raise click.BadParameter(f"{output} exists (--force overwrites it)", param_hint="-o")
+        refuse_existing_output(output, overwrite)
     options = NormaliseOptions(usage=usage, redact=redact, compact_partials=compact_partials, secrets=True)
     lines = 0
     with atomic_output(output, make_dirs=True) as f:

@@ -8,6 +8,7 @@ import sys
 import click
 
 from rpcspy.cli.gap_opt import gap_after_option
+from rpcspy.cli.record_opt import claim_recording, recording_options
 from rpcspy.cli.run_cmd import AGENT_COMMAND_SETTINGS, DEFAULT_DIR, DIALECT_CHOICES
 
 
@@ -29,7 +30,7 @@ Ctrl-C aborts what runs (or leaves when idle); Ctrl-D closes the agent's stdin.
 Options before the agent's name (or --) are rpcspy's: a misspelt one is a
 usage error (exit 2, nothing started or recorded), never passed to the agent.""",
 )
-@click.option("-o", "--output", "output", metavar="FILE", help="Write the recording to FILE (overwritten).")
+@recording_options()
 @click.option("--dir", "directory", metavar="DIR", envvar="RPCSPY_DIR", show_envvar=True, default=DEFAULT_DIR,
               show_default=True, help="Directory for automatically named recordings.")
 @click.option("--no-record", is_flag=True, help="Write no recording.")
@@ -42,7 +43,7 @@ usage error (exit 2, nothing started or recorded), never passed to the agent."""
 @click.option("--no-history", is_flag=True, help="Keep no command history.")
 @gap_after_option
 @click.argument("agent", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- AGENT_CMD [ARGS...]")
-def command(output: str | None, directory: str, no_record: bool, dialect: str, check: bool, no_control: bool,
+def command(output: str | None, overwrite: bool, directory: str, no_record: bool, dialect: str, check: bool, no_control: bool,
             history: str | None, no_history: bool, gap_after: float, agent: tuple[str, ...]) -> None:
     """Be the client of AGENT_CMD at an interactive prompt.
 
@@ -60,15 +61,17 @@ def command(output: str | None, directory: str, no_record: bool, dialect: str, c
     if not argv:
         raise click.UsageError("no agent command given: rpcspy repl [OPTIONS] -- AGENT_CMD [ARGS...]")
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise click.UsageError("rpcspy repl needs a terminal; to drive an agent from a script, run it under "
-                               "`rpcspy -- AGENT_CMD` and write JSON lines to its stdin")
+        raise click.UsageError("rpcspy repl needs a terminal; to drive an agent from a script, use `rpcspy drive "
+                               "STEPS.jsonl -o REC -- AGENT_CMD` (it waits for each command's response and run; "
+                               "piping lines into `rpcspy -- AGENT_CMD` ends the session at their EOF, mid-run)")
     from rpcspy.interactive.app import ReplApp
     from rpcspy.interactive.backends import LocalBackend
     from rpcspy.interactive.history import history_path
     from rpcspy.recording.naming import default_path
 
     path = None if no_record else (output or default_path(directory, argv))
-    backend = LocalBackend(argv, path, check=check, dialect=dialect, control=not no_control, gap_after=gap_after)
+    backend = LocalBackend(argv, path, check=check, dialect=dialect, control=not no_control, gap_after=gap_after,
+                           record_fd=claim_recording(path, overwrite))
     app = ReplApp(backend, dialect=dialect, history=None if no_history else (history or history_path()))
     code = app.run()
     sys.stdout.flush()

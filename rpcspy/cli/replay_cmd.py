@@ -6,6 +6,8 @@ import sys
 
 import click
 
+from rpcspy.cli.record_opt import claim_recording, recording_options
+
 MATCH_HELP = """How a live command finds its recorded answer.
 exact (default): same payload apart from the id, volatile values normalised; a changed
 command is reported (with the closest recorded one), never fed an answer meant for
@@ -46,8 +48,11 @@ Exit status: the recorded agent's (at EOF on stdin, or where the recording exits
 @click.option("--strict", is_flag=True, help="Exit (status 3) at the first divergence.")
 @click.option("--report", "report", type=click.Path(dir_okay=False), default=None,
               help="Write a JSON divergence report here (kept up to date during the run).")
-@click.option("-o", "--record", "record", type=click.Path(dir_okay=False), default=None,
-              help="Record this session (fake agent) or the new session (--client) to FILE.")
+@recording_options("-o", "--record", dest="record",
+                   what="Record this session (fake agent) or the new session (--client; default: a new file in "
+                        "./recordings) to FILE: a new file, or with --overwrite a replacement for an existing one; "
+                        "a symlink, a FIFO or a device is refused (exit 2, nothing started).")
+@click.option("--no-record", is_flag=True, help="--client: record nothing (then --diff cannot be used).")
 @click.option("--redact", multiple=True, metavar="REGEX",
               help="Treat matches as redacted when matching (fixtures made with --redact apply theirs).")
 @click.option("--usage", is_flag=True, help="Ignore token usage/cost numbers when matching.")
@@ -61,7 +66,7 @@ Exit status: the recorded agent's (at EOF on stdin, or where the recording exits
 @click.option("--scenario", "scenario", metavar="NAME", default=None,
               help="Replay a bundled torture scenario (a recording plus chaos) instead of REC; `list` lists them.")
 def command(recording: str | None, agent: tuple[str, ...], match: str | None, reuse: bool, speed: float,
-            strict: bool, report: str | None, record: str | None, redact: tuple[str, ...], usage: bool,
+            strict: bool, report: str | None, record: str | None, overwrite: bool, no_record: bool, redact: tuple[str, ...], usage: bool,
             no_stderr: bool, client: bool, timeout: float, diff: bool, chaos: str | None,
             scenario: str | None) -> None:
     """Replay a recording: be the agent it recorded, answering a live client.
@@ -72,9 +77,10 @@ def command(recording: str | None, agent: tuple[str, ...], match: str | None, re
     any command (omp's ready) go out at start. Recorded dialogs
     (extension_ui_request) wait for the client's answer, ids mapped both ways.
     A command with no match gets a failure response naming the closest recorded
-    command; a report of divergences and unconsumed recorded commands goes to
-    stderr at exit. At EOF on stdin the recorded end is played and the recorded
-    exit status returned.
+    command, and the divergence is said on stderr at once; a report of
+    divergences and unconsumed recorded commands goes to stderr at exit.
+    At EOF on stdin the recorded end is played and the recorded exit status
+    returned.
     """
     if scenario is not None:
         recording, chaos, match, reuse = _scenario(scenario, recording, chaos, match, reuse, client)
@@ -87,12 +93,16 @@ def command(recording: str | None, agent: tuple[str, ...], match: str | None, re
             raise click.UsageError("--chaos is for the fake agent, not --client")
         if not agent:
             raise click.UsageError("--client needs the agent command after --, e.g. -- pi --mode rpc")
+        if no_record and (diff or record):
+            raise click.UsageError("--no-record cannot go with --diff or -o")
         sys.exit(_fake_client(recording, list(agent), speed=speed, timeout=timeout, record=record, diff=diff,
-                                usage=usage, redact=redact))
+                                usage=usage, redact=redact, overwrite=overwrite, no_record=no_record))
+    if no_record:
+        raise click.UsageError("--no-record is for --client (the fake agent records only with -o)")
     if agent:
         raise click.UsageError(f"unexpected arguments {' '.join(agent)!r} (an agent command needs --client)")
     sys.exit(_fake_agent(recording, match=match, reuse=reuse, speed=speed, strict=strict, report=report,
-                         record=record, redact=redact, usage=usage, no_stderr=no_stderr, chaos=chaos_spec))
+                         record=record, overwrite=overwrite, redact=redact, usage=usage, no_stderr=no_stderr, chaos=chaos_spec))
 
 
 def _scenario(name: str, recording: str | None, chaos: str | None, match: str | None, reuse: bool,
@@ -113,7 +123,8 @@ def _scenario(name: str, recording: str | None, chaos: str | None, match: str | 
 
 
 def _fake_client(recording: str, argv: list[str], *, speed: float, timeout: float, record: str | None,
-                 diff: bool, usage: bool, redact: tuple[str, ...]) -> int:
+                 diff: bool, usage: bool, redact: tuple[str, ...], overwrite: bool = False,
+                 no_record: bool = False) -> int:
     """``--client``: play the recording's client against ``argv``, record it, optionally diff; the exit status."""
     from rpcspy.pump.fake_client import ClientRun
     from rpcspy.recording.naming import default_path
@@ -127,14 +138,20 @@ def _fake_client(recording: str, argv: list[str], *, speed: float, timeout: floa
         sys.stderr.write(f"rpcspy replay --client: {exc}\n")
         return 2
     steps = plan(rec.entries(), transcript=rec.kind != "rpcspy")
+    if no_record:
+        return ClientRun(steps, argv, recorder=None, speed=speed, timeout=timeout).run()
     out = record or default_path("recordings", argv)
-    writer = RecordingWriter(out, make_header(argv, mode="client", source=recording),
+    fd = claim_recording(out, overwrite, strict=diff)  # --diff needs the new recording
+    writer = RecordingWriter(out, make_header(argv, mode="client", source=recording), fd=fd,
                              warn=lambda m: print(f"rpcspy replay --client: {m}", file=sys.stderr))
     try:
         code = ClientRun(steps, argv, recorder=writer, speed=speed, timeout=timeout).run()
     finally:
         writer.close()
-    sys.stderr.write(f"rpcspy replay --client: new session recorded to {out}\n")
+    if writer.failed:
+        sys.stderr.write(f"rpcspy replay --client: the new session is not (wholly) recorded in {out}\n")
+    else:
+        sys.stderr.write(f"rpcspy replay --client: new session recorded to {out}\n")
     if not diff:
         return code
     from rpcspy.cli.recfile import make_console
@@ -162,6 +179,7 @@ def _chaos_spec(text: str):
 
 def _fake_agent(recording: str, *, match: str, reuse: bool, speed: float, strict: bool, report: str | None,
                 record: str | None, redact: tuple[str, ...], usage: bool, no_stderr: bool, chaos=None,
+                overwrite: bool = False,
                 stdio: tuple[int, int, int] = (0, 1, 2)) -> int:
     import re
 
@@ -204,6 +222,7 @@ def _fake_agent(recording: str, *, match: str, reuse: bool, speed: float, strict
         from rpcspy.recording.writer import RecordingWriter, make_header
 
         recorder = RecordingWriter(record, make_header(sys.argv, mode="replay", source=recording),
+                                   fd=claim_recording(record, overwrite),
                                    warn=lambda m: print(f"rpcspy replay: {m}", file=sys.stderr))
     agent = FakeAgent(source, engine, ReplayOptions(speed=speed, strict=strict, report_path=report,
                                                     replay_stderr=not no_stderr, recorder=recorder,

@@ -9,6 +9,7 @@ import click
 
 from rpcspy.cli.gap_opt import gap_after_option
 from rpcspy.cli.otel_opts import otel_options
+from rpcspy.cli.record_opt import claim_recording, recording_options
 
 DEFAULT_DIR = "recordings"
 DIALECT_CHOICES = ("auto", "pi-0.73", "pi-0.84", "pi-0.99", "pi-feb2026", "omp")
@@ -34,10 +35,7 @@ Exit status: the agent's (128+N if signal N killed it); 127 if the agent
 command is not found, 126 if it cannot be executed, 2 for a usage error or
 a recording path that is refused (nothing is started then).""",
 )
-@click.option("-o", "--output", "output", metavar="FILE",
-              help="Write the recording to FILE: a new file, or with --overwrite an existing one. A symlink is "
-                   "never followed, and a FILE another rpcspy is recording to is refused (exit 2).")
-@click.option("--overwrite", is_flag=True, help="Let -o FILE truncate an existing file (made owner-only).")
+@recording_options()
 @click.option("--dir", "directory", metavar="DIR", envvar="RPCSPY_DIR", show_envvar=True,
               default=DEFAULT_DIR, show_default=True,
               help="Directory for automatically named recordings (UTC time + agent name).")
@@ -109,27 +107,10 @@ def command(output: str | None, overwrite: bool, directory: str, no_record: bool
     if otel and (settings := otel_settings()) is not None:
         observers.append(otel_observer(settings, otel_content))
     config = ProxyConfig(argv=argv, record_path=path, observers=observers, observer_process=True,
-                         control=not no_control, record_fd=_claim(path, overwrite), tmp_dir=tmp_dir,
+                         control=not no_control, record_fd=claim_recording(path, overwrite), tmp_dir=tmp_dir,
                          gap_after=gap_after)
     code = run_proxy(config)
     if sys.stdout is not None:  # None when rpcspy was started with stdout closed
         sys.stdout.flush()
     os._exit(code)  # relay threads may still block in read(stdin); nothing is left to flush
-
-
-def _claim(path: str | None, overwrite: bool) -> int | None:
-    """Open and lock the recording before anything starts: a refusal exits 2 with nothing written.
-    Another error (a read-only directory) is left to the recorder, which says so once and forwards."""
-    if path is None:
-        return None
-    from rpcspy.cli.exits import InputError
-    from rpcspy.recording.claim import RecordingRefused, open_recording_file
-
-    try:
-        return open_recording_file(path, overwrite=overwrite)
-    except RecordingRefused as exc:
-        raise InputError(str(exc)) from None
-    except OSError:
-        return None
-
 

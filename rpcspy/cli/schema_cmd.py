@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from rpcspy.cli.record_opt import overwrite_option, refuse_existing_output
+
 # Kept in sync with rpcspy.protocol.DIALECTS (a test checks it) so `--help` imports nothing heavy.
 DIALECT_CHOICES = ("pi-0.73", "pi-0.84", "pi-0.99", "pi-feb2026", "omp")
 
@@ -22,11 +24,13 @@ Examples:
 @click.option("--direction", type=click.Choice(["c2a", "a2c"]), default=None,
               help="c2a: client -> agent frames; a2c: agent -> client frames. Default: both.")
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False, writable=True), default=None,
-              help="Write to FILE instead of stdout.")
+              help="Write to FILE instead of stdout (an existing file is kept unless --overwrite).")
+@overwrite_option
 @click.option("--indent", type=click.IntRange(0, 8), default=2, show_default=True,
               help="Indentation (0: one line).")
 @click.option("--list", "list_", is_flag=True, help="List the dialects and exit.")
-def command(dialect: str, direction: str | None, output: str | None, indent: int, list_: bool) -> None:
+def command(dialect: str, direction: str | None, output: str | None, overwrite: bool, indent: int,
+            list_: bool) -> None:
     """Print the JSON Schema (draft 2020-12) of the RPC frames of DIALECT.
 
     The top level is `oneOf` ClientFrame / AgentFrame; every frame type, command,
@@ -42,6 +46,8 @@ def command(dialect: str, direction: str | None, output: str | None, indent: int
         for name, text in DESCRIPTIONS.items():
             click.echo(f"{name:<11} {text}")
         return
+    if output is not None:
+        refuse_existing_output(output, overwrite)
     doc = json_schema(dialect, direction)
     text = json.dumps(doc, indent=indent or None, ensure_ascii=False) + "\n"
     if output is None:

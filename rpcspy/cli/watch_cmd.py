@@ -29,7 +29,8 @@ Examples:
 @click.option("--backlog", type=click.IntRange(min=0), default=200, show_default=True,
               help="Live session: start with this many recent events.")
 @click.option("--follow/--no-follow", default=True, show_default=True,
-              help="Recording: keep reading as it grows, until the session's exit is in it.")
+              help="Recording: keep reading as it grows, until the session's exit is in it or no rpcspy "
+                   "writes it any more (a finished or abandoned recording is shown once, then watch ends).")
 @click.option("--full", is_flag=True, help="Do not clip long tool output and stderr.")
 @click.option("--info", "show_info", is_flag=True, help="Also show findings of severity info (hidden by default).")
 @click.option("--width", type=click.IntRange(40, 10000), default=None, help="Line width (default: the terminal's).")
@@ -59,7 +60,7 @@ def command(target: str | None, backlog: int, follow: bool, full: bool, show_inf
     waits = WhyWatch() if why else None
     try:
         if target is not None and os.path.isfile(target):
-            batches = _recording(target, follow)
+            batches = _recording(target, follow, lambda text: console.print(text, style="dim", highlight=False))
         else:
             batches = _session(target, backlog, console)
         for batch in batches:
@@ -73,8 +74,12 @@ def command(target: str | None, backlog: int, follow: bool, full: bool, show_inf
             console.print(renderable)
         if waits is not None and (end := waits.now()).outstanding:
             console.print(why_panel(end))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # what was shown stays; the status is every command's for Ctrl-C
         console.print("stopped watching", style="dim")
+        sys.stdout.flush()
+        from rpcspy.cli.exits import INTERRUPTED
+
+        sys.exit(INTERRUPTED)
     except BrokenPipeError:
         from rpcspy.cli.recfile import quiet_broken_pipe
 
@@ -110,8 +115,25 @@ def _session(spec: str | None, backlog: int, console: Any) -> Iterator[list[Any]
         console.print("── the session ended", style="dim", highlight=False)
 
 
-def _recording(path: str, follow: bool) -> Iterator[list[Any]]:
-    """Batches of events from a recording file, read as it grows (rpcspy recordings) or once (transcripts)."""
+def _being_written(fd: int) -> bool:
+    """An rpcspy is recording to this file: its writer holds an exclusive ``flock`` until it closes it."""
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:  # a file system without locks: cannot tell, keep following as before
+        return True
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    return False
+
+
+def _recording(path: str, follow: bool, say: Any = None) -> Iterator[list[Any]]:
+    """Batches of events from a recording file, read as it grows (rpcspy recordings) or once (transcripts).
+
+    Followed until its exit entry, or until no rpcspy writes it any more (a proxy that was killed, a
+    finished recording without an exit entry): then ``say`` tells why it stopped."""
     from rpcspy.cli.recfile import open_or_fail
     from rpcspy.framing import LineFramer
     from rpcspy.recording.decode import entry_or_none
@@ -125,6 +147,7 @@ def _recording(path: str, follow: bool) -> Iterator[list[Any]]:
     with open(path, "rb") as f:
         f.readline()  # the header
         framer = LineFramer()
+        last_look = False
         while True:
             chunk = f.read(1 << 20)
             if chunk:
@@ -136,5 +159,12 @@ def _recording(path: str, follow: bool) -> Iterator[list[Any]]:
                 continue
             if not follow:
                 return
+            if last_look:
+                if say is not None:
+                    say("── the recording ends here without the session's exit: no rpcspy is writing it")
+                return
+            if not _being_written(f.fileno()):
+                last_look = True  # one more read: the writer may have added its last lines, then closed
+                continue
             yield []
             time.sleep(POLL_SECONDS)

@@ -36,6 +36,16 @@ class CaseResult:
     transcript: Transcript
 
 
+class BatteryInterrupted(KeyboardInterrupt):
+    """Ctrl-C during the battery: the cases that finished (in case order) are kept in ``results``;
+    the agents of the running ones were stopped."""
+
+    def __init__(self, results: list[CaseResult], total: int) -> None:
+        super().__init__()
+        self.results = results
+        self.total = total
+
+
 class _Session:
     """One agent process: frames of both directions collected under a condition variable."""
 
@@ -110,8 +120,8 @@ class _Session:
         except (BrokenPipeError, OSError):
             pass
 
-    def wait_for(self, step: Await) -> bool:
-        """Block until ``step`` is met (True), or its timeout passes or stdout ends (False)."""
+    def wait_for(self, step: Await, stop: threading.Event | None = None) -> bool:
+        """Block until ``step`` is met (True), or its timeout passes, stdout ends or ``stop`` is set (False)."""
         deadline = time.monotonic() + step.timeout
         check = _condition(step)
         with self.cond:
@@ -120,6 +130,8 @@ class _Session:
                 met = check(self, now)
                 if met:
                     return True
+                if stop is not None and stop.is_set():
+                    return False
                 if now >= deadline or (self.eof and step.kind not in ("exit", "quiet")):
                     return step.kind == "quiet" or (step.kind == "exit" and self.proc.poll() is not None)
                 self.cond.wait(min(0.05, deadline - now))
@@ -195,13 +207,17 @@ def _condition(step: Await) -> Callable[[_Session, float], bool]:
     return idle
 
 
-def run_case(case: Case, argv: Sequence[str], env: dict[str, str], cwd: Path) -> tuple[Transcript, float]:
-    """Start the agent, perform the case's steps, tear it down; return the transcript and duration."""
+def run_case(case: Case, argv: Sequence[str], env: dict[str, str], cwd: Path,
+             stop: threading.Event | None = None) -> tuple[Transcript, float]:
+    """Start the agent, perform the case's steps, tear it down; return the transcript and duration.
+    ``stop`` (Ctrl-C) cuts the case short: its transcript is then incomplete."""
     start = time.monotonic()
     session = _Session(argv, env, cwd)
     timeouts: list[str] = []
     try:
         for i, step in enumerate(case.steps):
+            if stop is not None and stop.is_set():
+                break
             if isinstance(step, Send):
                 session.write(step)
             elif isinstance(step, Answer):
@@ -217,7 +233,7 @@ def run_case(case: Case, argv: Sequence[str], env: dict[str, str], cwd: Path) ->
                     session.proc.send_signal(step.signum)
                 except ProcessLookupError:
                     pass
-            elif isinstance(step, Await) and not session.wait_for(step):
+            elif isinstance(step, Await) and not session.wait_for(step, stop):
                 why = "the agent closed stdout first" if session.eof else f"not seen within {step.timeout:g} s"
                 timeouts.append(f"step {i + 1}: {step.kind} {step.arg!r} {why}")
                 break
@@ -255,7 +271,7 @@ def run_battery(cases: Sequence[Case], agent: Sequence[str], *, jobs: int = 2, a
 
     argv = [*agent, *(model_args("pi")[2:] if agent_args else [])]
     with ModelServer() as server, tempfile.TemporaryDirectory(prefix="rpcspy-conform-") as tmp:
-        def one(case: Case) -> CaseResult:
+        def one(case: Case) -> CaseResult | None:
             home = make_home(Path(tmp) / case.id, server.base_url)
             if case.extension:
                 from rpcspy.conform.cases import EXTENSION_FILE, EXTENSION_JS
@@ -266,16 +282,30 @@ def run_battery(cases: Sequence[Case], agent: Sequence[str], *, jobs: int = 2, a
                     (ext / EXTENSION_FILE).write_text(EXTENSION_JS)
             env = agent_env(home, dict(os.environ))
             try:
-                transcript, secs = run_case(case, argv, env, home / "project")
+                transcript, secs = run_case(case, argv, env, home / "project", stop)
             except OSError as exc:
                 transcript, secs = Transcript(), 0.0
                 result = CaseResult(case, failed(f"cannot start the agent: {exc}"), secs, transcript)
             else:
+                if stop.is_set():
+                    return None  # cut short by Ctrl-C: not judged
                 verdict = case.judge(transcript)
                 result = CaseResult(case, verdict, secs, transcript)
             if on_result is not None:
                 on_result(result)
             return result
 
+        stop = threading.Event()
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            return list(pool.map(one, cases))
+            futures = [pool.submit(one, case) for case in cases]
+            try:
+                results = [f.result() for f in futures]
+            except KeyboardInterrupt:
+                stop.set()  # running cases stop at their next step (their agents are torn down)
+                for f in futures:
+                    f.cancel()
+                pool.shutdown(wait=True)
+                done = [r for f in futures if f.done() and not f.cancelled() and f.exception() is None
+                        and (r := f.result()) is not None]
+                raise BatteryInterrupted(done, len(cases)) from None
+        return [r for r in results if r is not None]

@@ -6,7 +6,6 @@ the chain and the timeline, each as a child ``rpcspy`` of this interpreter.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -20,11 +19,11 @@ def rpcspy_argv(*args: str) -> list[str]:
     return [sys.executable, "-m", "rpcspy", *args]
 
 
-def chain_argv(demo: str, rec: str, speed: float, client_out: str) -> list[str]:
+def chain_argv(demo: str, rec: str, speed: float) -> list[str]:
     """``rpcspy replay --client DEMO -- rpcspy run -o REC -- rpcspy replay DEMO`` (what the demo runs)."""
     agent = rpcspy_argv("replay", "--speed", str(speed), demo)
     proxy = rpcspy_argv("run", "-o", rec, "--", *agent)
-    return rpcspy_argv("replay", "--client", demo, "--timeout", "30", "-o", client_out, "--", *proxy)
+    return rpcspy_argv("replay", "--client", demo, "--timeout", "30", "--no-record", "--", *proxy)
 
 
 @dataclass
@@ -36,7 +35,7 @@ class ChainResult:
 
 def run_chain(demo: str, rec: str, speed: float, *, timeout: float = CHAIN_TIMEOUT) -> ChainResult:
     """Run the demo session to its end: the proxy records it to ``rec``."""
-    done = subprocess.run(chain_argv(demo, rec, speed, os.devnull), stdin=subprocess.DEVNULL,
+    done = subprocess.run(chain_argv(demo, rec, speed), stdin=subprocess.DEVNULL,
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=timeout)
     return ChainResult(done.returncode, done.stderr)
 

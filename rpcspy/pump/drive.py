@@ -17,7 +17,7 @@ EXIT_GRACE = 30.0
 
 def drive(driver: Driver, argv: Sequence[str], record_path: str | None, *, env: dict[str, str] | None = None,
           check: bool = True, control: bool = True, on_step: Callable[[Any], None] | None = None,
-          gap_after: float | None = None, observers: Sequence[Any] = ()) -> int | None:
+          gap_after: float | None = None, observers: Sequence[Any] = (), record_fd: int | None = None) -> int | None:
     """Run the script against the agent; return the agent's exit status (None if it had to be killed).
     ``gap_after``: how long stalled observers are waited for (None: ``RPCSPY_GAP_AFTER``); ``observers``:
     more observer factories (the live OpenTelemetry export)."""
@@ -25,10 +25,10 @@ def drive(driver: Driver, argv: Sequence[str], record_path: str | None, *, env: 
 
     inbox: queue.Queue[Any] = queue.Queue()
     backend = InProcessProxy(argv, record_path, env=env, check=check, control=control, mode="drive",
-                             gap_after=gap_after, observers=observers)
+                             gap_after=gap_after, observers=observers, record_fd=record_fd)
     backend.start(inbox.put, lambda: inbox.put(None))
     reported = 0
-    ended = False
+    ended = stopped = False
     try:
         while True:
             for line in driver.poll(time.monotonic()):
@@ -50,15 +50,30 @@ def drive(driver: Driver, argv: Sequence[str], record_path: str | None, *, env: 
                 continue
             for event in batch:
                 driver.feed(event)
+    except KeyboardInterrupt:  # Ctrl-C: the agent (its own process group, so not reached) is stopped below
+        stopped = True
     finally:
         backend.close_input()
-    code = backend.wait(None if ended else EXIT_GRACE)
+    code = backend.wait(None if ended else 0.0 if stopped else EXIT_GRACE)
     if code is None:
+        backend.terminate()
+        code = backend.wait(10.0)
+    if code is None and stopped:  # SIGTERM ignored: SIGKILL, so the exit is recorded before rpcspy leaves
         backend.terminate()
         code = backend.wait(10.0)
     if on_step is not None:
         for result in driver.results[reported:]:
             on_step(result)
-        if driver.final is not None and not driver.final.ok:
+        if driver.final is not None and not driver.final.ok and not stopped:
             on_step(driver.final)
+    if stopped:
+        raise DriveInterrupted(code)  # after the agent's exit is recorded
     return code
+
+
+class DriveInterrupted(KeyboardInterrupt):
+    """Ctrl-C during ``drive``: the agent was stopped and its exit recorded; ``code`` is its status."""
+
+    def __init__(self, code: int | None) -> None:
+        super().__init__()
+        self.code = code

@@ -71,6 +71,12 @@ class _Stop(Exception):
         self.code = code
 
 
+def _shown(text: str) -> str:
+    """One line for the terminal: controls, format characters (bidi) and line separators escaped
+    (the client's text is in it). To be replaced by rpcspy.inert.inert_line where that exists."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def _read_stdin(fd: int, q: queue.SimpleQueue, clock: Callable[[], float]) -> None:
     framer = LineFramer()
     try:
@@ -309,8 +315,11 @@ class FakeAgent:
             cmd = out.match.command
             self.playbacks.append(_Playback(self.source.exchange(cmd), cmd.t, t, out.served))
         if out.divergence is not None:  # the report first: whoever reads it after the reply sees it
-            self._record(Note(0, t - self.start, "warning", "replay divergence: " + out.divergence.message, "c2a"))
+            d = out.divergence
+            self._record(Note(0, t - self.start, "warning", "replay divergence: " + d.message, "c2a"))
             self._write_report(final=False)
+            said = f"rpcspy replay: diverged: live line {d.line} {d.label}: {d.message}"  # as it happens
+            self._write(self.opt.stderr_fd, _shown(said).encode("utf-8", "replace") + b"\n")
         stop = STRICT_EXIT if out.divergence is not None and self.opt.strict else None
         if stop is not None:
             self.stopping = True  # --strict: nothing after the first divergence is answered

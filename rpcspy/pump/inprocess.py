@@ -90,12 +90,15 @@ class InProcessProxy:
 
     def __init__(self, argv: Sequence[str], record_path: str | None, *, env: dict[str, str] | None = None,
                  check: bool = True, dialect: str = "auto", control: bool = True, mode: str = "repl",
-                 gap_after: float | None = None, observers: Sequence[ObserverFactory] = ()) -> None:
+                 gap_after: float | None = None, observers: Sequence[ObserverFactory] = (),
+                 record_fd: int | None = None) -> None:
+        """``record_fd``: ``record_path`` already claimed (rpcspy.recording.claim), else the writer opens it."""
         self.argv = list(argv)
         self.observers = list(observers)
         """More observers (the live OpenTelemetry export), after the checker."""
         self.mode = mode
         self.record_path = record_path
+        self.record_fd = record_fd
         self.env = env
         self.check = check
         self.dialect = dialect
@@ -128,7 +131,7 @@ class InProcessProxy:
             factories.insert(0, self._checker)
         config = ProxyConfig(argv=self.argv, record_path=self.record_path, env=self.env, observers=factories,
                              stdin=r_in, stdout=w_out, stderr=w_err, observer_process=False, control=self.control,
-                             mode=self.mode, gap_after=self.gap_after)
+                             mode=self.mode, gap_after=self.gap_after, record_fd=self.record_fd)
         self.session = session = ProxySession(config, warn=_Warn(on_events, time.monotonic()))
         if self._env_problem is not None:
             session.warn(self._env_problem)

@@ -97,6 +97,8 @@ class ProxySession:
         self.clock = monotonic_clock()
         self.started = time.time()
         self.pid = os.getpid()
+        self._record_id: tuple[int, int] | None = None
+        """The claimed recording's (device, inode): removed if the agent never starts."""
         self.proc: Any = None
         self.sink: Sink | None = None
         self.client_relay: ClientRelay | None = None
@@ -213,6 +215,10 @@ class ProxySession:
     def run(self) -> int:
         cfg = self.config
         closed = fill_closed_std_fds((cfg.stdin, cfg.stdout, cfg.stderr))  # before any pipe takes their numbers
+        if cfg.record_fd is not None:  # which file to remove if the agent does not start (the writer closes fd)
+            from rpcspy.recording.claim import file_id
+
+            self._record_id = file_id(cfg.record_fd)
         commands = self._start_observers()
         sink = self.sink
         assert sink is not None
@@ -222,6 +228,7 @@ class ProxySession:
             self.warn(str(exc))
             sink.publish_event(SpawnFailed(0, self.clock(), str(exc), exc.code))
             self._stop_observers()
+            self._discard_recording()
             return exc.code
         self.proc = proc
         enlarge_pipes(proc)
@@ -245,6 +252,14 @@ class ProxySession:
             self._close_client_stdout()  # the client has everything: let it see EOF while observers finish
         self._stop_observers(exit_event)
         return code
+
+    def _discard_recording(self) -> None:
+        """The agent did not start: the recording (a header and the failure, which stderr said) goes."""
+        cfg = self.config
+        if cfg.record_path is not None and self._record_id is not None:
+            from rpcspy.recording.claim import discard_recording
+
+            discard_recording(cfg.record_path, self._record_id)
 
     def _close_client_stdout(self) -> None:
         """Release the client's stdout (it sees EOF) while keeping the descriptor number valid."""

@@ -30,6 +30,11 @@ def _summary(d: DirectionDiff) -> str:
     return ", ".join(f"{n} {op}" for op, n in c.items() if n)
 
 
+def _exit(code: int | None) -> Text:
+    """An exit status for the table; a recording without one (cut short, a transcript) says so, never ``None``."""
+    return Text("none recorded", style="dim") if code is None else Text(str(code))
+
+
 def render_diff(result: DiffResult, console: Console, *, max_items: int = 50, max_changes: int = 8) -> None:
     """Summary table, then each difference with its JSON paths (A in red, B in green)."""
     console.print(Text.assemble(("A ", "bold red"), result.a))
@@ -39,7 +44,7 @@ def render_diff(result: DiffResult, console: Console, *, max_items: int = 50, ma
         table.add_column(col)
     for d in result.dirs:
         table.add_row(f"{ARROW.get(d.dir, '')} {d.dir}", str(d.a_count), str(d.b_count), _summary(d))
-    table.add_row("exit", str(result.exit_a), str(result.exit_b),
+    table.add_row("exit", _exit(result.exit_a), _exit(result.exit_b),
                   "same" if result.exit_a == result.exit_b else "differs")
     console.print(table)
     shown = 0

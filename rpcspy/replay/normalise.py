@@ -28,6 +28,8 @@ from rpcspy.replay.secrets import REDACTED, redact_secrets, secret_name
 from rpcspy.replay.volatile import (
     DURATION_KEYS,
     HINT_SPAN,
+    HOME_HINTS,
+    HOME_RX,
     ID_KEYS,
     INNER,
     ISO_RX,
@@ -162,6 +164,8 @@ class Normaliser:
             out = redact_secrets(out)
         if "/" in out and any(hint in out for hint in TMP_HINTS):  # first: a uuid must not end the path match
             out = TMP_RX.sub(self._tmp, out)
+        if any(hint in out for hint in HOME_HINTS):  # the author's user name: /home/alice -> /home/user
+            out = HOME_RX.sub(self._home, out)
         if "-" in out and dash_after_hex4(out):
             out = UUID_RX.sub(self._uuid, out)
             if "T" in out:
@@ -345,6 +349,18 @@ class Normaliser:
     def _port(self, m: re.Match) -> str:
         host, _, port = m.group().rpartition(":")
         return f"{host}:{self._placeholder('port', port, lambda n: str(40000 + n))}"
+
+    def _home(self, m: re.Match) -> str:
+        """A home directory: its user name becomes ``user`` (``user2``... for others); tokens: ``<home>``."""
+        name = m.group(1)
+        if self.stable and (name == "user" or (name.startswith("user") and name[4:].isdigit())):
+            return m.group()  # already a placeholder (a fixture normalised again)
+        start = m.start(1) - m.start()
+        if not self.stable:
+            self.changed = True
+            return "<home>"
+        new = self._placeholder("home", name, lambda n: "user" if n == 1 else f"user{n}")
+        return m.group()[:start] + new
 
     def _tmp(self, m: re.Match) -> str:
         """A temp path with its varying segments (random dir names) replaced, the rest kept.

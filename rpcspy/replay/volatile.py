@@ -1,6 +1,6 @@
 """What counts as volatile in a frame: the detection rules :mod:`rpcspy.replay.normalise` applies.
 
-Patterns (UUIDs, ISO times, temp paths, loopback ports, token-shaped secrets), the cheap hints
+Patterns (UUIDs, ISO times, temp paths, home directories, loopback ports, token-shaped secrets), the cheap hints
 that say a pattern can match at all, the object keys whose values are times, durations, ids,
 usage or secrets, and the shapes of stable placeholders. Pure: no I/O.
 """
@@ -17,6 +17,8 @@ from rpcspy.protocol.vocabulary import ANSWER_TYPES as CLIENT_ANSWER_TYPES
 UUID = r"(?<![0-9a-fA-F])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9a-fA-F])"
 ISO = r"(?<!\d)\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}(?:[.,-]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?"
 TMP = r"(?<![\w./-])(?:/private)?(?:/tmp|/var/tmp|/dev/shm|/var/folders/[\w.-]+/[\w.-]+/T)(?:/[^\s\"'<>|:;,()\[\]{}]+)?"
+HOME = r"(?<![\w./-])(?:/home/|/Users/|[A-Za-z]:\\Users\\)([A-Za-z0-9._-]+)"
+"""A home directory's user name (``/home/alice``, ``/Users/alice``, ``C:\\Users\\alice``): the author's, in a fixture."""
 LOOPBACK = r"(?<=//)(?:127\.0\.0\.1|localhost|\[::1\]):\d{2,5}\b"
 SECRETS = (
     r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}",
@@ -38,6 +40,8 @@ UUID_RX = re.compile(UUID)
 ISO_RX = re.compile(ISO)
 TMP_RX = re.compile(TMP)
 TMP_HINTS = ("/tmp", "/var/", "/dev/shm", "/private/")
+HOME_RX = re.compile(HOME)
+HOME_HINTS = ("/home/", "/Users/", "\\Users\\")
 PORT_RX = re.compile(LOOPBACK)
 PORT_HINTS = ("127.0.0.1:", "localhost:", "[::1]:")
 INNER = re.compile(f"{UUID}|{ISO}")
@@ -73,9 +77,10 @@ HINT_SPAN = 16
 
 
 def hintless(s: str) -> bool:
-    """No secret, temp path, loopback port, UUID or ISO time hint anywhere in ``s``: :meth:`Normaliser._text`
+    """No secret, temp path, home directory, loopback port, UUID or ISO time hint anywhere in ``s``: :meth:`Normaliser._text`
     (without ``redact`` patterns) returns it unchanged."""
     return not (any(hint in s for hint in SECRET_HINTS) or any(hint in s for hint in TMP_HINTS)
+                or any(hint in s for hint in HOME_HINTS)
                 or any(hint in s for hint in PORT_HINTS) or ("-" in s and dash_after_hex4(s)))
 
 

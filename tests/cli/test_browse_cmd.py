@@ -105,3 +105,31 @@ def test_needs_a_terminal_and_a_recording(sample: Path, tmp_path: Path, term) ->
     assert t.wait_exit() == 2  # unreadable input: the usage status, as in every command (docs/exit-codes.md)
     help_text = CliRunner().invoke(main, ["browse", "--help"]).output
     assert "Keys:" in help_text and "next / previous finding" in help_text and "--where EXPR" in help_text
+
+
+def test_at_80x24_the_help_is_whole_and_unfolded_frames_show_what_they_are(sample: Path) -> None:
+    from rpcspy.browse.keys import KEYS
+
+    t = Screen.rpcspy("browse", str(sample), rows=24, cols=80)
+    try:
+        t.wait_screen("26 rows")
+        t.type("?")
+        shown = t.wait_screen("keys", "quit", "_dir == 'err'")
+        inside = [ln[ln.index("│") + 1:ln.rindex("│")] for ln in shown.splitlines() if ln.count("│") >= 2]
+        words = " ".join(" ".join(inside).split())  # the box's text, unwrapped
+        for _key, what in KEYS:  # every description whole, wrapped inside the box, none clipped
+            assert " ".join(what.split()[-2:]) in words, what
+        assert "_dir == 'err'" in words
+        t.type("x")
+        t.type("/")
+        t.line("a.txt")
+        t.wait_screen("2 frames (#27..#28): Enter unfolds them")
+        t.key("enter")
+        t.type("jj")  # onto the row's frames (the list is 12 lines high here)
+        shown = t.wait_screen("#27 ← a2c  t=1.520000", "#28 ← a2c  t=1.530000")
+        line = next(ln for ln in shown.splitlines() if "#27 ← a2c" in ln)
+        assert '{"type":"tool_execution_update"' in line.replace(" ", "").replace("B{", "{")  # not just a byte count
+        t.type("q")
+        assert t.wait_exit() == 0
+    finally:
+        t.close()

@@ -69,3 +69,15 @@ def test_demo_refuses_an_existing_output_before_starting(tmp_path) -> None:  # n
     old.write_text("mine")
     res = CliRunner().invoke(main, ["demo", "-o", str(old)])
     assert res.exit_code == 2 and "exists" in res.output and old.read_text() == "mine"
+
+
+def test_an_unwritable_home_is_said_with_its_cause_before_anything_starts(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.write_text("not a directory")  # as root no mode keeps a directory unwritable: a file in the way does
+    env = {k: v for k, v in os.environ.items() if k not in ("XDG_CACHE_HOME", "RPCSPY_DIR")}
+    env.update(HOME=str(home), PYTHONPATH=str(REPO))
+    done = subprocess.run([sys.executable, "-m", "rpcspy", "demo", "--speed", "0"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 1 and done.stdout == ""
+    assert f"cannot write the demo recording in {home}/.cache/rpcspy/demo: Not a directory" in done.stderr
+    assert "give -o FILE or --dir DIR" in done.stderr and "Traceback" not in done.stderr

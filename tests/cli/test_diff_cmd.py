@@ -70,3 +70,47 @@ def test_temp_paths_compared_after_their_random_segment(tmp_path: Path):
     r = CliRunner().invoke(diff, ["--format", "json", a, other])
     assert r.exit_code == 1, r.output
     assert "$.data.cwd" in r.output
+
+
+def test_a_recording_without_exit_says_so_not_none(tmp_path: Path):
+    from tests.paths import REPO
+
+    whole = (REPO / "recordings" / "pi-0.73.1-basic.jsonl").read_bytes()
+    cut = tmp_path / "cut.jsonl"  # a proxy killed before the exit: no exit entry
+    cut.write_bytes(whole[: whole.index(b'{"kind":"exit"')])
+    r = CliRunner().invoke(diff, [str(cut), str(REPO / "recordings" / "pi-0.73.1-basic.jsonl")], env={"COLUMNS": "100"})
+    (row,) = [ln for ln in r.output.splitlines() if ln.startswith("exit")]
+    assert "None" not in r.output and row.split()[1:4] == ["none", "recorded", "0"]
+
+
+def test_large_recordings_show_progress_on_a_terminal(tmp_path: Path):
+    """stderr a terminal, stdout a pipe: a transient 'comparing N MiB' line while the files are read."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.paths import REPO
+
+    big = tmp_path / "big.jsonl"
+    header = (REPO / "recordings" / "pi-0.73.1-basic.jsonl").read_bytes().split(b"\n", 1)[0]
+    frame = json.dumps({"kind": "frame", "seq": 0, "t": 0.0, "dir": "c2a", "json": {"type": "get_state"}})
+    with big.open("wb") as f:
+        f.write(header + b"\n")
+        f.write((frame + "\n").encode() * 60_000)
+    primary, secondary = os.openpty()
+    try:
+        done = subprocess.run([sys.executable, "-m", "rpcspy", "diff", str(big), str(big)], stdout=subprocess.PIPE,
+                              stderr=secondary, timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)})
+        os.close(secondary)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(primary, 1 << 16)
+            except OSError:  # EIO: the terminal's other side is closed and drained
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(primary)
+    assert done.returncode == 0 and b"comparing" in seen and b"MiB of recordings" in seen

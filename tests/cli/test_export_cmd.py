@@ -64,3 +64,24 @@ def test_with_findings_keeps_a_frame_whose_finding_comes_after_a_later_frame() -
     assert res.exit_code == 0, res.output
     assert [r[0] for r in items(res.output)] == [2, 5, 8, 10, 12, 24, 26]
     assert "misuse.prompt_while_streaming" in res.output
+
+
+def test_an_existing_page_is_kept_unless_overwrite(sample: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default name (chosen by rpcspy, not the user) and -o FILE alike: exit 2, the file untouched."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sample.html").write_text("my notes")
+    res = CliRunner().invoke(main, ["export", str(sample)])
+    assert res.exit_code == 2 and "sample.html exists (--overwrite replaces it)" in res.stderr
+    assert (tmp_path / "sample.html").read_text() == "my notes"
+    res = CliRunner().invoke(main, ["export", str(sample), "--overwrite"])
+    assert res.exit_code == 0 and (tmp_path / "sample.html").read_text().startswith("<!DOCTYPE html>")
+
+
+@pytest.mark.parametrize("args", [["schema", "-o"], ["fixture", "REC", "-o"]])
+def test_the_other_whole_outputs_follow_the_same_rule(sample: Path, tmp_path: Path, args: list[str]) -> None:
+    out = tmp_path / "out"
+    out.write_text("keep")
+    argv = [str(sample) if a == "REC" else a for a in args] + [str(out)]
+    res = CliRunner().invoke(main, argv)
+    assert res.exit_code == 2 and "exists (--overwrite replaces it)" in res.stderr and out.read_text() == "keep"
+    assert CliRunner().invoke(main, [*argv, "--overwrite"]).exit_code == 0 and out.read_text() != "keep"

@@ -42,7 +42,7 @@ def test_refuses_existing_and_self(tmp_path: Path):
     out = tmp_path / "f.jsonl"
     out.write_text("x")
     r = CliRunner().invoke(command, [f"{T}/01_basic_text_prompt.jsonl", "-o", str(out)])
-    assert r.exit_code == 2 and "--force" in r.output
+    assert r.exit_code == 2 and "exists (--overwrite replaces it)" in r.output
     assert CliRunner().invoke(command, [f"{T}/01_basic_text_prompt.jsonl", "-o", str(out), "--force"]).exit_code == 0
     r = CliRunner().invoke(command, [str(out), "-o", str(out), "--force"])
     assert r.exit_code == 2 and "must not be the recording itself" in r.output

@@ -65,8 +65,8 @@ def test_drive_hands_the_stall_time_to_its_session(tmp_path: Path, monkeypatch: 
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
     monkeypatch.delenv("RPCSPY_GAP_AFTER", raising=False)
     for opts, env in (["--gap-after", "0.25"], {}), ([], {"RPCSPY_GAP_AFTER": "7.5"}), ([], {}):
-        result = CliRunner().invoke(drive_cmd.command, [str(steps), "-o", str(tmp_path / "r.jsonl"), "-q",
-                                                        "--no-check", *opts, "--", *fake("pid")], env=env)
+        result = CliRunner().invoke(drive_cmd.command, [str(steps), "-o", str(tmp_path / "r.jsonl"), "--overwrite",
+                                                        "-q", "--no-check", *opts, "--", *fake("pid")], env=env)
         assert result.exit_code == 0, result.output
     assert spy.seen == [0.25, 7.5, 2.0]
 

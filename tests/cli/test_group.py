@@ -23,6 +23,9 @@ def rpcspy(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     (["replya", "s.jsonl"], "did you mean 'replay'"),
     (["--speed", "0", "--", "true"], "No such option '--speed'"),
     (["-V"], "did you mean --version"),
+    (["version"], "did you mean `rpcspy --version`?"),
+    (["compat", "--help"], "did you mean `rpcspy diff --compat OLD NEW`?"),
+    (["xyzzy-not-a-command", "--help"], "no such command: 'xyzzy-not-a-command' (`rpcspy --help` lists them)"),
 ])
 def test_a_typo_is_a_usage_error_and_records_nothing(tmp_path: Path, args: list[str], hint: str) -> None:
     done = rpcspy(tmp_path, *args)

@@ -10,6 +10,8 @@ from tests.cli.proxied import RPCSPY
 def test_needs_a_terminal() -> None:
     r = subprocess.run([*RPCSPY, "repl", "--", "cat"], check=False, capture_output=True, text=True, timeout=60, stdin=subprocess.PIPE)
     assert r.returncode == 2 and "rpcspy repl needs a terminal" in r.stderr
+    hint = " ".join(r.stderr.split())  # the recipe that works (drive), not the one that cuts the run off
+    assert "use `rpcspy drive STEPS.jsonl -o REC -- AGENT_CMD`" in hint and "write JSON lines" not in hint
 
 
 def test_needs_an_agent() -> None:

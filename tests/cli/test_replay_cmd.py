@@ -183,3 +183,31 @@ def test_sigterm_exits_143_with_final_report(tmp_path: Path):
     assert proc.wait(10) == 143
     rep = json.loads(report.read_text())
     assert rep["final"] and rep["matched"] == 1 and rep["exit_code"] == 143
+
+
+def test_a_divergence_is_said_on_stderr_as_it_happens():
+    """A client that waits for a run after an unmatched command must not hang with nothing on the screen."""
+    import select
+
+    proc = subprocess.Popen([*PY, "--speed", "0", "--no-stderr", f"{T}/01_basic_text_prompt.jsonl"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert proc.stdin is not None and proc.stderr is not None
+        proc.stdin.write(b'{"id":"p","type":"prompt","message":"never recorded"}\n')
+        proc.stdin.flush()
+        ready, _, _ = select.select([proc.stderr], [], [], 30)  # hang guard only: the input is still open
+        assert ready, "nothing on stderr while the client waits"
+        line = proc.stderr.readline().decode()
+        assert line.startswith("rpcspy replay: diverged: live line 1 prompt: ")
+        assert proc.poll() is None  # said while the replay runs, not at its exit
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_the_live_divergence_line_carries_no_terminal_control():
+    """The unmatched command's type is the client's text: an escape in it is shown, never sent raw."""
+    p = run(["--speed", "0", "--no-stderr", f"{T}/01_basic_text_prompt.jsonl"],
+            b'{"id":"p","type":"x\\u001b]0;PWNED\\u0007"}\n')
+    line = next(ln for ln in p.stderr.split(b"\n") if ln.startswith(b"rpcspy replay: diverged:"))
+    assert b"\x1b" not in line and b"\x07" not in line and b"\\x1b]0;PWNED" in line

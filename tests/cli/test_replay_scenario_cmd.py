@@ -42,3 +42,12 @@ def test_scenario_answers_any_client_by_type_and_reports_its_faults(tmp_path) ->
     rep = json.loads(report.read_text())
     assert rep["chaos"] == "seed=1,idless-error=1,dup=1" and rep["match"] == "type"
     assert [f["fault"] for f in rep["faults"]] == ["dup", "idless-error"]
+
+
+def test_a_clean_client_eof_exits_0_in_every_scenario_but_the_crash() -> None:
+    """The bundled recordings end as a client's EOF ends pi (exit 0), not with the SIGTERM (143) of the
+    client that recorded them; only agent-crash exits as its agent did (1)."""
+    for s in SCENARIOS:
+        done = subprocess.run([sys.executable, "-m", "rpcspy", "replay", "--speed", "0", "--no-stderr",
+                               "--scenario", s.name], stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+        assert done.returncode == (1 if s.name == "agent-crash" else 0), (s.name, done.stderr[-500:])

@@ -150,3 +150,10 @@ def test_a_closed_pipe_is_not_an_error(tmp_path: Path) -> None:
     err = proc.stderr.read()
     assert proc.wait(timeout=30) == 0
     assert b"Traceback" not in err
+
+
+def test_a_bad_time_says_what_to_write_not_pythons_message() -> None:
+    r = CliRunner().invoke(main, ["show", "--time", "abc", str(MISUSE)])
+    assert r.exit_code == 2
+    assert "bad --time 'abc': 'abc' is not a number; use FROM..TO in seconds" in r.stderr
+    assert "could not convert" not in r.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import re
 import subprocess
 import sys
@@ -30,11 +31,13 @@ def test_follows_a_recording_until_its_exit(tmp_path: Path) -> None:
     cut = data.index(b'"type":"agent_end"')  # the writer stops in the middle of a line for a while
     growing.write_bytes(data[:cut])
     finished = threading.Event()
+    writer = open(growing, "ab")  # noqa: SIM115 - held by the thread, as an rpcspy recording holds its file
+    fcntl.flock(writer, fcntl.LOCK_EX)  # what every rpcspy writer holds while it records
 
     def write_the_rest() -> None:
         time.sleep(1.5)
-        with open(growing, "ab") as f:
-            f.write(data[cut:])
+        with writer:
+            writer.write(data[cut:])
         finished.set()
 
     threading.Thread(target=write_the_rest, daemon=True).start()
@@ -48,6 +51,16 @@ def test_follows_a_recording_until_its_exit(tmp_path: Path) -> None:
     assert out.index("→ get_state #s1") < out.index("agent_end") < out.index("■ exit 0")
     shown = subprocess.run([*RPCSPY, "show", "--width", "120", str(SAMPLE)], check=False, capture_output=True, text=True).stdout
     assert headlines(out) == headlines(shown), "the same items as rpcspy show"
+
+
+def test_a_recording_nobody_writes_is_shown_once_and_not_followed_forever(tmp_path: Path) -> None:
+    """A recording without its exit entry (a proxy killed with SIGKILL) that no rpcspy holds any more."""
+    partial = tmp_path / "partial.jsonl"
+    data = SAMPLE.read_bytes()
+    partial.write_bytes(data[: data.index(b'"kind":"exit"') - 1])
+    r = watch(str(partial), timeout=60)  # the timeout is only a hang guard
+    assert r.returncode == 0 and "→ get_state #s1" in r.stdout and "exit 0" not in r.stdout
+    assert "the recording ends here without the session's exit: no rpcspy is writing it" in r.stdout
 
 
 def test_no_follow_stops_at_the_end_of_what_is_there(tmp_path: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -12,7 +11,7 @@ from tests.paths import REPO
 
 
 def test_the_chain_is_client_then_proxy_then_fake_agent() -> None:
-    argv = demo.chain_argv("d.jsonl", "r.jsonl", 0.0, os.devnull)
+    argv = demo.chain_argv("d.jsonl", "r.jsonl", 0.0)
     me = [sys.executable, "-m", "rpcspy"]
     assert argv[:len(me) + 3] == [*me, "replay", "--client", "d.jsonl"]
     first, second = argv.index("--"), argv.index("--", argv.index("--") + 1)

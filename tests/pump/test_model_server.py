@@ -205,3 +205,20 @@ def test_ready_runs_once_sigterm_is_handled() -> None:
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
                           env={"PYTHONPATH": str(REPO)})
     assert (proc.returncode, proc.stdout) == (0, "stopped True\n"), proc.stderr
+
+
+def test_a_client_gone_mid_request_prints_nothing_and_other_errors_one_line(server: FakeLLM, capfd) -> None:  # noqa: ANN001
+    """An agent killed mid-stream (every `rpcspy conform`) made socketserver print a 19-line
+    ConnectionResetError traceback; now nothing, and any other failure is one line, no traceback."""
+    handle = server._server.handle_error  # type: ignore[union-attr]
+    for exc in (ConnectionResetError(104, "Connection reset by peer"), BrokenPipeError(32, "Broken pipe")):
+        try:
+            raise exc
+        except OSError:
+            handle(None, ("127.0.0.1", 4242))
+    try:
+        raise ValueError("odd request")
+    except ValueError:
+        handle(None, ("127.0.0.1", 4242))
+    err = capfd.readouterr().err
+    assert err == "rpcspy model-server: a request from 127.0.0.1:4242 failed: ValueError: odd request\n"

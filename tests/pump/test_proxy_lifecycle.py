@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from rpcspy.recording import RecordingError, open_recording
-from rpcspy.recording.format import ExitEntry, NoteEntry, SpawnFailedEntry
+from rpcspy.recording.format import ExitEntry, NoteEntry
 from tests.pump.proxyrun import RPCSPY, fake, run, spawn
 
 
@@ -86,8 +86,18 @@ def test_agent_that_cannot_start(tmp_path: Path, agent: list[str], code: int, re
     lines = done.stderr.decode().strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("rpcspy: cannot start agent") and reason in lines[0]
     assert done.stdout == b""
-    (entry,) = [e for e in open_recording(rec).entries() if isinstance(e, SpawnFailedEntry)]
-    assert entry.code == code
+    assert list(tmp_path.iterdir()) == []  # no recording of a session that never started
+
+
+def test_a_failed_start_keeps_a_file_it_did_not_make(tmp_path: Path) -> None:
+    """Only the recording the proxy made goes: with --overwrite, the old file was replaced (it was asked to)
+    and the failed start leaves nothing at the path, nor the old file's other hard link harmed."""
+    rec = tmp_path / "r.jsonl"
+    rec.write_text("old")
+    os.link(rec, tmp_path / "other-name")
+    done = run(rec, ["no-such-agent-xyz"], b"", "--overwrite")
+    assert done.returncode == 127 and not rec.exists()
+    assert (tmp_path / "other-name").read_text() == "old"
 
 
 def test_missing_agent_command_is_a_usage_error() -> None:
@@ -95,13 +105,12 @@ def test_missing_agent_command_is_a_usage_error() -> None:
     assert done.returncode == 2 and b"AGENT_CMD" in done.stderr
 
 
-def test_unwritable_recording_warns_once_and_forwards(tmp_path: Path) -> None:
-    data = b"".join(b'{"n":%d}\n' % i for i in range(2000))
-    done = subprocess.run([*RPCSPY, "-o", "/dev/full", "--", *fake("echo")], input=data, capture_output=True,
+def test_a_device_as_recording_is_refused_before_the_agent_starts(tmp_path: Path) -> None:
+    marker = tmp_path / "agent-ran"
+    done = subprocess.run([*RPCSPY, "-o", "/dev/full", "--", "sh", "-c", f"touch {marker}"], capture_output=True,
                           timeout=60)
-    assert done.returncode == 0 and done.stdout == data
-    warnings = [ln for ln in done.stderr.decode().splitlines() if ln.startswith("rpcspy: recording to")]
-    assert len(warnings) == 1 and "/dev/full" in warnings[0] and "forwarding continues" in warnings[0]
+    assert done.returncode == 2 and done.stdout == b"" and not marker.exists()
+    assert b"/dev/full is a device: a recording is a regular file (--no-record records nothing)" in done.stderr
 
 
 def test_closed_client_stdout_still_records(tmp_path: Path) -> None:

@@ -54,20 +54,73 @@ def test_an_existing_file_is_kept_unless_asked(tmp_path: Path) -> None:
     fd = open_recording_file(str(old), overwrite=True)
     os.close(fd)
     assert old.read_text() == "" and stat.S_IMODE(old.stat().st_mode) == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.jsonl"]  # no temporary name left
 
 
-def test_a_fifo_is_neither_locked_nor_truncated(tmp_path: Path) -> None:
+def test_overwrite_replaces_a_hard_linked_file_and_another_users_file(tmp_path: Path) -> None:
+    """--overwrite puts a new file in place: the other name of a hard link keeps its content, and a file
+    someone else planted (their owner, mode 0666) does not pass its owner on to the recording."""
+    precious = tmp_path / "precious"
+    precious.write_text("keep me")
+    rec = tmp_path / "r.jsonl"
+    os.link(precious, rec)
+    os.chown(rec, 65534, 65534)
+    rec.chmod(0o666)
+    fd = open_recording_file(str(rec), overwrite=True)
+    try:
+        os.write(fd, b"new")
+    finally:
+        os.close(fd)
+    assert precious.read_text() == "keep me"
+    assert rec.read_text() == "new"
+    st = rec.stat()
+    assert (st.st_uid, stat.S_IMODE(st.st_mode), st.st_nlink) == (os.geteuid(), 0o600, 1)
+
+
+@pytest.mark.parametrize("overwrite", [False, True])
+def test_a_fifo_or_a_device_is_refused(tmp_path: Path, overwrite: bool) -> None:
+    """A FIFO someone planted at a predictable -o path would receive the whole session: refused, at once
+    (no reader needed: the open must not hang), and left as it is."""
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
+    with pytest.raises(RecordingRefused, match="is a FIFO: a recording is a regular file"):
+        open_recording_file(str(fifo), overwrite=overwrite)
     reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
     try:
-        first = open_recording_file(str(fifo))
-        second = open_recording_file(str(fifo))  # no lock: /dev/null is shared by every proxy the same way
-        os.close(first)
-        os.close(second)
+        with pytest.raises(RecordingRefused, match="is a FIFO"):
+            open_recording_file(str(fifo), overwrite=overwrite)
     finally:
         os.close(reader)
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    before = os.stat("/dev/null").st_mode
+    with pytest.raises(RecordingRefused, match="is a device"):
+        open_recording_file("/dev/null", overwrite=overwrite)
+    assert os.stat("/dev/null").st_mode == before
+    with pytest.raises(RecordingRefused, match="is a directory"):
+        open_recording_file(str(tmp_path), overwrite=overwrite)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="planting another user's files needs root")
+def test_a_recordings_link_another_user_planted_is_refused(tmp_path: Path) -> None:
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    link = tmp_path / "recordings"
+    link.symlink_to(theirs)
+    os.lchown(link, 65534, 65534)
+    with pytest.raises(RecordingRefused, match="symbolic link owned by another user"):
+        open_recording_file(str(link / "r.jsonl"))
+    assert list(theirs.iterdir()) == []
+    os.lchown(link, os.geteuid(), os.getegid())  # a link of mine is followed
+    os.close(open_recording_file(str(link / "r.jsonl")))
+    assert [p.name for p in theirs.iterdir()] == ["r.jsonl"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="planting another user's files needs root")
+def test_another_users_directory_costs_a_warning(tmp_path: Path) -> None:
+    os.chown(tmp_path, 65534, 65534)
+    warnings: list[str] = []
+    os.close(open_recording_file(str(tmp_path / "r.jsonl"), warn=warnings.append))
+    assert len(warnings) == 1 and "belongs to another user (uid 65534)" in warnings[0]
 
 
 def test_the_writer_warns_instead_of_following_a_link(tmp_path: Path) -> None:
@@ -101,6 +154,15 @@ def test_the_proxy_keeps_an_existing_file_without_overwrite(tmp_path: Path) -> N
     done = run(rec, fake("echo"), b'{"a":1}\n', "--overwrite")
     assert done.returncode == 0 and done.stdout == b'{"a":1}\n'
     assert [f.data for f in open_recording(rec).frames()] == [b'{"a":1}', b'{"a":1}']
+
+
+def test_the_proxy_refuses_a_fifo_and_starts_nothing(tmp_path: Path) -> None:
+    fifo = tmp_path / "r.jsonl"
+    os.mkfifo(fifo)
+    marker = tmp_path / "agent-ran"
+    done = run(fifo, ["sh", "-c", f"touch {marker}"])
+    assert done.returncode == 2 and b"is a FIFO: a recording is a regular file" in done.stderr
+    assert b"Traceback" not in done.stderr and not marker.exists()
 
 
 def test_a_second_proxy_on_the_same_file_refuses_and_writes_nothing(tmp_path: Path) -> None:

@@ -30,9 +30,10 @@ def test_existing_file_is_overwritten_and_tightened(tmp_path: Path) -> None:
     assert open_recording(path).header.argv == ["pi"]
 
 
-def test_dev_full_warns_once_and_goes_quiet() -> None:
-    warnings: list[str] = []
-    writer = RecordingWriter("/dev/full", make_header(["pi"]), warn=warnings.append)
+def test_a_write_error_warns_once_and_goes_quiet() -> None:
+    warnings: list[str] = []  # /dev/full as the descriptor: every write fails (ENOSPC), as on a full disk
+    writer = RecordingWriter("/dev/full", make_header(["pi"]), warn=warnings.append,
+                             fd=os.open("/dev/full", os.O_WRONLY))
     for i in range(3):
         writer.write_event(Frame(i, 0.0, "a2c", b"{}"))
         writer.flush()
@@ -46,7 +47,7 @@ def test_unopenable_path_warns(tmp_path: Path) -> None:
     writer = RecordingWriter(str(tmp_path / "file" / "r.jsonl"), make_header(["pi"]), warn=warnings.append)
     writer.write_event(Frame(1, 0.0, "c2a", b"{}"))
     writer.close()
-    assert len(warnings) == 1 and "file/r.jsonl" in warnings[0] and "File exists" in warnings[0]
+    assert len(warnings) == 1 and "file/r.jsonl" in warnings[0] and "Not a directory" in warnings[0]
 
 
 def test_non_frame_events_are_entries(tmp_path: Path) -> None:
@@ -95,8 +96,10 @@ def test_default_path_is_sortable_utc() -> None:
     assert default_path("recordings", ["pi"], when) == "recordings/20261122T085337.123456Z-pi.jsonl"
 
 
-def test_devices_keep_their_mode() -> None:
-    """Recording to /dev/null (as root, too) must not chmod the device."""
+def test_a_device_is_refused_and_keeps_its_mode() -> None:
+    """Recording to /dev/null (as root, too) is refused (a recording is a regular file) and must not chmod it."""
     before = os.stat("/dev/null").st_mode
-    RecordingWriter("/dev/null", make_header(["pi"]), warn=pytest.fail).close()
+    warnings: list[str] = []
+    RecordingWriter("/dev/null", make_header(["pi"]), warn=warnings.append).close()
     assert os.stat("/dev/null").st_mode == before
+    assert len(warnings) == 1 and "is a device" in warnings[0]

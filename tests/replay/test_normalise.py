@@ -52,9 +52,23 @@ def test_iso_times_keep_their_layout():
 def test_temp_paths_replace_only_varying_segments():
     n = stable()
     s = n.text("out in /tmp/pi-bash-9f3a1c.log and /tmp/pytest-of-root/pytest-12/t0/a.txt, not /home/u/tmp/x1")
-    assert s == "out in /tmp/tmp1 and /tmp/pytest-of-root/tmp2/tmp3/a.txt, not /home/u/tmp/x1"
+    assert s == "out in /tmp/tmp1 and /tmp/pytest-of-root/tmp2/tmp3/a.txt, not /home/user/tmp/x1"  # (its home too)
     assert tokens().text("see /tmp/pi-bash-9f3a1c.log") == "see <tmpdir>/<tmp>"
     assert stable().text("/tmp/plain/file") == "/tmp/plain/file"
+
+
+def test_the_authors_home_directory_is_normalised_everywhere():
+    """A fixture keeps no user name: /home/alice, /Users/alice and C:\\Users\\alice become user (user2...
+    for another); live normalisation (replay's matching, diff) sees any home as <home>."""
+    n = stable()
+    text = "cd /home/alice/proj; cat /Users/bob/.pi/agent/settings.json; dir C:\\Users\\alice\\x; /home/alice/y"
+    assert n.text(text) == ("cd /home/user/proj; cat /Users/user2/.pi/agent/settings.json; dir C:\\Users\\user\\x; "
+                            "/home/user/y")
+    assert n.text("/home/user/a and /homes/x and /var/home/z") == "/home/user/a and /homes/x and /var/home/z"
+    t = tokens()
+    assert t.text("/home/alice/proj/a.py") == t.text("/Users/zed/proj/a.py") == "<home>/proj/a.py"
+    long = "x" * 5000 + " /home/alice/secret-project"  # a long string is searched too (the hint list)
+    assert n.text(long).endswith("/home/user/secret-project")
 
 
 def test_tokens_keep_the_path_after_the_varying_segments():
