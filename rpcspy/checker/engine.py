@@ -234,7 +234,9 @@ class Checker:
             if not self._life.filtered:  # with events filtered out, runs cannot be followed
                 self._misuse.prompt(t, seq, p, busy=self._life.busy, running=self._life.run is not None)
         elif ctype in QUEUE_COMMANDS:
-            self._misuse.queue(t, seq, p)
+            idle = not (self._life.busy or self._life.run is not None or self._life.filtered
+                        or self._schema.traits.omp)  # omp's idle queue is not known to wait
+            self._misuse.queue(t, seq, p, idle=idle)
         elif ctype in TEARDOWN_COMMANDS:
             self._life.teardown_sent()
 

@@ -249,6 +249,13 @@ _CATALOGUE: tuple[Rule, ...] = (
     _r("misuse.queue_extension_command", "warning", "`steer`/`follow_up` with an extension command.",
        """Extension commands (`/name`) cannot be queued: pi rejects them in `steer` and `follow_up`.
        Fix: send extension commands with `prompt` (they run immediately, even while streaming)."""),
+    _r("misuse.queued_while_idle", "info", "A `steer` or `follow_up` sent while no run was active was queued.",
+       """pi accepts `steer` and `follow_up` while idle (pi >= 0.99 answers `disposition:"queued"`), but
+       they start nothing: the message waits in the queue until a later `prompt` starts a run, which
+       delivers it (a steer right after that prompt's message, a follow-up after its first turn). A client
+       that waits for `agent_start` or `agent_end` after it waits forever. Info, not a warning: queueing
+       ahead of the next prompt is legitimate when meant. Fix (client): to start a run, send `prompt`;
+       send `steer`/`follow_up` only during a run, or send the next prompt before waiting."""),
     # ---- client pitfalls the diagnosis finds (rpcspy.diagnose, via rpcspy.checker.pitfalls) ------
     _r("misuse.jsonrpc_frame", "error", "A client frame is shaped like JSON-RPC (`jsonrpc`, `method`).",
        """pi and omp speak their own JSONL, not JSON-RPC: a command is `{"type": "<command>", "id": ...,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal as signal_module
 from collections.abc import Iterable
 from typing import Any
 
@@ -48,10 +49,18 @@ def explain(tr: Tracker, at: float | None = None) -> Diagnosis:
 
 
 def _ending(tr: Tracker) -> tuple[str, tuple[int, ...]] | tuple[()]:
-    """Why the session stopped, if it did: the client's EOF and the agent's exit."""
+    """Why the session stopped, if it did: the client's EOF, a signal, and the agent's exit."""
     eof = tr.eof.get("c2a")
     if tr.exit is not None:
         seq, _, code = tr.exit
+        signal = ended_by_signal(tr)
+        if signal is not None:
+            cause = f"the agent was ended by {signal} (exit code {code}, frame {seq})"
+            if tr.signalled is not None and tr.signalled[1] == signal:
+                cause += f", which the proxy forwarded to it at frame {tr.signalled[0]}"
+            if eof is not None:
+                cause += f"; the client had also closed its stdin (frame {eof[0]})"
+            return (cause, (seq,))
         cause = f"the agent exited with code {code} (frame {seq})"
         if eof is not None:
             cause += f" after the client closed its stdin (frame {eof[0]})"
@@ -59,6 +68,19 @@ def _ending(tr: Tracker) -> tuple[str, tuple[int, ...]] | tuple[()]:
     if eof is not None:
         return (f"the client closed the agent's stdin at frame {eof[0]}", (eof[0],))
     return ()
+
+
+def ended_by_signal(tr: Tracker) -> str | None:
+    """The signal that ended the agent: the one that killed it, or the one whose shell-style status it
+    exited with (pi exits 143 itself after SIGTERM), or None for a plain exit."""
+    if tr.exit is None:
+        return None
+    if tr.exit_signal is not None:
+        try:
+            return signal_module.Signals(tr.exit_signal).name
+        except ValueError:
+            return f"signal {tr.exit_signal}"
+    return K.SHUTDOWN_SIGNALS.get(tr.exit[2])
 
 
 def _commands(tr: Tracker, now: float) -> list[Item]:
@@ -97,7 +119,9 @@ def _runs(tr: Tracker, now: float, ending: tuple[Any, ...], context: list[str]) 
         by = f" for {label(tr.run_by)}" if tr.run_by is not None else ""
         frames = (tr.run,) if tr.run_by is None else (tr.run_by.seq, tr.run)
         last = tr.last.get("a2c")
-        eof = "; pi cuts a run in progress off at stdin EOF" if "c2a" in tr.eof else ""
+        signal = ended_by_signal(tr)
+        eof = (f"; {signal} cuts a run in progress off (no {K.RUN_END})" if signal is not None
+               else "; pi cuts a run in progress off at stdin EOF" if "c2a" in tr.eof else "")
         state = cut + eof if cut else (f"; the agent's last frame was {seconds(now - last[1])} ago" if last else "")
         items.append(Item("run", f"the run started at frame {tr.run}{by} has not ended (no {K.RUN_END}){state}",
                           frames))
@@ -124,20 +148,42 @@ def _waiting(tr: Tracker, now: float, context: list[str]) -> list[Item]:
                            f"{seconds(w.deadline - w.t)}; the agent went on without telling the client")
             continue
         answer = "an extension_ui_response" if w.kind == "dialog" else "the host's result"
-        items.append(Item(w.kind, f"the agent waits for {answer} to the {w.what} (id {w.id!r}, frame {w.seq}) "
-                          f"since {seconds(now - w.t)}", (w.seq,), w.t))
+        text = f"the agent waits for {answer} to the {w.what} (id {w.id!r}, frame {w.seq}) since {seconds(now - w.t)}"
+        frames: tuple[int, ...] = (w.seq,)
+        strays = [(seq, rid) for seq, rid in tr.stray_answers if seq > w.seq] if w.kind == "dialog" else []
+        if strays:
+            seq, rid = strays[-1]
+            text += (f"; the client's extension_ui_response at frame {seq} answered id {rid!r}, which the agent "
+                     "never asked for, and was ignored")
+            frames = (w.seq, seq)
+        items.append(Item(w.kind, text, frames, w.t))
     return items
 
 
 def _queued(tr: Tracker) -> list[Item]:
+    idle = not tr.busy and not tr.starting  # no run open, settling or about to start
     if tr.queue_update is not None:
         seq, steering, follow_up = tr.queue_update
         if not steering and not follow_up:
             return []
-        return [Item("queued", f"{len(steering)} steering and {len(follow_up)} follow-up message(s) are queued "
-                     f"(queue_update, frame {seq}): delivered when the run reaches them", (seq,))]
+        counts = f"{len(steering)} steering and {len(follow_up)} follow-up message(s) are queued (queue_update, frame {seq})"
+        if not idle:
+            return [Item("queued", f"{counts}: delivered when the run reaches them", (seq,))]
+        frames = tuple(sorted({seq, *(c.seq for c in tr.queued)}))
+        return [Item("queued", f"{counts} and no run is active: {_IDLE_QUEUE}", frames)]
+    if idle:
+        return [Item("queued", f"{label(cmd)} was queued (frame {cmd.resp}{_said(cmd)}) and no run is active: "
+                     f"{_IDLE_QUEUE}", (cmd.seq, cmd.resp or cmd.seq), cmd.t) for cmd in tr.queued]
     return [Item("queued", f"{label(cmd)} was queued (frame {cmd.resp}) and not delivered yet",
                  (cmd.seq, cmd.resp or cmd.seq), cmd.t) for cmd in tr.queued]
+
+
+_IDLE_QUEUE = ("a queued message starts no run; it waits for the next prompt, whose run delivers it, and a client "
+               "that waits for a run after it waits forever")
+
+
+def _said(cmd: Cmd) -> str:
+    return f', disposition "{cmd.disposition}"' if cmd.disposition else ""
 
 
 def _last_words(tr: Tracker, now: float) -> list[str]:

@@ -51,3 +51,9 @@ OMP_NEGOTIATE = "negotiate_protocol"
 
 JSONRPC_KEYS = ("jsonrpc", "method")
 """Keys of a JSON-RPC request, which pi and omp do not speak (they read ``type``)."""
+
+FORWARDED_SIGNAL = "forwarded "
+"""How the proxy's note of a signal it passed to the agent begins (``forwarded SIGTERM to ...``)."""
+SHUTDOWN_SIGNALS = {129: "SIGHUP", 130: "SIGINT", 137: "SIGKILL", 143: "SIGTERM"}
+"""Exit statuses 128+N that say signal N ended the agent (pi exits 143 and 129 itself on SIGTERM and
+SIGHUP, after an orderly shutdown: protocol-notes 11.1); they are not the client's EOF."""
