@@ -19,6 +19,7 @@ from rpcspy.checker.lifecycle import Lifecycle
 from rpcspy.checker.misuse import MisuseTracker
 from rpcspy.checker.pitfalls import PitfallRules
 from rpcspy.checker.schema import AUTO, SchemaChecker
+from rpcspy.checker.sides import skipped_rules
 from rpcspy.checker.stream import StreamTracker
 from rpcspy.checker.ui import UiTracker
 from rpcspy.events import Finding, Frame
@@ -39,7 +40,8 @@ class Checker:
     ``strict_fields`` reports unknown fields as warnings instead of info; ``strict_unknown``
     also makes agent frame types the dialect does not know errors instead of info (a newer
     agent's events are info by default);
-    ``ignore`` is a set of rule ids never reported; ``unanswered_after`` (seconds)
+    ``ignore`` is a set of rule ids never reported; ``absent``, the directions a one-sided input lacks
+    (:mod:`rpcspy.checker.sides`: the rules that need them are skipped); ``unanswered_after`` (seconds)
     reports commands still unanswered that long after they were sent (checked on
     every frame, and on :meth:`tick` when the live proxy has no frame to feed).
     """
@@ -52,7 +54,11 @@ class Checker:
         unanswered_after: float | None = None,
         dialect_reason: str | None = None,
         strict_unknown: bool = False,
+        absent: frozenset[str] = frozenset(),
     ) -> None:
+        self.absent = absent
+        """Directions the input does not hold (a one-sided transcript): the rules that need them are skipped."""
+        ignore = frozenset(ignore) | skipped_rules(absent)
         overrides = {"schema.unknown_field": "warning"} if strict_fields or strict_unknown else {}
         if strict_unknown:
             overrides["schema.unknown_agent_type"] = "error"
