@@ -158,12 +158,28 @@ _CATALOGUE: tuple[Rule, ...] = (
        dialog takes `{cancelled: true}`. A wrongly shaped answer resolves silently to the default
        (`undefined`, or `false` for confirm). Fix: send the field that matches the request's method."""),
     _r("correlation.ui_late", "info", "A dialog was answered after its `timeout` had expired.",
-       """pi resolves a dialog with its default when `timeout` expires and tells nobody; the late answer
-       is ignored. Fix (client): close the dialog yourself when `timeout` ms have passed."""),
+       """A dialog's `timeout` (ms) is how long the agent waits for the answer. When it expires, pi resolves
+       the dialog itself, in the dialog's own terms: a `confirm` to `false` (declined), a `select` or `input`
+       to `undefined` (nothing chosen or entered); the extension goes on with that, no frame tells the
+       client, and the late answer is ignored. Fix (client): close the dialog yourself when `timeout` ms
+       have passed, and do not report the user's late choice as taken."""),
     _r("correlation.ui_unanswered", "info", "A dialog request was never answered.",
-       """A `select`/`confirm`/`input`/`editor` request without a timeout got no `extension_ui_response`
-       before the session ended; the extension (and any `prompt` waiting on it) stays blocked. Fix:
-       answer every dialog, or send `{cancelled: true}`."""),
+       """A `select`/`confirm`/`input`/`editor` request got no `extension_ui_response` before the session
+       ended. Without a `timeout` the extension (and any `prompt` waiting on it) stays blocked. With one, the
+       agent resolved it when the timeout expired, in the dialog's own terms (a `confirm` to `false`, as if
+       declined; a `select`/`input` to `undefined`, as if dismissed) and told the client nothing: what a host
+       that forwards only `notify` and drops dialogs gets, every time. Fix: answer every dialog, or send
+       `{cancelled: true}`."""),
+    _r("correlation.ui_auto_cancelled", "warning", "Every dialog of the session was cancelled at once.",
+       """The client answered every dialog of the session `{cancelled: true}` within 50 ms of the request:
+       a host that cancels dialogs by program rather than showing them. `{cancelled: true}` is a valid
+       answer, but to the extension it means the user dismissed the dialog: a permission `confirm` reads as
+       declined, a `select` as no choice, and no user ever saw the question. A warning, not info, because
+       extensions then act on choices nobody made; a host that declines on purpose (a headless policy) can
+       `--ignore` it. Why 50 ms: a person needs a few hundred milliseconds at the least to read and dismiss
+       a dialog, while a program answers within a millisecond, a few on a loaded machine. Raw transcripts
+       carry no times and are not judged. Fix (client): show dialogs to the user (or answer them from
+       configuration), and forward `select`, `confirm`, `input` and `editor`, not only `notify`."""),
     # ---- lifecycle: pairing of events ----------------------------------------------------------
     _r("lifecycle.event_with_id", "error", "An event carries an `id`.",
        """Only responses carry the command `id` (besides `extension_ui_request`'s own id and
