@@ -104,7 +104,7 @@ class MisuseTracker:
                 p.note = None
                 self.sink.emit("misuse.prompt_while_streaming", t, p.seq, "c2a",
                                "prompt without streamingBehavior sent during a run; the agent accepted it "
-                               f"(frame {seq}) but pi 0.87 and 1.x drop it silently (omp answers an error next)",
+                               f"(frame {seq}) but pi drops it silently (omp answers an error next)",
                                related=seq)
         elif isinstance(p.type, str) and p.type in QUEUE_COMMANDS:
             if self.idle_queue.pop(p.seq, None) is p and success is True and not again:
