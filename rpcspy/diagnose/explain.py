@@ -93,6 +93,10 @@ def _commands(tr: Tracker, now: float) -> list[Item]:
             text += f", longer than a {seconds(tr.client_timeout)} client timeout"
         if cmd.type in K.RUN_COMMANDS and dialog is not None and dialog.seq > cmd.seq:
             text += f"; the agent answers it when the {dialog.what} (frame {dialog.seq}) is answered"
+        elif cmd.type in K.SESSION_START_COMMANDS and dialog is not None and dialog.seq > cmd.seq:
+            text += (f"; the agent answers it when the {dialog.what} (frame {dialog.seq}) is answered: pi runs the "
+                     "extensions' session_start handlers before it answers a session operation, and one of them "
+                     "asks this")
         elif cmd.type == "bash":
             text += "; the shell command is still running"
         elif cmd.type in K.STOP_COMMANDS and tr.busy:

@@ -23,6 +23,7 @@ from rpcspy.protocol.vocabulary import RETRY_START as RETRY_START
 from rpcspy.protocol.vocabulary import RUN_COMMANDS as RUN_COMMANDS
 from rpcspy.protocol.vocabulary import RUN_END as RUN_END
 from rpcspy.protocol.vocabulary import RUN_START as RUN_START
+from rpcspy.protocol.vocabulary import SESSION_START_COMMANDS as SESSION_START_COMMANDS
 from rpcspy.protocol.vocabulary import SETTLED as SETTLED
 from rpcspy.protocol.vocabulary import STOP_COMMANDS as STOP_COMMANDS
 

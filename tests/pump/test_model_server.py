@@ -205,3 +205,30 @@ def test_ready_runs_once_sigterm_is_handled() -> None:
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
                           env={"PYTHONPATH": str(REPO)})
     assert (proc.returncode, proc.stdout) == (0, "stopped True\n"), proc.stderr
+
+
+def _ask(text: str, *after: dict[str, Any]) -> Reply:
+    return plan_reply({"messages": [{"role": "user", "content": text}, *after]}, {}, 0.0)
+
+
+def test_calls_make_a_batch_of_tool_calls_then_text() -> None:
+    reply = _ask("calls:3 slow_step")
+    assert reply.finish_reason == "tool_calls"
+    heads = [c for d in reply.deltas for c in d["tool_calls"] if "id" in c]
+    assert [(c["index"], c["id"], c["function"]["name"]) for c in heads] == [
+        (0, "call_1", "slow_step"), (1, "call_2", "slow_step"), (2, "call_3", "slow_step")]
+    args = "".join(c["function"]["arguments"] for d in reply.deltas for c in d["tool_calls"] if c["index"] == 1)
+    assert json.loads(args) == {}
+    bash = _ask("calls: bash")
+    args = "".join(c["function"]["arguments"] for d in bash.deltas for c in d["tool_calls"] if c["index"] == 0)
+    assert json.loads(args) == {"command": "echo hello-from-tool"}
+    assert [d["content"] for d in _ask("calls:2 x", {"role": "tool", "content": "done"}).deltas] == ["Tools done."]
+
+
+def test_badargs_streams_arguments_that_are_not_json() -> None:
+    reply = _ask("badargs:")
+    args = "".join(c["function"]["arguments"] for d in reply.deltas for c in d["tool_calls"])
+    with pytest.raises(ValueError):
+        json.loads(args)
+    after = _ask("badargs:", {"role": "tool", "content": "Invalid arguments for tool"})
+    assert "".join(d["content"] for d in after.deltas) == "Tool said: Invalid arguments for tool"
