@@ -22,6 +22,7 @@ from rpcspy.checker.schema import AUTO, SchemaChecker
 from rpcspy.checker.sides import skipped_rules
 from rpcspy.checker.stream import StreamTracker
 from rpcspy.checker.ui import UiTracker
+from rpcspy.diagnose.knowledge import SHUTDOWN_SIGNALS
 from rpcspy.events import Finding, Frame
 from rpcspy.protocol.pairing import MISSING, NONOBJECT, Pending, show_id
 from rpcspy.protocol.vocabulary import ANSWER_TYPES as _NOT_COMMANDS
@@ -304,7 +305,9 @@ class Checker:
         if self._finished:
             return []
         self._finished = True
-        why = "" if exit_code is None else f" (the agent exited with code {exit_code})"
+        signal = SHUTDOWN_SIGNALS.get(exit_code) if exit_code is not None else None
+        why = "" if exit_code is None else f" (the agent exited with code {exit_code}" + (
+            f", the status of {signal})" if signal else ")")
         try:
             self._corr.finish(t, why)
             self._ui.finish(t)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import signal as signal_module
 from collections.abc import Iterable
 from typing import Any
 
@@ -76,10 +75,7 @@ def ended_by_signal(tr: Tracker) -> str | None:
     if tr.exit is None:
         return None
     if tr.exit_signal is not None:
-        try:
-            return signal_module.Signals(tr.exit_signal).name
-        except ValueError:
-            return f"signal {tr.exit_signal}"
+        return K.SHUTDOWN_SIGNALS.get(128 + tr.exit_signal, f"signal {tr.exit_signal}")
     return K.SHUTDOWN_SIGNALS.get(tr.exit[2])
 
 

@@ -55,6 +55,7 @@ JSONRPC_KEYS = ("jsonrpc", "method")
 
 FORWARDED_SIGNAL = "forwarded "
 """How the proxy's note of a signal it passed to the agent begins (``forwarded SIGTERM to ...``)."""
-SHUTDOWN_SIGNALS = {129: "SIGHUP", 130: "SIGINT", 137: "SIGKILL", 143: "SIGTERM"}
+SHUTDOWN_SIGNALS = {129: "SIGHUP", 130: "SIGINT", 131: "SIGQUIT", 134: "SIGABRT", 137: "SIGKILL", 139: "SIGSEGV",
+                    143: "SIGTERM"}
 """Exit statuses 128+N that say signal N ended the agent (pi exits 143 and 129 itself on SIGTERM and
 SIGHUP, after an orderly shutdown: protocol-notes 11.1); they are not the client's EOF."""

@@ -87,3 +87,12 @@ def test_the_real_session_start_dialog_answered_with_a_stray_id() -> None:
     command, dialog = d.outstanding
     assert "session_start handlers before it answers a session operation" in command.text
     assert "which the agent never asked for" in dialog.text
+
+
+def test_a_run_cut_off_by_sigterm_is_named_so() -> None:
+    """pi exits 143 itself after SIGTERM (the run cut off without agent_end); 1.6.0 also when stdin closed after it."""
+    items = [C(cmd("prompt", "p", message="hi")), A(ok("prompt", "p", {"disposition": "started"})), A(ev("agent_start"))]
+    [f] = [f for f in check(*items, dialect="pi-0.99", exit_code=143) if f.rule == "lifecycle.run_cut_off"]
+    assert "(the agent exited with code 143, the status of SIGTERM)" in f.message
+    [f] = [f for f in check(*items, dialect="pi-0.99", exit_code=0) if f.rule == "lifecycle.run_cut_off"]
+    assert "(the agent exited with code 0)" in f.message
