@@ -105,7 +105,7 @@ def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, af
     from rpcspy.checker.recording import RecordingAudit
     from rpcspy.checker.report import Result
     from rpcspy.checker.sides import absent_note, absent_sides
-    from rpcspy.cli.recfile import detect_dialect, read_events
+    from rpcspy.cli.recfile import detect_dialect, directions, read_events
     from rpcspy.events import Exit, Note
     from rpcspy.recording import RecordingError, open_recording
 
@@ -119,7 +119,7 @@ def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, af
         reason = None
         if dialect == "auto":
             dialect, reason = detect_dialect(rec)
-        absent = absent_sides(_directions(rec), rec.kind == "rpcspy")
+        absent = absent_sides(directions(rec), rec.kind == "rpcspy")
         checker = Checker(dialect=dialect, strict_fields=strict, ignore=ignore, unanswered_after=after,
                           dialect_reason=reason, strict_unknown=strict_unknown, absent=absent)
         audit = RecordingAudit(rec.kind, ignore=ignore)
@@ -144,18 +144,6 @@ def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, af
     click.echo(f"rpcspy: {path}: dialect {checker.dialect} ({checker.dialect_reason})", err=True)
     notes = [absent_note(absent)] if absent else []
     return Result(path, checker.dialect, checker.dialect_reason, frames, findings, notes)
-
-
-def _directions(rec: Any) -> set[str]:
-    """The directions a transcript's frames go in (a first pass; an rpcspy recording holds both by construction)."""
-    if rec.kind == "rpcspy":
-        return {"c2a", "a2c"}
-    seen: set[str] = set()
-    for frame in rec.frames():
-        seen.add(frame.dir)
-        if {"c2a", "a2c"} <= seen:
-            break
-    return seen
 
 
 def _entries(rec: Any, read_events: Any, frame_json: Any) -> Any:

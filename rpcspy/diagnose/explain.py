@@ -214,4 +214,25 @@ def diagnose_entries(entries: Iterable[Any], *, client_timeout: float = K.CLIENT
     return explain(tr, at)
 
 
-__all__ = ["explain", "diagnose_entries", "Cmd"]
+_NEEDS = {
+    "c2a": ({"dialog", "host"}, set()),
+    "a2c": ({"command", "prompt", "queued"}, {"pitfall.stray_dialog_answer", "pitfall.late_response",
+                                              "pitfall.settle_passed", "pitfall.handled_wait", "pitfall.dropped_prompt"}),
+}
+"""For each side a file may lack: the items and pitfalls that rest on it (a dialog is outstanding only if the
+client's answer could have been seen; a command only if the agent's response could)."""
+
+
+def one_sided(d: Diagnosis, absent: Iterable[str]) -> Diagnosis:
+    """``d`` without what rests on a side the input does not hold (a one-sided transcript), saying so."""
+    for side in sorted(absent):
+        items, pitfalls = _NEEDS.get(side, (set(), set()))
+        d.outstanding = [i for i in d.outstanding if i.kind not in items]
+        d.pitfalls = [p for p in d.pitfalls if p.kind not in pitfalls]
+        who = "client" if side == "c2a" else "agent"
+        d.context.insert(0, f"the file holds no frame of the {who}'s side ({side}): what rests on it "
+                         f"({', '.join(sorted(items | {p.split('.', 1)[1] for p in pitfalls}))}) is not judged")
+    return d
+
+
+__all__ = ["explain", "diagnose_entries", "one_sided", "Cmd"]

@@ -72,3 +72,18 @@ def test_both_sides_or_a_recording_skip_nothing(tmp_path: Path) -> None:
 
 def test_the_skipped_rules_exist() -> None:
     assert NEED_CLIENT <= RULES.keys() and NEED_AGENT <= RULES.keys()
+
+
+def test_why_on_agent_stdout_does_not_wait_for_answers_it_cannot_see(tmp_path: Path) -> None:
+    stdout = _side(tmp_path, "a2c")
+    dialog = b'{"type":"extension_ui_request","id":"d1","method":"confirm","title":"ok?","message":"?"}\n'
+    stdout.write_bytes(stdout.read_bytes() + dialog)
+    r = CliRunner().invoke(main, ["why", str(stdout)])
+    assert r.exit_code == 0, r.output
+    assert "nothing outstanding" in r.output and "holds no frame of the client's side (c2a)" in r.output
+
+
+def test_why_on_client_lines_alone_does_not_blame_the_agent(tmp_path: Path) -> None:
+    r = CliRunner().invoke(main, ["why", str(_side(tmp_path, "c2a", b">> "))])
+    assert r.exit_code == 0, r.output
+    assert "has had no response" not in r.output and "holds no frame of the agent's side (a2c)" in r.output
