@@ -149,7 +149,8 @@ class UiTracker:
             text = (f"`{d.method}` dialog {rid!r} was never answered (the session ended before its timeout of "
                     f"{d.deadline - d.t:.2f} s, which would have resolved it to {timeout_means(d.method)})")
         else:
-            text = f"`{d.method}` dialog {rid!r} was never answered (it has no timeout: the extension waits for ever)"
+            text = (f"`{d.method}` dialog {rid!r} was never answered (it has no timeout: the extension, and any "
+                    "command waiting on it, waits until the dialog is answered)")
         self.sink.emit("correlation.ui_unanswered", t, d.seq, "a2c", text)
 
     def finish(self, t: float) -> None:
