@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-AGENTS = ("pi-0.73.1", "pi-0.87.1", "pi-1.5.2", "omp-18.2.3")
+AGENTS = ("pi-0.73.1", "pi-0.87.1", "pi-1.5.2", "pi-1.6.0", "omp-18.2.3")
 HEADER = """\
 # Conformance report card
 
@@ -28,8 +28,8 @@ as **passed** (as documented), **deviation** (works, but not as documented) or *
 answer, a hang, a crash). Each deviation and failure links the rule in [rules.md](rules.md) that
 explains it; `rpcspy check` reports the same rule on a recording of that behaviour.
 `rpcspy conform --list` lists the cases and what each checks. A **skipped** case says why.
-pi 1.5.2 runs as the test suite installs it: its self-contained `dist/bundle/cli.js`, with `jiti`
-(which it loads extensions with) installed beside it. omp, with its default settings, did not retry an HTTP 429 during the case (a deviation with no checker rule).
+pi 1.5.2 and 1.6.0 run as the test suite installs them: their self-contained `dist/bundle/cli.js`, with
+`jiti` (which they load extensions with) installed beside it. omp, with its default settings, did not retry an HTTP 429 during the case (a deviation with no checker rule).
 
 Generated {date} on {agents}.
 

@@ -124,7 +124,7 @@ def agent_spec(request: pytest.FixtureRequest, _agent_specs: dict[str, AgentSpec
 def agent(
     request: pytest.FixtureRequest, _agent_specs: dict[str, AgentSpec | str], agent_home: Path
 ) -> RunnableAgent:
-    """Each of pi 0.73.1, pi 0.87.1, pi 1.5.2 and omp 18.2.3, ready to spawn against ``fake_llm``."""
+    """Each of pi 0.73.1, pi 0.87.1, pi 1.5.2, pi 1.6.0 and omp 18.2.3, ready to spawn against ``fake_llm``."""
     return _runnable(_installed(request.param, _agent_specs), agent_home)
 
 

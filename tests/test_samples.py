@@ -20,7 +20,7 @@ CLEAN = [p for p in SAMPLES if "misuse" not in p.name]
 (MISUSE,) = [p for p in SAMPLES if "misuse" in p.name]
 DEMO = ROOT / "rpcspy" / "data" / "demo.jsonl"
 ALL = [*SAMPLES, DEMO]
-DIALECTS = {"pi-0.73.1": "pi-0.73", "pi-0.87.1": "pi-0.84", "pi-1.5.2": "pi-0.99", "omp-18.2.3": "omp"}
+DIALECTS = {"pi-0.73.1": "pi-0.73", "pi-0.87.1": "pi-0.84", "pi-1.5.2": "pi-0.99", "pi-1.6.0": "pi-0.99", "omp-18.2.3": "omp"}
 RAW_TEMP_DIR = re.compile(rb"/tmp/tmp[a-z0-9_]{8}")  # tempfile.mkdtemp's names; fixture renames them tmpN
 
 

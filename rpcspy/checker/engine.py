@@ -19,8 +19,10 @@ from rpcspy.checker.lifecycle import Lifecycle
 from rpcspy.checker.misuse import MisuseTracker
 from rpcspy.checker.pitfalls import PitfallRules
 from rpcspy.checker.schema import AUTO, SchemaChecker
+from rpcspy.checker.sides import skipped_rules
 from rpcspy.checker.stream import StreamTracker
 from rpcspy.checker.ui import UiTracker
+from rpcspy.diagnose.knowledge import SHUTDOWN_SIGNALS
 from rpcspy.events import Finding, Frame
 from rpcspy.protocol.pairing import MISSING, NONOBJECT, Pending, show_id
 from rpcspy.protocol.vocabulary import ANSWER_TYPES as _NOT_COMMANDS
@@ -39,7 +41,8 @@ class Checker:
     ``strict_fields`` reports unknown fields as warnings instead of info; ``strict_unknown``
     also makes agent frame types the dialect does not know errors instead of info (a newer
     agent's events are info by default);
-    ``ignore`` is a set of rule ids never reported; ``unanswered_after`` (seconds)
+    ``ignore`` is a set of rule ids never reported; ``absent``, the directions a one-sided input lacks
+    (:mod:`rpcspy.checker.sides`: the rules that need them are skipped); ``unanswered_after`` (seconds)
     reports commands still unanswered that long after they were sent (checked on
     every frame, and on :meth:`tick` when the live proxy has no frame to feed).
     """
@@ -52,7 +55,11 @@ class Checker:
         unanswered_after: float | None = None,
         dialect_reason: str | None = None,
         strict_unknown: bool = False,
+        absent: frozenset[str] = frozenset(),
     ) -> None:
+        self.absent = absent
+        """Directions the input does not hold (a one-sided transcript): the rules that need them are skipped."""
+        ignore = frozenset(ignore) | skipped_rules(absent)
         overrides = {"schema.unknown_field": "warning"} if strict_fields or strict_unknown else {}
         if strict_unknown:
             overrides["schema.unknown_agent_type"] = "error"
@@ -234,7 +241,9 @@ class Checker:
             if not self._life.filtered:  # with events filtered out, runs cannot be followed
                 self._misuse.prompt(t, seq, p, busy=self._life.busy, running=self._life.run is not None)
         elif ctype in QUEUE_COMMANDS:
-            self._misuse.queue(t, seq, p)
+            idle = not (self._life.busy or self._life.run is not None or self._life.filtered
+                        or self._schema.traits.omp)  # omp's idle queue is not known to wait
+            self._misuse.queue(t, seq, p, idle=idle)
         elif ctype in TEARDOWN_COMMANDS:
             self._life.teardown_sent()
 
@@ -296,7 +305,9 @@ class Checker:
         if self._finished:
             return []
         self._finished = True
-        why = "" if exit_code is None else f" (the agent exited with code {exit_code})"
+        signal = SHUTDOWN_SIGNALS.get(exit_code) if exit_code is not None else None
+        why = "" if exit_code is None else f" (the agent exited with code {exit_code}" + (
+            f", the status of {signal})" if signal else ")")
         try:
             self._corr.finish(t, why)
             self._ui.finish(t)

@@ -166,7 +166,7 @@ class Lifecycle:
         if self.run is not None:
             self._emit("lifecycle.settled_while_running", t, seq,
                        f"agent_settled while the run started at frame {self.run} is open "
-                       "(pi 0.87 after a dropped back-to-back prompt); the run continues", self.run)
+                       "(pi does so after a dropped back-to-back prompt); the run continues", self.run)
             return
         if self.expect_retry is not None:
             self._emit("lifecycle.retry_unbalanced", t, seq,

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from rpcspy.checker.findings import Sink
+from rpcspy.protocol.bounded import trim_oldest
 from rpcspy.protocol.pairing import Pending
 from rpcspy.protocol.vocabulary import QUEUE_COMMANDS
 
@@ -15,6 +16,7 @@ _IN_RUN = "sent-during-a-run"
 """Sent while a run was open (between its agent_start and agent_end), not only while busy."""
 _EXT_REPORTED = "ext-reported"
 _EXT_MAYBE = "ext-maybe"
+_IDLE_CAP = 1024
 
 
 def starts_no_run(obj: dict[str, Any]) -> bool:
@@ -41,6 +43,8 @@ class MisuseTracker:
         """A prompt sent while idle whose run has not started yet."""
         self.extension_commands: set[str] | None = None
         """Names of extension commands, once a `get_commands` response listed them."""
+        self.idle_queue: dict[int, Pending] = {}
+        """``steer``/``follow_up`` sent while no run was open, starting or settling, until answered."""
 
     # ---- stdin -----------------------------------------------------------------------------
     def prompt(self, t: float, seq: int, p: Pending, busy: bool, running: bool = False) -> None:
@@ -56,7 +60,11 @@ class MisuseTracker:
                            "(no agent_start yet); one of them will be dropped silently", related=first.seq)
         self.starting = p
 
-    def queue(self, t: float, seq: int, p: Pending) -> None:
+    def queue(self, t: float, seq: int, p: Pending, idle: bool = False) -> None:
+        """``steer``/``follow_up`` sent; ``idle``: no run open or settling (pi's queue then waits for a prompt)."""
+        if idle and self.starting is None:
+            self.idle_queue[p.seq] = p
+            trim_oldest(self.idle_queue, _IDLE_CAP)
         name = _slash_name(p.message)
         if name is None:
             return
@@ -96,14 +104,28 @@ class MisuseTracker:
                 p.note = None
                 self.sink.emit("misuse.prompt_while_streaming", t, p.seq, "c2a",
                                "prompt without streamingBehavior sent during a run; the agent accepted it "
-                               f"(frame {seq}) but pi 0.87 and 1.x drop it silently (omp answers an error next)",
+                               f"(frame {seq}) but pi drops it silently (omp answers an error next)",
                                related=seq)
-        elif isinstance(p.type, str) and p.type in QUEUE_COMMANDS and p.note == _EXT_MAYBE and success is False:
-            error = obj.get("error")
-            if isinstance(error, str) and "cannot be queued" in error:
-                self._queue_finding(t, p.seq, p, _slash_name(p.message) or "?", seq)
+        elif isinstance(p.type, str) and p.type in QUEUE_COMMANDS:
+            if self.idle_queue.pop(p.seq, None) is p and success is True and not again:
+                self._queued_idle(t, seq, p, obj)
+            if p.note == _EXT_MAYBE and success is False:
+                error = obj.get("error")
+                if isinstance(error, str) and "cannot be queued" in error:
+                    self._queue_finding(t, p.seq, p, _slash_name(p.message) or "?", seq)
         elif p.type == "get_commands" and success is True:
             self._learn(obj.get("data"))
+
+    def _queued_idle(self, t: float, seq: int, p: Pending, obj: dict[str, Any]) -> None:
+        data = obj.get("data")
+        disposition = data.get("disposition") if isinstance(data, dict) else None
+        if disposition not in (None, "queued"):
+            return  # "handled": an input handler consumed it
+        said = ' `disposition:"queued"`' if disposition else ""
+        self.sink.emit("misuse.queued_while_idle", t, p.seq, "c2a",
+                       f"`{p.type}` sent while no run was active was accepted{said} (frame {seq}) and starts "
+                       "nothing: it waits in the queue until a later prompt's run delivers it; a client that "
+                       "waits for a run after it waits forever", related=seq)
 
     def _learn(self, data: Any) -> None:
         commands = data.get("commands") if isinstance(data, dict) else None

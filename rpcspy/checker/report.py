@@ -24,6 +24,8 @@ class Result:
     findings: list[Finding] = field(default_factory=list)
     native: bool = True
     """An rpcspy recording (frames numbered by ``seq``), not a transcript (frames numbered by line)."""
+    notes: list[str] = field(default_factory=list)
+    """What the reader must know to weigh the findings (a one-sided file: the rules skipped)."""
 
     def counts(self) -> Counter[str]:
         return Counter(f.severity for f in self.findings)
@@ -87,6 +89,8 @@ def write(fmt: str, result: Result, out: IO[str]) -> None:
         return
     for f in result.findings:
         out.write(text_line(result.path, f) + "\n")
+    for note in result.notes:
+        out.write(f"{result.path}: note: {note}\n")
     out.write(summary(result) + "\n")
 
 
@@ -113,6 +117,8 @@ def junit(results: list[Result], threshold: int) -> str:
         props = ET.SubElement(suite, "properties")
         ET.SubElement(props, "property", name="dialect", value=r.dialect)
         ET.SubElement(props, "property", name="frames", value=str(r.frames))
+        for note in r.notes:
+            ET.SubElement(props, "property", name="note", value=note)
         failures = 0
         for f in r.findings:
             where = f"frame {f.frame}" if f.frame is not None else "session"

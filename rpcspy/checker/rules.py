@@ -45,7 +45,7 @@ _CATALOGUE: tuple[Rule, ...] = (
        """Commands, responses and events are JSON objects. pi answers a number, string, array or boolean
        on stdin with an id-less `"Unknown command: undefined"` error. Fix: send `{"type": ...}` objects only."""),
     _r("framing.blank_line", "warning", "An empty or whitespace-only line.",
-       """pi 0.73 and 0.87 do not skip blank lines: each one is answered with an id-less `parse` error
+       """pi (every version so far) does not skip blank lines: each one is answered with an id-less `parse` error
        response (omp skips them silently). Fix: do not write empty lines or stray newlines; terminate each
        frame with exactly one LF."""),
     _r("framing.crlf", "warning", "A line ends in CR LF.",
@@ -158,12 +158,28 @@ _CATALOGUE: tuple[Rule, ...] = (
        dialog takes `{cancelled: true}`. A wrongly shaped answer resolves silently to the default
        (`undefined`, or `false` for confirm). Fix: send the field that matches the request's method."""),
     _r("correlation.ui_late", "info", "A dialog was answered after its `timeout` had expired.",
-       """pi resolves a dialog with its default when `timeout` expires and tells nobody; the late answer
-       is ignored. Fix (client): close the dialog yourself when `timeout` ms have passed."""),
+       """A dialog's `timeout` (ms) is how long the agent waits for the answer. When it expires, pi resolves
+       the dialog itself, in the dialog's own terms: a `confirm` to `false` (declined), a `select` or `input`
+       to `undefined` (nothing chosen or entered); the extension goes on with that, no frame tells the
+       client, and the late answer is ignored. Fix (client): close the dialog yourself when `timeout` ms
+       have passed, and do not report the user's late choice as taken."""),
     _r("correlation.ui_unanswered", "info", "A dialog request was never answered.",
-       """A `select`/`confirm`/`input`/`editor` request without a timeout got no `extension_ui_response`
-       before the session ended; the extension (and any `prompt` waiting on it) stays blocked. Fix:
-       answer every dialog, or send `{cancelled: true}`."""),
+       """A `select`/`confirm`/`input`/`editor` request got no `extension_ui_response` before the session
+       ended. Without a `timeout` the extension (and any `prompt` waiting on it) stays blocked. With one, the
+       agent resolved it when the timeout expired, in the dialog's own terms (a `confirm` to `false`, as if
+       declined; a `select`/`input` to `undefined`, as if dismissed) and told the client nothing: what a host
+       that forwards only `notify` and drops dialogs gets, every time. Fix: answer every dialog, or send
+       `{cancelled: true}`."""),
+    _r("correlation.ui_auto_cancelled", "warning", "Every dialog of the session was cancelled at once.",
+       """The client answered every dialog of the session `{cancelled: true}` within 50 ms of the request:
+       a host that cancels dialogs by program rather than showing them. `{cancelled: true}` is a valid
+       answer, but to the extension it means the user dismissed the dialog: a permission `confirm` reads as
+       declined, a `select` as no choice, and no user ever saw the question. A warning, not info, because
+       extensions then act on choices nobody made; a host that declines on purpose (a headless policy) can
+       `--ignore` it. Why 50 ms: a person needs a few hundred milliseconds at the least to read and dismiss
+       a dialog, while a program answers within a millisecond, a few on a loaded machine. Raw transcripts
+       carry no times and are not judged. Fix (client): show dialogs to the user (or answer them from
+       configuration), and forward `select`, `confirm`, `input` and `editor`, not only `notify`."""),
     # ---- lifecycle: pairing of events ----------------------------------------------------------
     _r("lifecycle.event_with_id", "error", "An event carries an `id`.",
        """Only responses carry the command `id` (besides `extension_ui_request`'s own id and
@@ -192,13 +208,13 @@ _CATALOGUE: tuple[Rule, ...] = (
        same `reason`. An end without a start is legitimate only for a second consecutive overflow
        (`reason:"overflow"`). Fix (agent): emit the end even when compaction fails or is aborted."""),
     _r("lifecycle.retry_unbalanced", "warning", "Auto-retry events are out of place.",
-       """`auto_retry_start` follows the failed run's `agent_end` (with `willRetry:true` on pi 0.87) and
+       """`auto_retry_start` follows the failed run's `agent_end` (with `willRetry:true` on pi >= 0.84) and
        `auto_retry_end` closes the retry sequence (omp defers the failed run's `agent_end` across its
        retries, so there the retry's `agent_start` follows inside the run, by design). A client waiting
        for the first `agent_end` stops too early during retries. Fix (client): treat `auto_retry_start`
        as "the run continues"."""),
     _r("lifecycle.settled_while_running", "warning", "`agent_settled` arrived while a run was still open.",
-       """pi 0.87 emits a stray `agent_settled` (and clears `isStreaming`) when a second prompt arrives
+       """pi >= 0.84 (1.6.0 included) emits a stray `agent_settled` (and clears `isStreaming`) when a second prompt arrives
        before the first run starts; the real run continues and ends with its own `agent_end`. Fix
        (client): serialise prompts (see `misuse.prompt_while_starting`); ignore `agent_settled` while a
        run is open."""),
@@ -217,8 +233,12 @@ _CATALOGUE: tuple[Rule, ...] = (
        different text than the final message. Fix (agent): emit every chunk exactly once."""),
     _r("stream.toolcall_mismatch", "error", "Tool-call deltas do not parse to the `toolcall_end` arguments.",
        """The `toolcall_delta` strings of one `contentIndex`, joined, must be JSON that equals
-       `toolcall_end.toolCall.arguments` (and on pi 0.87 `toolcall_start.id`/`toolName` must match the
-       final tool call). Fix (agent): stream the raw argument JSON unchanged."""),
+       `toolcall_end.toolCall.arguments`, read as pi reads it (a raw control character or a stray backslash
+       inside a string is repaired first); where `toolcall_start` carries `id`/`toolName` (pi >= 0.84) they
+       must match the final tool call. Arguments the agent could not parse either are no mismatch: pi >= 0.99
+       says so with `toolCall.argumentsError` (`arguments` is then `{}`, and the error quotes the raw text,
+       which must be what the deltas joined to); the call then fails with `Invalid arguments for tool` and the
+       run goes on. Fix (agent): stream the raw argument JSON unchanged."""),
     _r("stream.block_order", "error", "Inconsistent `contentIndex` sequence in `message_update`.",
        """Per `contentIndex`: one `*_start`, then `*_delta`s, then one `*_end` of the same kind; new
        indices count up from 0. Blocks may interleave and `*_end` may be deferred (pi closes `text_end(0)`
@@ -233,22 +253,29 @@ _CATALOGUE: tuple[Rule, ...] = (
        same blocks that were streamed."""),
     # ---- misuse: client behaviour the agent silently accepts -----------------------------------
     _r("misuse.null_frame", "error", "The client sent a JSON `null` line.",
-       """`null` crashes pi 0.73 and 0.87 (TypeError in the error handler, exit code 1, no response); omp
+       """`null` crashes pi, every version so far (TypeError in the error handler, exit code 1, no response); omp
        answers a parse error. Fix: never write `null`; check that the object you serialise exists."""),
     _r("misuse.prompt_while_starting", "error", "A prompt was sent while the previous prompt had not started yet.",
        """Two prompts sent back to back while idle are both acknowledged with `success:true`, but the
-       second is silently dropped (pi 0.87 also emits a stray `agent_settled`). `streamingBehavior` does
+       second is silently dropped (pi >= 0.84 also emits a stray `agent_settled`). `streamingBehavior` does
        not help because the agent is not streaming yet. Fix: after a prompt, wait for its `agent_start`
        (or its error response) before sending the next one."""),
     _r("misuse.prompt_while_streaming", "warning", "A prompt without `streamingBehavior` was sent during a run.",
        """While the agent streams, `prompt` needs `streamingBehavior: "steer"` or `"followUp"`; without it
        pi rejects the prompt ("Agent is already processing") and omp acknowledges it and then sends an
        error with the same id. Sent during a run and accepted (`success: true`, no `disposition` of
-       `queued`/`handled`), pi 0.87 and 1.x drop it silently. Fix: set `streamingBehavior`, or use
+       `queued`/`handled`), pi drops it silently. Fix: set `streamingBehavior`, or use
        `steer`/`follow_up`."""),
     _r("misuse.queue_extension_command", "warning", "`steer`/`follow_up` with an extension command.",
        """Extension commands (`/name`) cannot be queued: pi rejects them in `steer` and `follow_up`.
        Fix: send extension commands with `prompt` (they run immediately, even while streaming)."""),
+    _r("misuse.queued_while_idle", "info", "A `steer` or `follow_up` sent while no run was active was queued.",
+       """pi accepts `steer` and `follow_up` while idle (pi >= 0.99 answers `disposition:"queued"`), but
+       they start nothing: the message waits in the queue until a later `prompt` starts a run, which
+       delivers it (a steer right after that prompt's message, a follow-up after its first turn). A client
+       that waits for `agent_start` or `agent_end` after it waits forever. Info, not a warning: queueing
+       ahead of the next prompt is legitimate when meant. Fix (client): to start a run, send `prompt`;
+       send `steer`/`follow_up` only during a run, or send the next prompt before waiting."""),
     # ---- client pitfalls the diagnosis finds (rpcspy.diagnose, via rpcspy.checker.pitfalls) ------
     _r("misuse.jsonrpc_frame", "error", "A client frame is shaped like JSON-RPC (`jsonrpc`, `method`).",
        """pi and omp speak their own JSONL, not JSON-RPC: a command is `{"type": "<command>", "id": ...,

@@ -22,6 +22,54 @@ _CUT_SHORT = frozenset({"aborted", "error"})
 """Stop reasons after which an open block may stay unclosed (omp on abort)."""
 _FINAL_KEY = {"text": "text", "thinking": "thinking"}
 _CONTENT_TYPE = {"text": "text", "thinking": "thinking", "toolcall": "toolCall"}
+RECEIVED = "\n\nReceived arguments:\n"
+"""pi >= 0.99 ends a tool call's ``argumentsError`` with this and the raw argument text (protocol-notes 12)."""
+_ESCAPES = frozenset('"\\/bfnrtu')
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def repair_json(text: str) -> str:
+    """pi's ``repairJson`` (pi-ai ``utils/json-parse``): inside strings, escape raw control characters and
+    double a backslash before a character that cannot follow it."""
+    out: list[str] = []
+    in_string = False
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if not in_string or ch == '"':
+            in_string = in_string != (ch == '"')
+            out.append(ch)
+        elif ch == "\\":
+            nxt = text[i + 1] if i + 1 < n else ""
+            if nxt == "u" and len(text) >= i + 6 and all(c in _HEX for c in text[i + 2:i + 6]):
+                out.append(text[i:i + 6])
+                i += 6
+                continue
+            if nxt and nxt in _ESCAPES:
+                out.append(text[i:i + 2])
+                i += 2
+                continue
+            out.append("\\\\")
+        elif ord(ch) < 0x20:
+            out.append(json.dumps(ch)[1:-1])
+        else:
+            out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def parse_arguments(text: str) -> Any:
+    """The arguments as pi parses them: JSON, else JSON after :func:`repair_json`; ValueError when neither."""
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        repaired = repair_json(text)
+        if repaired == text:
+            raise
+        try:
+            return json.loads(repaired)
+        except ValueError:
+            raise exc from None
 
 
 class Block:
@@ -146,10 +194,14 @@ class StreamTracker:
                                f"toolcall_start said {field} {streamed!r}, toolcall_end has {call.get(field)!r}",
                                path=f"{where}.{field}", related=block.seq)
         joined = "".join(block.pieces)
+        error = call.get("argumentsError")
+        if isinstance(error, str):  # pi >= 0.99: the agent could not parse them either, and says so
+            self._arguments_error(t, seq, ci, block, joined, error)
+            return
         if not joined.strip():
             return  # provider does not stream arguments
         try:
-            parsed = json.loads(joined)
+            parsed = parse_arguments(joined)
         except ValueError as exc:  # a JSONDecodeError, or a plain ValueError for an over-long integer
             why = f"{exc.msg} at char {exc.pos}" if isinstance(exc, json.JSONDecodeError) else str(exc)
             self.sink.emit("stream.toolcall_mismatch", t, seq, "a2c",
@@ -161,6 +213,24 @@ class StreamTracker:
                            f"toolcall deltas of contentIndex {ci} parse to {_short(json.dumps(parsed), 60)} but "
                            f"arguments are {_short(json.dumps(call.get('arguments')), 60)}",
                            path=f"{where}.arguments", related=block.seq)
+
+    def _arguments_error(self, t: float, seq: int, ci: int, block: Block, joined: str, error: str) -> None:
+        """``argumentsError``: the deltas must be what the agent quotes, and must indeed not parse to an object."""
+        path = "$.assistantMessageEvent.toolCall.argumentsError"
+        _, marker, quoted = error.partition(RECEIVED)
+        if marker and joined and quoted != joined:
+            self.sink.emit("stream.toolcall_mismatch", t, seq, "a2c",
+                           f"argumentsError quotes {_short(quoted, 60)} as the arguments received, but the toolcall "
+                           f"deltas of contentIndex {ci} join to {_short(joined, 60)}", path=path, related=block.seq)
+            return
+        try:
+            parsed = parse_arguments(joined) if joined.strip() else None
+        except ValueError:
+            return  # they do not parse, as the agent says
+        if isinstance(parsed, dict):
+            self.sink.emit("stream.toolcall_mismatch", t, seq, "a2c",
+                           f"toolcall deltas of contentIndex {ci} parse to {_short(json.dumps(parsed), 60)}, yet "
+                           f"toolcall_end carries argumentsError {_short(error, 60)}", path=path, related=block.seq)
 
     def end(self, t: float, seq: int, message: Any) -> None:
         """``message_end`` of the assistant message: open blocks and final content."""

@@ -102,6 +102,9 @@ def command(recordings: tuple[str, ...], fail_on: str, fmt: str, dialect: str, i
         if frame_filter.active:
             result.findings = findings_passing(frame_filter, result.findings, path)
         results.append(result)
+        if fmt == "json":  # one finding a line on stdout: the notes go where the dialect line goes
+            for note in result.notes:
+                click.echo(f"rpcspy: {path}: {note}", err=True)
         if not whole:
             report.write(fmt, result, sys.stdout)
     if write_baseline is not None:
@@ -132,7 +135,8 @@ def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, af
     from rpcspy.checker.offline import RecordingCheck
     from rpcspy.checker.recording import RecordingAudit
     from rpcspy.checker.report import Result
-    from rpcspy.cli.recfile import detect_dialect, read_events
+    from rpcspy.checker.sides import absent_note, absent_sides
+    from rpcspy.cli.recfile import detect_dialect, directions, read_events
     from rpcspy.events import Exit, Note
     from rpcspy.recording import RecordingError, open_recording
 
@@ -146,8 +150,9 @@ def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, af
         reason = None
         if dialect == "auto":
             dialect, reason = detect_dialect(rec)
+        absent = absent_sides(directions(rec), rec.kind == "rpcspy")
         checker = Checker(dialect=dialect, strict_fields=strict, ignore=ignore, unanswered_after=after,
-                          dialect_reason=reason, strict_unknown=strict_unknown)
+                          dialect_reason=reason, strict_unknown=strict_unknown, absent=absent)
         audit = RecordingAudit(rec.kind, ignore=ignore)
         run = RecordingCheck(checker, audit)  # the frames: checked there, in one loop
         findings = run.findings
@@ -168,7 +173,8 @@ def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, af
     for n, finding in enumerate(findings, start=1):
         finding.seq = n
     click.echo(f"rpcspy: {path}: dialect {checker.dialect} ({checker.dialect_reason})", err=True)
-    return Result(path, checker.dialect, checker.dialect_reason, frames, findings, native=rec.kind == "rpcspy")
+    notes = [absent_note(absent)] if absent else []
+    return Result(path, checker.dialect, checker.dialect_reason, frames, findings, notes=notes, native=rec.kind == "rpcspy")
 
 
 def _entries(rec: Any, read_events: Any, frame_json: Any) -> Any:

@@ -205,3 +205,16 @@ def atomic_output(output: str, mode: str = "wb", *, make_dirs: bool = False, **o
             yield f
     except OSError as exc:
         raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
+
+
+def directions(rec: Any) -> set[str]:
+    """The directions a transcript's frames go in (a first pass that stops once both are seen); an rpcspy
+    recording holds both by construction."""
+    if rec.kind == "rpcspy":
+        return {"c2a", "a2c"}
+    seen: set[str] = set()
+    for frame in rec.frames():
+        seen.add(frame.dir)
+        if {"c2a", "a2c"} <= seen:
+            break
+    return seen

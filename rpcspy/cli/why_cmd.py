@@ -70,8 +70,9 @@ def command(target: str, at: float | None, frame: int | None, client_timeout: fl
 
 
 def _recorded(path: str, at: float | None, frame: int | None, client_timeout: float):
-    from rpcspy.cli.recfile import detect_dialect, open_or_fail, report_problems
-    from rpcspy.diagnose.explain import diagnose_entries
+    from rpcspy.checker.sides import absent_sides
+    from rpcspy.cli.recfile import detect_dialect, directions, open_or_fail, report_problems
+    from rpcspy.diagnose.explain import diagnose_entries, one_sided
 
     try:
         rec = open_or_fail(path)
@@ -79,8 +80,9 @@ def _recorded(path: str, at: float | None, frame: int | None, client_timeout: fl
         raise InputError(exc.message) from None
     try:
         dialect, reason = detect_dialect(rec)  # a first pass, as check, show, stats and export take it
-        return diagnose_entries(rec.entries(), client_timeout=client_timeout, at=at, frame=frame,
-                                dialect=None if dialect == "auto" else dialect, dialect_reason=reason)
+        diagnosis = diagnose_entries(rec.entries(), client_timeout=client_timeout, at=at, frame=frame,
+                                     dialect=None if dialect == "auto" else dialect, dialect_reason=reason)
+        return one_sided(diagnosis, absent_sides(directions(rec), rec.kind == "rpcspy"))
     finally:
         report_problems(rec)
 

@@ -11,7 +11,11 @@ from typing import Any
 from rpcspy.diagnose import knowledge as K
 from rpcspy.diagnose import pitfalls as P
 from rpcspy.diagnose.state import InFlight, Waiting
+from rpcspy.protocol.bounded import trim_oldest
 from rpcspy.protocol.pairing import id_key
+
+ASKED_CAP = 4096
+"""UI request ids remembered, to tell an answer to an id never asked for (the tracker runs live: bounded)."""
 
 
 def agent_start(tr: InFlight, seq: int, t: float, obj: dict[str, Any]) -> None:
@@ -116,6 +120,8 @@ def retry_end(tr: InFlight, seq: int, t: float, obj: dict[str, Any]) -> None:
 
 def ui_request(tr: InFlight, seq: int, t: float, obj: dict[str, Any]) -> None:
     method, rid = obj.get("method"), obj.get("id")
+    tr.asked[id_key(rid)] = method if isinstance(method, str) else "?"
+    trim_oldest(tr.asked, ASKED_CAP)
     if method in K.DIALOGS:  # a Names set: False for a method that is no string
         timeout = obj.get("timeout")
         deadline = t + timeout / 1000.0 if isinstance(timeout, (int, float)) and timeout > 0 else None

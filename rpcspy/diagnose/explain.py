@@ -48,10 +48,18 @@ def explain(tr: Tracker, at: float | None = None) -> Diagnosis:
 
 
 def _ending(tr: Tracker) -> tuple[str, tuple[int, ...]] | tuple[()]:
-    """Why the session stopped, if it did: the client's EOF and the agent's exit."""
+    """Why the session stopped, if it did: the client's EOF, a signal, and the agent's exit."""
     eof = tr.eof.get("c2a")
     if tr.exit is not None:
         seq, _, code = tr.exit
+        signal = ended_by_signal(tr)
+        if signal is not None:
+            cause = f"the agent was ended by {signal} (exit code {code}, frame {seq})"
+            if tr.signalled is not None and tr.signalled[1] == signal:
+                cause += f", which the proxy forwarded to it at frame {tr.signalled[0]}"
+            if eof is not None:
+                cause += f"; the client had also closed its stdin (frame {eof[0]})"
+            return (cause, (seq,))
         cause = f"the agent exited with code {code} (frame {seq})"
         if eof is not None:
             cause += f" after the client closed its stdin (frame {eof[0]})"
@@ -59,6 +67,16 @@ def _ending(tr: Tracker) -> tuple[str, tuple[int, ...]] | tuple[()]:
     if eof is not None:
         return (f"the client closed the agent's stdin at frame {eof[0]}", (eof[0],))
     return ()
+
+
+def ended_by_signal(tr: Tracker) -> str | None:
+    """The signal that ended the agent: the one that killed it, or the one whose shell-style status it
+    exited with (pi exits 143 itself after SIGTERM), or None for a plain exit."""
+    if tr.exit is None:
+        return None
+    if tr.exit_signal is not None:
+        return K.SHUTDOWN_SIGNALS.get(128 + tr.exit_signal, f"signal {tr.exit_signal}")
+    return K.SHUTDOWN_SIGNALS.get(tr.exit[2])
 
 
 def _commands(tr: Tracker, now: float) -> list[Item]:
@@ -71,6 +89,10 @@ def _commands(tr: Tracker, now: float) -> list[Item]:
             text += f", longer than a {seconds(tr.client_timeout)} client timeout"
         if cmd.type in K.RUN_COMMANDS and dialog is not None and dialog.seq > cmd.seq:
             text += f"; the agent answers it when the {dialog.what} (frame {dialog.seq}) is answered"
+        elif cmd.type in K.SESSION_START_COMMANDS and dialog is not None and dialog.seq > cmd.seq:
+            text += (f"; the agent answers it when the {dialog.what} (frame {dialog.seq}) is answered: pi runs the "
+                     "extensions' session_start handlers before it answers a session operation, and one of them "
+                     "asks this")
         elif cmd.type == "bash":
             text += "; the shell command is still running"
         elif cmd.type in K.STOP_COMMANDS and tr.busy:
@@ -97,7 +119,9 @@ def _runs(tr: Tracker, now: float, ending: tuple[Any, ...], context: list[str]) 
         by = f" for {label(tr.run_by)}" if tr.run_by is not None else ""
         frames = (tr.run,) if tr.run_by is None else (tr.run_by.seq, tr.run)
         last = tr.last.get("a2c")
-        eof = "; pi cuts a run in progress off at stdin EOF" if "c2a" in tr.eof else ""
+        signal = ended_by_signal(tr)
+        eof = (f"; {signal} cuts a run in progress off (no {K.RUN_END})" if signal is not None
+               else "; pi cuts a run in progress off at stdin EOF" if "c2a" in tr.eof else "")
         state = cut + eof if cut else (f"; the agent's last frame was {seconds(now - last[1])} ago" if last else "")
         items.append(Item("run", f"the run started at frame {tr.run}{by} has not ended (no {K.RUN_END}){state}",
                           frames))
@@ -124,20 +148,42 @@ def _waiting(tr: Tracker, now: float, context: list[str]) -> list[Item]:
                            f"{seconds(w.deadline - w.t)}; the agent went on without telling the client")
             continue
         answer = "an extension_ui_response" if w.kind == "dialog" else "the host's result"
-        items.append(Item(w.kind, f"the agent waits for {answer} to the {w.what} (id {w.id!r}, frame {w.seq}) "
-                          f"since {seconds(now - w.t)}", (w.seq,), w.t))
+        text = f"the agent waits for {answer} to the {w.what} (id {w.id!r}, frame {w.seq}) since {seconds(now - w.t)}"
+        frames: tuple[int, ...] = (w.seq,)
+        strays = [(seq, rid) for seq, rid in tr.stray_answers if seq > w.seq] if w.kind == "dialog" else []
+        if strays:
+            seq, rid = strays[-1]
+            text += (f"; the client's extension_ui_response at frame {seq} answered id {rid!r}, which the agent "
+                     "never asked for, and was ignored")
+            frames = (w.seq, seq)
+        items.append(Item(w.kind, text, frames, w.t))
     return items
 
 
 def _queued(tr: Tracker) -> list[Item]:
+    idle = not tr.busy and not tr.starting  # no run open, settling or about to start
     if tr.queue_update is not None:
         seq, steering, follow_up = tr.queue_update
         if not steering and not follow_up:
             return []
-        return [Item("queued", f"{len(steering)} steering and {len(follow_up)} follow-up message(s) are queued "
-                     f"(queue_update, frame {seq}): delivered when the run reaches them", (seq,))]
+        counts = f"{len(steering)} steering and {len(follow_up)} follow-up message(s) are queued (queue_update, frame {seq})"
+        if not idle:
+            return [Item("queued", f"{counts}: delivered when the run reaches them", (seq,))]
+        frames = tuple(sorted({seq, *(c.seq for c in tr.queued)}))
+        return [Item("queued", f"{counts} and no run is active: {_IDLE_QUEUE}", frames)]
+    if idle:
+        return [Item("queued", f"{label(cmd)} was queued (frame {cmd.resp}{_said(cmd)}) and no run is active: "
+                     f"{_IDLE_QUEUE}", (cmd.seq, cmd.resp or cmd.seq), cmd.t) for cmd in tr.queued]
     return [Item("queued", f"{label(cmd)} was queued (frame {cmd.resp}) and not delivered yet",
                  (cmd.seq, cmd.resp or cmd.seq), cmd.t) for cmd in tr.queued]
+
+
+_IDLE_QUEUE = ("a queued message starts no run; it waits for the next prompt, whose run delivers it, and a client "
+               "that waits for a run after it waits forever")
+
+
+def _said(cmd: Cmd) -> str:
+    return f', disposition "{cmd.disposition}"' if cmd.disposition else ""
 
 
 def _last_words(tr: Tracker, now: float) -> list[str]:
@@ -168,4 +214,25 @@ def diagnose_entries(entries: Iterable[Any], *, client_timeout: float = K.CLIENT
     return explain(tr, at)
 
 
-__all__ = ["explain", "diagnose_entries", "Cmd"]
+_NEEDS = {
+    "c2a": ({"dialog", "host"}, set()),
+    "a2c": ({"command", "prompt", "queued"}, {"pitfall.stray_dialog_answer", "pitfall.late_response",
+                                              "pitfall.settle_passed", "pitfall.handled_wait", "pitfall.dropped_prompt"}),
+}
+"""For each side a file may lack: the items and pitfalls that rest on it (a dialog is outstanding only if the
+client's answer could have been seen; a command only if the agent's response could)."""
+
+
+def one_sided(d: Diagnosis, absent: Iterable[str]) -> Diagnosis:
+    """``d`` without what rests on a side the input does not hold (a one-sided transcript), saying so."""
+    for side in sorted(absent):
+        items, pitfalls = _NEEDS.get(side, (set(), set()))
+        d.outstanding = [i for i in d.outstanding if i.kind not in items]
+        d.pitfalls = [p for p in d.pitfalls if p.kind not in pitfalls]
+        who = "client" if side == "c2a" else "agent"
+        d.context.insert(0, f"the file holds no frame of the {who}'s side ({side}): what rests on it "
+                         f"({', '.join(sorted(items | {p.split('.', 1)[1] for p in pitfalls}))}) is not judged")
+    return d
+
+
+__all__ = ["explain", "diagnose_entries", "one_sided", "Cmd"]

@@ -23,6 +23,7 @@ from rpcspy.protocol.vocabulary import RETRY_START as RETRY_START
 from rpcspy.protocol.vocabulary import RUN_COMMANDS as RUN_COMMANDS
 from rpcspy.protocol.vocabulary import RUN_END as RUN_END
 from rpcspy.protocol.vocabulary import RUN_START as RUN_START
+from rpcspy.protocol.vocabulary import SESSION_START_COMMANDS as SESSION_START_COMMANDS
 from rpcspy.protocol.vocabulary import SETTLED as SETTLED
 from rpcspy.protocol.vocabulary import STOP_COMMANDS as STOP_COMMANDS
 
@@ -51,3 +52,10 @@ OMP_NEGOTIATE = "negotiate_protocol"
 
 JSONRPC_KEYS = ("jsonrpc", "method")
 """Keys of a JSON-RPC request, which pi and omp do not speak (they read ``type``)."""
+
+FORWARDED_SIGNAL = "forwarded "
+"""How the proxy's note of a signal it passed to the agent begins (``forwarded SIGTERM to ...``)."""
+SHUTDOWN_SIGNALS = {129: "SIGHUP", 130: "SIGINT", 131: "SIGQUIT", 134: "SIGABRT", 137: "SIGKILL", 139: "SIGSEGV",
+                    143: "SIGTERM"}
+"""Exit statuses 128+N that say signal N ended the agent (pi exits 143 and 129 itself on SIGTERM and
+SIGHUP, after an orderly shutdown: protocol-notes 11.1); they are not the client's EOF."""

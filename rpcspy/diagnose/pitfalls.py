@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from rpcspy.diagnose.items import Item
 
 if TYPE_CHECKING:
-    from rpcspy.diagnose.state import Cmd
+    from rpcspy.diagnose.state import Cmd, Waiting
 
 
 def seconds(s: float) -> str:
@@ -82,3 +82,15 @@ def null_frame(seq: int) -> Item:
     return Item("pitfall.null_frame",
                 f"client frame {seq} is `null`: pi crashes on it (exit 1, no response to it or to anything "
                 "after it); omp answers a parse error", (seq,))
+
+
+def stray_answer(seq: int, rid: Any, waiting: "Waiting | None") -> Item:
+    shown = f"id {rid!r}" if rid is not None else "no id"
+    text = (f"client frame {seq} answers a dialog with {shown}, which the agent never asked for: the agent ignores "
+            "it without a word (no response, no error)")
+    frames: tuple[int, ...] = (seq,)
+    if waiting is not None:
+        text += (f"; the {waiting.what} it waits on has id {waiting.id!r} (frame {waiting.seq}): copy the id from "
+                 "the extension_ui_request you answer")
+        frames = (waiting.seq, seq)
+    return Item("pitfall.stray_dialog_answer", text, frames)

@@ -77,6 +77,11 @@ class InFlight:
     omp_settle_due: int | None = None
     """Seq of a prompt_result with sessionSettled:false; session_settled not yet seen."""
     waiting: dict[Any, Waiting] = field(default_factory=dict)
+    asked: dict[Any, str] = field(default_factory=dict)
+    """Every extension_ui_request id the agent sent (bounded) -> its method: an answer to another id
+    answers nothing."""
+    stray_answers: list[tuple[int, Any]] = field(default_factory=list)
+    """(seq, id) of extension_ui_responses to ids the agent never asked for (the last few)."""
     queued: list[Cmd] = field(default_factory=list)
     queue_update: tuple[int, list[Any], list[Any]] | None = None
     tools: dict[Any, list[Any]] = field(default_factory=dict)
@@ -92,6 +97,10 @@ class InFlight:
     """Direction -> (seq, t) of its last frame."""
     eof: dict[str, tuple[int, float]] = field(default_factory=dict)
     exit: tuple[int, float, int] | None = None
+    exit_signal: int | None = None
+    """The signal that killed the agent, when the recording says so (``exit.signal``)."""
+    signalled: tuple[int, str] | None = None
+    """(seq, name) of the last signal the proxy forwarded to the agent (a recording's note)."""
     pitfalls: list[Item] = field(default_factory=list)
     last_cmd: Cmd | None = None
     """The command of the last client frame (None after an answer or a non-command)."""

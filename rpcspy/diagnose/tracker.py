@@ -23,7 +23,7 @@ from rpcspy.diagnose import pitfalls as P
 from rpcspy.diagnose.agent_events import EVENTS
 from rpcspy.diagnose.envelope import BIG, envelope
 from rpcspy.diagnose.state import Cmd, InFlight
-from rpcspy.events import Eof, Exit, Frame
+from rpcspy.events import Eof, Exit, Frame, Note
 from rpcspy.framing import DECODE_ERRORS
 from rpcspy.protocol.detect import DialectDetector
 from rpcspy.protocol.pairing import id_key, is_blank
@@ -122,9 +122,18 @@ class Tracker(InFlight):
         self.t = max(self.t, t)
         self.eof.setdefault(direction, (seq, t))
 
-    def exited(self, seq: int, t: float, code: int) -> None:
+    def exited(self, seq: int, t: float, code: int, signal: int | None = None) -> None:
+        """The agent's exit: ``code`` shell-style (128+N for signal N); ``signal`` when a signal killed it."""
         self.t = max(self.t, t)
         self.exit = (seq, t, code)
+        self.exit_signal = signal
+
+    def noted(self, seq: int, t: float, text: str) -> None:
+        """A note of the recording: the proxy forwarding a signal to the agent is remembered."""
+        if text.startswith(K.FORWARDED_SIGNAL):
+            name = text[len(K.FORWARDED_SIGNAL):].split(None, 1)
+            if name:
+                self.signalled = (seq, name[0])
 
     def observe(self, event: Any) -> None:
         """A pump event (live): frames, EOFs and the exit; the rest is ignored."""
@@ -133,7 +142,9 @@ class Tracker(InFlight):
         elif isinstance(event, Eof):
             self.closed(event.seq, event.t, event.dir)
         elif isinstance(event, Exit):
-            self.exited(event.seq, event.t, event.code)
+            self.exited(event.seq, event.t, event.code, event.signal)
+        elif isinstance(event, Note):
+            self.noted(event.seq, event.t, event.text)
 
     def feed_entry(self, entry: Any) -> None:
         """A recording entry of any kind (frames, EOFs, exit; the rest is ignored)."""
@@ -143,8 +154,9 @@ class Tracker(InFlight):
         elif kind == "EofEntry":
             self.closed(entry.seq, entry.t, entry.dir)
         elif kind == "ExitEntry":
-            self.exited(entry.seq, entry.t, entry.code)
+            self.exited(entry.seq, entry.t, entry.code, entry.signal)
         elif kind == "NoteEntry":  # the shared transcripts note EOF and the exit status as text
+            self.noted(entry.seq, entry.t, entry.text)
             if entry.text.startswith("closing stdin (EOF)"):
                 self.closed(entry.seq, entry.t, "c2a")
             elif entry.text.startswith("exit code: ") and entry.text[11:].strip().lstrip("-").isdigit():
@@ -158,7 +170,9 @@ class Tracker(InFlight):
         if any(k in obj for k in K.JSONRPC_KEYS) and not isinstance(ctype, str) or "jsonrpc" in obj:
             self.pitfalls.append(P.jsonrpc(seq, obj))
         if ctype == "extension_ui_response" or ctype in K.HOST_CALLS.values():
-            self.waiting.pop(id_key(obj.get("id")), None)
+            key = id_key(obj.get("id"))
+            if self.waiting.pop(key, None) is None and ctype == "extension_ui_response" and key not in self.asked:
+                self._stray_answer(seq, obj.get("id"))
         p = self.pairing.client(seq, t, obj)
         if p is None:  # it answers the agent: no response comes back
             return
@@ -171,6 +185,12 @@ class Tracker(InFlight):
             self.starting.append(cmd)
         elif ctype == K.OMP_NEGOTIATE and obj.get("protocolVersion") == 2:
             self.negotiating.add(seq)
+
+    def _stray_answer(self, seq: int, rid: Any) -> None:
+        """An extension_ui_response to an id the agent never asked for: pi ignores it without a word."""
+        self.stray_answers = [*self.stray_answers[-7:], (seq, rid)]
+        dialog = next((w for w in sorted(self.waiting.values(), key=lambda w: w.seq) if w.kind == "dialog"), None)
+        self.pitfalls.append(P.stray_answer(seq, rid, dialog))
 
     # ---- agent frames ----------------------------------------------------------------------
     def _agent(self, frame: Frame, obj: dict[str, Any]) -> None:

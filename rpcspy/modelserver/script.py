@@ -9,6 +9,11 @@ prompt contains  reply
 ``tool:``        a ``bash`` tool call (arguments split over several chunks); the
                  command is the text after ``tool:`` or ``echo hello-from-tool``.
                  Once the tool result is in the conversation: ``Tool said: <out>``
+``calls:N NAME`` N calls (default 2, at most 100) of the tool NAME (default ``bash``
+                 running ``echo hello-from-tool``; any other tool gets ``{}``) in one
+                 message; once their results are in: ``Tools done.``
+``badargs:``     a ``bash`` tool call whose arguments stream is cut off (not JSON);
+                 once the tool result is in: ``Tool said: <out>``
 ``think:``       ``reasoning_content`` chunks, then text
 ``slow:N``       N (default 100, at most 100000) text chunks, ``slow_delay`` s apart
 ``error:``       the first request for that prompt gets HTTP 503, retries succeed
@@ -110,6 +115,22 @@ def tool_call_deltas(command: str, call_id: str = "call_1") -> list[dict[str, An
     ]
 
 
+BAD_ARGUMENTS = '{"command": "echo cut'
+"""Arguments a model cut off mid-stream: not JSON (pi >= 0.99 reports ``argumentsError`` on the call)."""
+
+
+def calls_deltas(tool: str, arguments: str, n: int) -> list[dict[str, Any]]:
+    """``n`` calls of ``tool`` in one message, each with the argument text ``arguments`` in two pieces."""
+    out: list[dict[str, Any]] = []
+    for i in range(n):
+        head = {"index": i, "id": f"call_{i + 1}", "type": "function", "function": {"name": tool, "arguments": ""}}
+        cut = len(arguments) // 2
+        out += [{"tool_calls": [head]}] + [
+            {"tool_calls": [{"index": i, "function": {"arguments": p}}]} for p in (arguments[:cut], arguments[cut:]) if p
+        ]
+    return out
+
+
 def plan_reply(body: dict[str, Any], seen_errors: set[str] | dict[str, int], slow_delay: float) -> Reply:
     """Choose the reply for one chat-completions request (pure, apart from ``seen_errors``).
 
@@ -133,6 +154,19 @@ def plan_reply(body: dict[str, Any], seen_errors: set[str] | dict[str, int], slo
             _mark(seen_errors, key)
             return Reply(status=429, error="Rate limit reached (injected)", headers={"Retry-After": "0"})
         return Reply(deltas=_text(["Rate limit", " over."]))
+    if "calls:" in prompt:
+        if tool_results:
+            return Reply(deltas=_text(["Tools done."]))
+        n = _count("calls:", prompt, 2, 100)
+        name = re.search(r"calls:\s*\d*\s*([A-Za-z_][\w-]*)?", prompt)
+        tool = name.group(1) if name and name.group(1) else "bash"
+        args = json.dumps({"command": TOOL_COMMAND}) if tool == "bash" else "{}"
+        return Reply(deltas=calls_deltas(tool, args, n), finish_reason="tool_calls")
+    if "badargs:" in prompt:
+        if tool_results:
+            out = message_text(tool_results[-1]).strip().splitlines()
+            return Reply(deltas=_text(["Tool said: ", out[0] if out else "(nothing)"]))
+        return Reply(deltas=calls_deltas("bash", BAD_ARGUMENTS, 1), finish_reason="tool_calls")
     if "tool:" in prompt:
         if tool_results:
             out = message_text(tool_results[-1]).strip().splitlines()

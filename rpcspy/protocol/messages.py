@@ -145,6 +145,10 @@ def build_messages(spec: Spec) -> MessageTypes:  # noqa: C901 - one class per me
         streamIndex: Opt[int] = UNSET
         if spec.v084:
             namespace: Opt[str] = UNSET
+        if spec.v099:
+            argumentsError: Opt[str] = UNSET
+            """The arguments did not parse (``arguments`` is then ``{}``): the parse error, then
+            ``\n\nReceived arguments:\n`` and the raw text (protocol-notes 12)."""
 
     class Usage(Base):
         input: int

@@ -71,6 +71,11 @@ TEARDOWN_COMMANDS = names({"compact", "new_session", "switch_session", "fork", "
 """Commands that replace the session or compact it, which may tear a run down (pi 0.73 drops the
 run's closing events, or racing a ``prompt``, its opening ones): :data:`STOP_COMMANDS` but the aborts."""
 
+SESSION_START_COMMANDS = names({"new_session", "switch_session", "fork", "clone"})
+"""pi commands that replace the session and run extensions' ``session_start`` handlers before they are
+answered (pi 1.6 once, 1.5 twice): what a handler emits comes before the response, and a dialog it opens
+holds the response until answered (protocol-notes 12)."""
+
 SLOW_COMMANDS = names({"bash", "compact", "abort", "new_session", "switch_session", "fork", "clone", "branch"})
 """Commands whose response may legitimately take long (never reported as overdue)."""
 
@@ -117,7 +122,7 @@ DELTA_EVENTS = names({"text_delta", "thinking_delta", "toolcall_delta"})
 
 __all__ = ["Names", "names", "ANSWER_TYPES", "AGENT_REQUEST_TYPES", "HOST_REQUEST_TYPES", "AGENT_CANCEL_TYPES", "ECHO_TYPES",
            "DIALOG_METHODS", "FIRE_AND_FORGET_METHODS", "DIALOGS", "RUN_COMMANDS", "QUEUE_COMMANDS",
-           "DISPOSED_COMMANDS", "STOP_COMMANDS", "TEARDOWN_COMMANDS", "SLOW_COMMANDS", "RUN_START", "RUN_END",
+           "DISPOSED_COMMANDS", "STOP_COMMANDS", "TEARDOWN_COMMANDS", "SESSION_START_COMMANDS", "SLOW_COMMANDS", "RUN_START", "RUN_END",
            "SETTLED", "RUN_BOUNDARIES", "OMP_PROMPT_RESULT", "OMP_SESSION_SETTLED", "COMPACTION_START",
            "COMPACTION_END", "RETRY_START", "RETRY_END", "QUEUE_UPDATE", "NOT_EMITTED_BY_OMP", "HOST_CALLS",
            "HOST_CANCELS", "DELTA_EVENTS", "MESSAGE_EDGES", "MESSAGE_EVENTS", "OUTPUT_UPDATES", "RUN_PROGRESS_EVENTS",

@@ -103,6 +103,9 @@ class AssistantStream:
                 tc = b.end
                 if isinstance(tc, dict):
                     text = f"{tc.get('name', '?')} {compact(tc.get('arguments'), 4000)}"
+                    error = tc.get("argumentsError")
+                    if isinstance(error, str):  # pi >= 0.99: the streamed arguments did not parse
+                        text += f"  (arguments did not parse: {error.split(chr(10), 1)[0]})"
                 else:
                     text = f"{self.names.get(idx, '?')} {text}"
                 blocks.append(Block("toolcall", text, title="tool call"))

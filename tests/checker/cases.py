@@ -110,7 +110,12 @@ CASES: dict[str, Case] = {
                                 [A(ui_req("s", "select", title="t", options=["a"], timeout=100), t=1.0),
                                  C(ui_resp("s", value="a"), t=1.05)], 2),
     "correlation.ui_unanswered": Case([A(ui_req("s", "editor", title="t"))],
-                                      [A(ui_req("s", "select", title="t", options=["a"], timeout=100))], 1),
+                                      [A(ui_req("s", "select", title="t", options=["a"], timeout=100)),
+                                       C(ui_resp("s", value="a"))], 1),
+    "correlation.ui_auto_cancelled": Case([A(ui_req("c", "confirm", title="rm -rf?", message="m"), t=1.0),
+                                           C(ui_resp("c", cancelled=True), t=1.002)],
+                                          [A(ui_req("c", "confirm", title="rm -rf?", message="m"), t=1.0),
+                                           C(ui_resp("c", cancelled=True), t=2.5)], 2),
     # lifecycle
     "lifecycle.event_with_id": Case([A({"type": "agent_start", "id": "x"})], [A(ev("agent_start"))], 1),
     "lifecycle.run_unbalanced": Case([A(ev("agent_end", messages=[]))],
@@ -194,6 +199,11 @@ CASES: dict[str, Case] = {
     "misuse.prompt_while_streaming": Case(
         [*_PROMPT_RUN, C(cmd("prompt", "p2", message="b")), A(err("prompt", "p2", "Agent is already processing."))],
         [*_PROMPT_RUN, C(cmd("prompt", "p2", message="b", streamingBehavior="steer")), A(ok("prompt", "p2"))], 7),
+    "misuse.queued_while_idle": Case([C(cmd("steer", "s", message="later")),
+                                      A(ok("steer", "s", {"disposition": "queued"}))],
+                                     [C(cmd("prompt", "p", message="hi")), A(ok("prompt", "p")), A(ev("agent_start")),
+                                      C(cmd("steer", "s", message="now")),
+                                      A(ok("steer", "s", {"disposition": "queued"}))], 1, {"dialect": "pi-0.99"}),
     "misuse.queue_extension_command": Case(
         [*_GC, C(cmd("steer", "s", message="/boom now"))],
         [*_GC, C(cmd("steer", "s", message="/other now"))], 3),

@@ -62,3 +62,27 @@ def test_null_only_from_the_client() -> None:
     assert hits(check(C(b"null")), "misuse.null_frame") == [1]
     assert hits(check(A(b"null")), "framing.not_object") == [1]
     assert hits(check(A(b"null")), "misuse.null_frame") == []
+
+
+def _queued(kind: str, id_: str) -> list:  # type: ignore[type-arg]
+    return [C(cmd(kind, id_, message="later")), A(ok(kind, id_, {"disposition": "queued"}))]
+
+
+def test_steer_and_follow_up_while_idle_are_said_at_info_on_their_frame() -> None:
+    """pi 1.5.2/1.6.0 answer `disposition:"queued"` and start nothing (the message waits for a later prompt)."""
+    found = [(f.frame, f.related, f.severity) for f in check(*_queued("steer", "s"), *_queued("follow_up", "f"),
+                                                            dialect="pi-0.99")
+             if f.rule == "misuse.queued_while_idle"]
+    assert found == [(1, 2, "info"), (3, 4, "info")]
+    [f] = [f for f in check(*_queued("steer", "s"), dialect="pi-0.99") if f.rule == "misuse.queued_while_idle"]
+    assert "waits in the queue until a later prompt" in f.message and 'disposition:"queued"' in f.message
+
+
+def test_queue_during_a_run_or_a_starting_prompt_or_handled_is_fine() -> None:
+    assert hits(check(*RUN, *_queued("steer", "s"), dialect="pi-0.99"), "misuse.queued_while_idle") == []
+    starting = [C(cmd("prompt", "p1", message="hi")), A(ok("prompt", "p1")), *_queued("follow_up", "f")]
+    assert hits(check(*starting, dialect="pi-0.99"), "misuse.queued_while_idle") == []
+    handled = [C(cmd("steer", "s", message="x")), A(ok("steer", "s", {"disposition": "handled"}))]
+    assert hits(check(*handled, dialect="pi-0.99"), "misuse.queued_while_idle") == []
+    refused = [C(cmd("steer", "s", message="x")), A(err("steer", "s", "nope"))]
+    assert hits(check(*refused, dialect="pi-0.99"), "misuse.queued_while_idle") == []

@@ -142,3 +142,49 @@ def test_a_dropped_chunk_is_found(typed: bool) -> None:
                upd("text_end", 0, content="abXcd")]
     assert stream(*updates, final=assistant(text("abXcd")), dialect="pi-0.84" if typed else "auto") \
         == [("stream.text_mismatch", 9)]
+
+
+BAD_ARGS = '{"command": "echo hi"'
+"""What a model cut off mid-arguments streams (protocol-notes 12): pi >= 0.99 cannot parse it either."""
+
+
+def _failed_call(raw: str, error: str = "Expected ',' or '}' after property value in JSON at position 21") -> dict:
+    return {**tool_call("c", {}), "argumentsError": f"{error}\n\nReceived arguments:\n{raw}"}
+
+
+def test_arguments_pi_could_not_parse_are_no_mismatch() -> None:
+    """pi 1.5.2 and 1.6.0: `arguments: {}` with `argumentsError` quoting the raw text is the agent telling the
+    truth about deltas that do not parse; neither a stream finding nor an unknown field."""
+    call = _failed_call(BAD_ARGS)
+    deltas = (upd("toolcall_start", 0, id="c", toolName="bash"), upd("toolcall_delta", 0, delta=BAD_ARGS[:9]),
+              upd("toolcall_delta", 0, delta=BAD_ARGS[9:]), upd("toolcall_end", 0, toolCall=call))
+    assert stream(*deltas, final=assistant(call, stop="toolUse"), dialect="pi-0.99") == []
+    items = [*run_open(), A(ev("message_start", message=assistant(stop="pending"))), *[A(u) for u in deltas],
+             A(ev("message_end", message=assistant(call, stop="toolUse")))]
+    assert [f.path for f in check(*items, dialect="pi-0.99") if f.rule == "schema.unknown_field"
+            and "argumentsError" in (f.path or "")] == []
+
+
+def test_arguments_error_must_quote_the_deltas_and_be_true() -> None:
+    """The raw text argumentsError quotes is what was streamed; deltas that parse to an object contradict it."""
+    wrong = _failed_call('{"other"')
+    assert stream(upd("toolcall_start", 0), upd("toolcall_delta", 0, delta=BAD_ARGS),
+                  upd("toolcall_end", 0, toolCall=wrong), final=assistant(wrong, stop="toolUse"),
+                  dialect="pi-0.99") == [("stream.toolcall_mismatch", 8)]
+    parses = _failed_call('{"a": 1}')
+    assert stream(upd("toolcall_start", 0), upd("toolcall_delta", 0, delta='{"a": 1}'),
+                  upd("toolcall_end", 0, toolCall=parses), final=assistant(parses, stop="toolUse"),
+                  dialect="pi-0.99") == [("stream.toolcall_mismatch", 8)]
+    # pi also sets argumentsError for JSON that is not an object: no contradiction
+    array = _failed_call("[1]", "Tool arguments must be a JSON object")
+    assert stream(upd("toolcall_start", 0), upd("toolcall_delta", 0, delta="[1]"),
+                  upd("toolcall_end", 0, toolCall=array), final=assistant(array, stop="toolUse"),
+                  dialect="pi-0.99") == []
+
+
+def test_arguments_pi_repairs_are_no_mismatch() -> None:
+    """pi parses arguments with repair (a raw control character or a stray backslash inside a string):
+    what it made of them is what the deltas mean."""
+    call = tool_call("c", {"command": "printf 'a\nb' \\d"})
+    assert stream(upd("toolcall_start", 0), upd("toolcall_delta", 0, delta='{"command": "printf \'a\nb\' \\d"}'),
+                  upd("toolcall_end", 0, toolCall=call), final=assistant(call, stop="toolUse")) == []

@@ -15,12 +15,14 @@ from tests.support.agents import REPO_ROOT
 CASES = ["framing.blank_line", "framing.null", "id.unknown_command", "lifecycle.run", "lifecycle.retry",
          "dialogs.answered", "shutdown.eof_idle"]
 EXPECTED = {
-    # what docs/conformance.md records (protocol-notes sections 1.2, 1.3, 10.2, 10.3)
+    # what docs/conformance.md records (protocol-notes sections 1.2, 1.3, 10.2, 10.3, 12)
     "pi-0.73.1": {"framing.blank_line": "deviation", "framing.null": "failed", "id.unknown_command": "deviation",
                   "lifecycle.retry": "passed"},
     "pi-0.87.1": {"framing.blank_line": "deviation", "framing.null": "failed", "id.unknown_command": "passed",
                   "lifecycle.retry": "passed"},
     "pi-1.5.2": {"framing.blank_line": "deviation", "framing.null": "failed", "id.unknown_command": "passed",
+                 "lifecycle.retry": "passed"},
+    "pi-1.6.0": {"framing.blank_line": "deviation", "framing.null": "failed", "id.unknown_command": "passed",
                  "lifecycle.retry": "passed"},
     "omp-18.2.3": {"framing.blank_line": "passed", "framing.null": "passed", "id.unknown_command": "deviation",
                    "lifecycle.retry": "deviation"},

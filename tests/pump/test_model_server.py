@@ -222,3 +222,30 @@ def test_a_client_gone_mid_request_prints_nothing_and_other_errors_one_line(serv
         handle(None, ("127.0.0.1", 4242))
     err = capfd.readouterr().err
     assert err == "rpcspy model-server: a request from 127.0.0.1:4242 failed: ValueError: odd request\n"
+
+
+def _ask(text: str, *after: dict[str, Any]) -> Reply:
+    return plan_reply({"messages": [{"role": "user", "content": text}, *after]}, {}, 0.0)
+
+
+def test_calls_make_a_batch_of_tool_calls_then_text() -> None:
+    reply = _ask("calls:3 slow_step")
+    assert reply.finish_reason == "tool_calls"
+    heads = [c for d in reply.deltas for c in d["tool_calls"] if "id" in c]
+    assert [(c["index"], c["id"], c["function"]["name"]) for c in heads] == [
+        (0, "call_1", "slow_step"), (1, "call_2", "slow_step"), (2, "call_3", "slow_step")]
+    args = "".join(c["function"]["arguments"] for d in reply.deltas for c in d["tool_calls"] if c["index"] == 1)
+    assert json.loads(args) == {}
+    bash = _ask("calls: bash")
+    args = "".join(c["function"]["arguments"] for d in bash.deltas for c in d["tool_calls"] if c["index"] == 0)
+    assert json.loads(args) == {"command": "echo hello-from-tool"}
+    assert [d["content"] for d in _ask("calls:2 x", {"role": "tool", "content": "done"}).deltas] == ["Tools done."]
+
+
+def test_badargs_streams_arguments_that_are_not_json() -> None:
+    reply = _ask("badargs:")
+    args = "".join(c["function"]["arguments"] for d in reply.deltas for c in d["tool_calls"])
+    with pytest.raises(ValueError):
+        json.loads(args)
+    after = _ask("badargs:", {"role": "tool", "content": "Invalid arguments for tool"})
+    assert "".join(d["content"] for d in after.deltas) == "Tool said: Invalid arguments for tool"

@@ -277,3 +277,17 @@ def test_unhashable_values_where_strings_belong_do_not_crash() -> None:
               f("a2c", {"type": "tool_execution_end", "toolCallId": {"a": 1}})]
     items = run(events)
     assert [i.kind for i in items] == ["ui", "assistant", "tool_end"]
+
+
+def test_a_tool_call_whose_arguments_did_not_parse_says_so() -> None:
+    """pi >= 0.99: `argumentsError` on the call (tests/data/recordings: the real pi 1.6.0 on `badargs:`)."""
+    from rpcspy.recording import open_recording
+    from tests.paths import DATA
+
+    tl = Timeline()
+    items: list[Item] = []
+    for event in open_recording(DATA / "recordings" / "pi-1.6.0-extensions.jsonl").frames():
+        items += tl.feed(event)
+    items += tl.finish()
+    calls = [b.text for i in items for b in i.blocks if b.kind == "toolcall" and b.text.startswith("bash")]
+    assert calls == ['bash {}  (arguments did not parse: Unterminated string in JSON at position 21 (line 1 column 22))']

