@@ -93,7 +93,9 @@ def command(a: str, b: str, fmt: str, stderr: bool, dirs: tuple[str, ...], ignor
     if fmt == "json":
         import msgspec
 
-        sys.stdout.buffer.write(msgspec.json.encode(result.to_json()) + b"\n")
+        from rpcspy.inert import inert_json
+
+        sys.stdout.buffer.write(inert_json(msgspec.json.encode(result.to_json()).decode()).encode() + b"\n")
         sys.stdout.flush()
     else:
         from rpcspy.replay.diff_render import render_diff
@@ -106,15 +108,16 @@ def _compat(result: Any, fmt: str, width: int | None) -> None:
     import json
     import shutil
 
+    from rpcspy.inert import inert_json, inert_line
     from rpcspy.recording.reader import read_frames
     from rpcspy.replay.compat import compat, compat_lines, frame_labels, survey
 
     old = survey(read_frames(result.a))
     report = compat(result, old.labels, frame_labels(read_frames(result.b)), old.optional)
     if fmt == "json":
-        sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=False) + "\n")
+        sys.stdout.write(inert_json(json.dumps(report.to_json(), ensure_ascii=False)) + "\n")
     else:
         cols = width or shutil.get_terminal_size((100, 24)).columns
-        sys.stdout.write("\n".join(compat_lines(report, width=cols)) + "\n")
+        sys.stdout.write("\n".join(inert_line(ln) for ln in compat_lines(report, width=cols)) + "\n")
     sys.stdout.flush()
     sys.exit(1 if report.breaking else 0)

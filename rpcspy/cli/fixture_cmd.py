@@ -72,6 +72,8 @@ def command(recording: str, output: str, usage: bool, redact: tuple[str, ...], c
                 f.write(b"".join(buf))
                 buf.clear()
         f.write(b"".join(buf))
+    from rpcspy.inert import inert_line
+
     for problem in rec.problems:
-        click.echo(f"rpcspy fixture: skipped {problem}", err=True)
+        click.echo(f"rpcspy fixture: skipped {inert_line(str(problem))}", err=True)
     click.echo(f"rpcspy fixture: wrote {output} ({lines} lines)", err=True)

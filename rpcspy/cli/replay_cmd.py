@@ -115,6 +115,7 @@ def _scenario(name: str, recording: str | None, chaos: str | None, match: str | 
 def _fake_client(recording: str, argv: list[str], *, speed: float, timeout: float, record: str | None,
                  diff: bool, usage: bool, redact: tuple[str, ...]) -> int:
     """``--client``: play the recording's client against ``argv``, record it, optionally diff; the exit status."""
+    from rpcspy.inert import inert_line
     from rpcspy.pump.fake_client import ClientRun
     from rpcspy.recording.naming import default_path
     from rpcspy.recording.reader import RecordingError, open_recording
@@ -124,12 +125,12 @@ def _fake_client(recording: str, argv: list[str], *, speed: float, timeout: floa
     try:
         rec = open_recording(recording)
     except RecordingError as exc:
-        sys.stderr.write(f"rpcspy replay --client: {exc}\n")
+        sys.stderr.write(inert_line(f"rpcspy replay --client: {exc}") + "\n")
         return 2
     steps = plan(rec.entries(), transcript=rec.kind != "rpcspy")
     out = record or default_path("recordings", argv)
     writer = RecordingWriter(out, make_header(argv, mode="client", source=recording),
-                             warn=lambda m: print(f"rpcspy replay --client: {m}", file=sys.stderr))
+                             warn=lambda m: print(inert_line(f"rpcspy replay --client: {m}"), file=sys.stderr))
     try:
         code = ClientRun(steps, argv, recorder=writer, speed=speed, timeout=timeout).run()
     finally:
@@ -165,6 +166,7 @@ def _fake_agent(recording: str, *, match: str, reuse: bool, speed: float, strict
                 stdio: tuple[int, int, int] = (0, 1, 2)) -> int:
     import re
 
+    from rpcspy.inert import inert_line
     from rpcspy.pump.fake_agent import FakeAgent, ReplayOptions
     from rpcspy.recording.reader import RecordingError
     from rpcspy.replay.engine import ReplayEngine
@@ -204,7 +206,7 @@ def _fake_agent(recording: str, *, match: str, reuse: bool, speed: float, strict
         from rpcspy.recording.writer import RecordingWriter, make_header
 
         recorder = RecordingWriter(record, make_header(sys.argv, mode="replay", source=recording),
-                                   warn=lambda m: print(f"rpcspy replay: {m}", file=sys.stderr))
+                                   warn=lambda m: print(inert_line(f"rpcspy replay: {m}"), file=sys.stderr))
     agent = FakeAgent(source, engine, ReplayOptions(speed=speed, strict=strict, report_path=report,
                                                     replay_stderr=not no_stderr, recorder=recorder,
                                                     chaos=planner,

@@ -17,13 +17,14 @@ from collections.abc import Callable
 
 from rpcspy.events import Eof, Event, Exit, Frame, Note, Start
 from rpcspy.framing import LineFramer, split_cr
+from rpcspy.inert import inert_line
 from rpcspy.pump.signals import SignalForwarder
 from rpcspy.pump.spawn import SpawnError, end_process_group, exit_status, spawn_agent
 from rpcspy.replay.client import Said, Step, map_answer
 
 
 def _warn(message: str) -> None:
-    sys.stderr.write(f"rpcspy replay --client: {message}\n")
+    sys.stderr.write(inert_line(f"rpcspy replay --client: {message}") + "\n")
 
 
 class ClientRun:
