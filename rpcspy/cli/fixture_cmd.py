@@ -42,7 +42,7 @@ def command(recording: str, output: str, usage: bool, redact: tuple[str, ...], c
 
     from rpcspy.cli.exits import freeze_at_exit
     from rpcspy.cli.recfile import atomic_output, open_or_fail
-    from rpcspy.replay.fixture import fixture_lines
+    from rpcspy.replay.fixture import fixture_lines, known_secrets
     from rpcspy.replay.normalise import NormaliseOptions
 
     freeze_at_exit()  # the process ends with the command: no teardown of its modules
@@ -61,11 +61,13 @@ def command(recording: str, output: str, usage: bool, redact: tuple[str, ...], c
         if not force:
             raise click.BadParameter(f"{output} exists (--force overwrites it)", param_hint="-o")
     options = NormaliseOptions(usage=usage, redact=redact, compact_partials=compact_partials, secrets=True)
+    transcript = rec.kind != "rpcspy"
+    known = known_secrets(rec.header, rec.entries(), options, transcript=transcript)  # then every occurrence
     lines = 0
     with atomic_output(output, make_dirs=True) as f:
         buf: list[bytes] = []
         for line in fixture_lines(rec.header, rec.entries(), options, source=os.path.abspath(recording),
-                                  transcript=rec.kind != "rpcspy"):
+                                  transcript=transcript, known=known):
             buf.append(line)
             lines += 1
             if len(buf) >= 512:

@@ -24,7 +24,7 @@ from typing import Any
 import msgspec
 
 from rpcspy.framing import DECODE_ERRORS
-from rpcspy.replay.secrets import REDACTED, redact_secrets, secret_name
+from rpcspy.replay.secrets import REDACTED, redact_known, redact_secrets, secret_name
 from rpcspy.replay.volatile import (
     DURATION_KEYS,
     HINT_SPAN,
@@ -84,9 +84,14 @@ class NormaliseOptions(msgspec.Struct, frozen=True):
 class Normaliser:
     """Replace volatile values in JSON values, strings and frame bytes."""
 
-    def __init__(self, options: NormaliseOptions | None = None, *, stable: bool) -> None:
+    def __init__(self, options: NormaliseOptions | None = None, *, stable: bool,
+                 known: tuple[str, ...] = (), found: set[str] | None = None) -> None:
+        """``known``: secret values redacted wherever they occur (fixture's second pass); ``found``
+        receives each secret value redacted (its first pass). Neither is stored in a fixture."""
         self.options = options or NormaliseOptions()
         self.stable = stable
+        self.known = known
+        self.found = found
         self._redact = [re.compile(p) for p in self.options.redact]
         self._ignore = frozenset(self.options.ignore)
         self._seen: dict[str, dict[Any, Any]] = {}
@@ -131,7 +136,7 @@ class Normaliser:
         """A long string: one without any hint is unchanged, and one that extends such a string
         (pi 0.73 repeats the whole reply text, a delta longer each frame) is searched only
         where the two differ, so a growing reply costs linear, not quadratic, time."""
-        if self._redact:
+        if self._redact or self.known:
             return self._tracked(s)
         clean = self._clean_long
         start = len(clean) - HINT_SPAN if clean is not None and s.startswith(clean) else 0
@@ -150,16 +155,23 @@ class Normaliser:
         return got
 
     def _text(self, s: str) -> str:
+        found = self.found
         for rx in self._redact:
+            if found is not None:
+                found.update(m.group() for m in rx.finditer(s))
             s2 = rx.sub(REDACTED, s)
             if s2 != s:
                 self.changed = True
                 s = s2
         out = s
         if any(hint in out for hint in SECRET_HINTS):
+            if found is not None:
+                found.update(m.group().split()[-1] for m in SECRET_RX.finditer(out))  # "Bearer X": X
             out = SECRET_RX.sub(REDACTED, out)
         if self.options.secrets:
-            out = redact_secrets(out)
+            out = redact_secrets(out, found)
+        if self.known:  # after the rules, so a live frame they redact alike matches the fixture's
+            out = redact_known(out, self.known)
         if "/" in out and any(hint in out for hint in TMP_HINTS):  # first: a uuid must not end the path match
             out = TMP_RX.sub(self._tmp, out)
         if "-" in out and dash_after_hex4(out):
@@ -294,6 +306,8 @@ class Normaliser:
                 return v
             if v != REDACTED:
                 self.changed = True
+                if self.found is not None:
+                    self.found.add(v)
             return REDACTED
         if kind == _ID or (kind == _BARE_ID and is_id_parent(parent)):
             if UUID_RX.fullmatch(v):
