@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rpcspy.events import ARROWS, Event, Exit, Finding, Frame, SpawnFailed
+from rpcspy.framing import DECODE_ERRORS
 from rpcspy.inert import inert_json, inert_line
 from rpcspy.render.html import worst
 from rpcspy.render.items import Item
@@ -60,7 +61,7 @@ def pretty(frame: Frame) -> str:
     text = frame.data.decode("utf-8", "replace")
     try:
         text = inert_json(json.dumps(json.loads(text), indent=2, ensure_ascii=False))
-    except ValueError:
+    except DECODE_ERRORS:  # not JSON, or nested too deeply for the stdlib
         text = inert_json(json.dumps(text, ensure_ascii=False))
     if len(text) > MAX_DETAIL_CHARS:
         text = text[:MAX_DETAIL_CHARS] + f"\n… {len(text) - MAX_DETAIL_CHARS:,} more characters"

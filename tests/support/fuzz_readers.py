@@ -9,8 +9,11 @@ fine: that is what damaged input should get.
 from __future__ import annotations
 
 import contextlib
+import io
+import json
 import os
 import random
+import re
 import signal
 import threading
 import traceback
@@ -21,8 +24,12 @@ from pathlib import Path
 from click.testing import CliRunner
 
 REPO = Path(__file__).resolve().parents[2]
-SEEDS = [REPO / "rpcspy" / "data" / "demo.jsonl", *sorted((REPO / "recordings").glob("*.jsonl"))]
-COMMANDS = ("check", "show", "show-raw", "stats", "export", "fixture", "diff", "replay")
+SEEDS = [REPO / "rpcspy" / "data" / "demo.jsonl", *sorted((REPO / "recordings").glob("*.jsonl")),
+         *sorted((REPO / "rpcspy" / "data" / "scenarios").glob("*.jsonl")),
+         REPO / "tests" / "data" / "transcripts" / "structured" / "01_basic_text_prompt.jsonl",
+         REPO / "tests" / "data" / "transcripts" / "60_extension_ui.jsonl"]
+COMMANDS = ("check", "show", "show-raw", "stats", "export", "fixture", "diff", "replay", "why", "watch", "browse",
+            "replay-client")
 
 
 # --- mutations ----------------------------------------------------------------------------------
@@ -121,7 +128,109 @@ def _whole(data: bytes, rng: random.Random) -> bytes:
                        data.split(b"\n", 1)[0] + b"\n" + _deep(100_000, rng) + b"\n"])
 
 
-MUTATORS: tuple[Callable[[bytes, random.Random], bytes], ...] = (_flip, _insert, _lines, _lines, _lines, _truncate, _whole)
+# --- structured mutations: every field of the format -------------------------------------------
+def _hostile(rng: random.Random) -> object:
+    """A value of the wrong type, size or range for wherever it lands."""
+    return rng.choice([
+        None, True, False, 0, -1, 1.5, -0.0, 2**63, 2**64 + 1, -(2**63) - 1, 2**70, 10**400, -(10**400), 1e308,
+        -1e308, 5e-324, "", "x", "\ud800", "\udc80", "a\ud800b", "\udfff\ud800", "\x00", "\u2028", "\x1b]0;t\x07", "💥",
+        "-1", "NaN", "c2a", "a2c", "err", "frame", "response", "A" * rng.choice([300, 70_000]), [], {}, [1, [2]],
+        {"a": 1}, {"type": "response"}, ["response"], [[[[[]]]]], {"id": 2**70, "type": None},
+    ])
+
+
+def _paths(value: object, here: tuple = ()) -> list[tuple]:
+    """Every JSON path in ``value`` (keys and indexes), the root included."""
+    out = [here]
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out += _paths(v, (*here, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value[:50]):
+            out += _paths(v, (*here, i))
+    return out
+
+
+def _set(value: object, path: tuple, new: object) -> object:
+    if not path:
+        return new
+    parent: object = value
+    for step in path[:-1]:
+        parent = parent[step]  # type: ignore[index]
+    parent[path[-1]] = new  # type: ignore[index]
+    return value
+
+
+def _dumps(value: object, rng: random.Random) -> bytes:
+    """JSON text of ``value``: ASCII-escaped or raw UTF-8 (raw when it can be), sometimes with blanks."""
+    try:
+        text = json.dumps(value, ensure_ascii=rng.random() < 0.5, separators=rng.choice([(",", ":"), (", ", ": ")]))
+        return text.encode("utf-8")
+    except (UnicodeEncodeError, ValueError):
+        return json.dumps(value).encode()
+
+
+def _typed(data: bytes, rng: random.Random) -> bytes:
+    """One value at a random JSON path of a random line (the header too) replaced by a hostile one."""
+    lines = data.split(b"\n")
+    i = rng.randrange(len(lines))
+    try:
+        value = json.loads(lines[i])
+    except (ValueError, RecursionError):
+        return data
+    for _ in range(rng.randint(1, 3)):
+        paths = _paths(value)
+        value = _set(value, rng.choice(paths[1:] or paths), _hostile(rng))
+    lines[i] = _dumps(value, rng)
+    return b"\n".join(lines)
+
+
+_KEY = re.compile(rb'"([A-Za-z_]{1,20})":')
+
+
+def _dupkey(data: bytes, rng: random.Random) -> bytes:
+    """A key said twice in one object: a hostile value before the real one, or after it."""
+    lines = data.split(b"\n")
+    i = rng.randrange(len(lines))
+    keys = list(_KEY.finditer(lines[i]))
+    if not keys:
+        return data
+    m = rng.choice(keys)
+    dup = b'"' + m.group(1) + b'":' + _dumps(_hostile(rng), rng) + b","
+    line = lines[i][:m.start()] + dup + lines[i][m.start():]
+    lines[i] = _replace_value(line, rng) if rng.random() < 0.3 else line
+    return b"\n".join(lines)
+
+
+def _glue(data: bytes, rng: random.Random) -> bytes:
+    """Two lines glued as the block reader joins them (``],[``), and a value split over two lines
+    elsewhere, so that the count of values still equals the count of lines."""
+    lines = data.split(b"\n")
+    if len(lines) < 4:
+        return data
+    i = rng.randrange(1, len(lines) - 1)
+    glued = lines[i] + rng.choice([b"],[", b"] , [", b"],\t["]) + lines[i + 1]
+    lines[i:i + 2] = [glued]
+    j = rng.randrange(1, len(lines))
+    cuts = [m.end() for m in re.finditer(rb"[,:\[{]", lines[j])]
+    if cuts:
+        at = rng.choice(cuts)
+        lines[j:j + 1] = [lines[j][:at], lines[j][at:]]
+    return b"\n".join(lines)
+
+
+def _surrogate_transcript(data: bytes, rng: random.Random) -> bytes:
+    """A structured transcript record whose ``raw`` holds lone surrogate escapes or hostile types."""
+    raw = rng.choice([b'"\\ud800"', b'"a\\udc80b"', b'"\\udfff\\ud800{}"', b"5", b"null", b'"' + b"x" * 10 + b'"'])
+    t = rng.choice([b"0", b"1e308", b"-1e308", b"1e999", b"NaN", b'"x"', b"123456789012345678901234567890"])
+    d = rng.choice([b'"in"', b'"out"', b'"err"', b'"note"', b"1"])
+    recs = [b'{"t":' + t + b',"dir":' + d + b',"raw":' + raw + b"}" for _ in range(rng.randint(1, 4))]
+    return b'{"t":0,"dir":"in","raw":"{\\"type\\":\\"get_state\\",\\"id\\":\\"1\\"}"}\n' + b"\n".join(recs) + b"\n"
+
+
+MUTATORS: tuple[Callable[[bytes, random.Random], bytes], ...] = (
+    _flip, _insert, _lines, _lines, _lines, _truncate, _whole, _typed, _typed, _typed, _typed, _dupkey, _dupkey, _glue,
+    _surrogate_transcript)
 
 
 def mutate(data: bytes, rng: random.Random) -> bytes:
@@ -214,6 +323,56 @@ def _replay(path: str, workdir: Path) -> tuple[int | None, str | None]:
         os.close(out)
 
 
+def _client(path: str, workdir: Path) -> tuple[int | None, str | None]:
+    """``replay --client`` in process against ``cat`` (an agent that echoes), paced a million times fast."""
+    from rpcspy.cli.replay_cmd import _fake_client
+
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):  # its "still waiting" lines, expected against cat
+            code = _fake_client(path, ["cat"], speed=1e6, timeout=0.1, record=str(workdir / "client.jsonl"), diff=False,
+                                usage=False, redact=())
+        return code, None
+    except Hang:
+        raise
+    except Exception as exc:  # noqa: BLE001 - anything but a clean exit is a crash
+        import click
+
+        if isinstance(exc, (click.ClickException, SystemExit)):
+            return getattr(exc, "exit_code", 1), None
+        return None, "".join(traceback.format_exception(exc))
+
+
+def _browse(path: str) -> tuple[int | None, str | None]:
+    """The browser's model over the whole recording, every row unfolded and its frame pane shown."""
+    from rpcspy.browse.model import BrowseModel
+    from rpcspy.events import Frame
+    from rpcspy.recording import RecordingError, open_recording
+    from rpcspy.recording.entries import events
+
+    try:
+        try:
+            rec = open_recording(path)
+        except RecordingError:
+            return 2, None
+        frames: dict[int, Frame] = {}
+        model = BrowseModel(frames.get)
+        for event in events(rec.entries()):
+            if isinstance(event, Frame):
+                frames[event.seq] = event
+            model.feed([event])
+        model.feed([], end=True)
+        for i in range(min(len(model.lines), 400)):
+            model.cursor = i
+            model.toggle(True)
+            model.detail()
+        model.window(40)
+        return 0, None
+    except Hang:
+        raise
+    except Exception as exc:  # noqa: BLE001 - anything escaping is a crash
+        return None, "".join(traceback.format_exception(exc))
+
+
 def run_command(command: str, path: str, workdir: Path, *, seed: str, limit: float = 20.0) -> Outcome:
     """Run one reading command on ``path`` in this process, within ``limit`` seconds."""
     args = {
@@ -224,11 +383,17 @@ def run_command(command: str, path: str, workdir: Path, *, seed: str, limit: flo
         "export": ["export", path, "-o", str(workdir / "out.html")],
         "fixture": ["fixture", path, "-o", str(workdir / "fixture.jsonl"), "--force"],
         "diff": ["diff", seed, path],
+        "why": ["why", path],
+        "watch": ["watch", "--no-follow", path],
     }
     try:
         with _time_limit(limit):
             if command == "replay":
                 code, tb = _replay(path, workdir)
+            elif command == "replay-client":
+                code, tb = _client(path, workdir)
+            elif command == "browse":
+                code, tb = _browse(path)
             else:
                 code, tb = _cli(args[command])
     except Hang as exc:
