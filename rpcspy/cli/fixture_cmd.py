@@ -33,9 +33,12 @@ def command(recording: str, output: str, usage: bool, redact: tuple[str, ...], c
     consistently, so the same value always gets the same placeholder.
     API-key-like strings, values of keys such as apiKey, DB_PASSWORD or
     client_secret, NAME=value pairs whose name says password, secret, token or
-    key (as `env` prints them), private keys, and what detect-secrets' plugins
+    key (as `env` prints them), Authorization headers, .netrc passwords,
+    passwords said in prose, private keys, and what detect-secrets' plugins
     recognise (AWS secret keys, JWTs, passwords in URLs, service tokens) become
-    <redacted>; replay redacts live frames the same way, so they still match. Timing is kept, so replay paces the fixture as recorded.
+    <redacted>, and so does every other occurrence of a value found once;
+    replay redacts live frames the same way, so they still match (what is and
+    is not caught: docs/replay.md). Timing is kept, so replay paces the fixture as recorded.
     The fixture is an ordinary recording (header source set to RECORDING).
     """
     import re
