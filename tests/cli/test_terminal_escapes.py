@@ -133,3 +133,13 @@ def test_inert_escapes_every_family_visibly() -> None:
     assert inert("ünïcödé ✓ 日本") == "ünïcödé ✓ 日本" and is_inert("ok\n") and not is_inert("\x9b")
     doc = json.dumps({PAYLOAD: [PAYLOAD, "\ud800"]}, ensure_ascii=False)
     assert is_inert(inert_json(doc)) and json.loads(inert_json(doc)) == json.loads(doc)
+
+
+def test_the_proxy_live_report_line_is_inert() -> None:
+    from rpcspy.checker.report import live_line
+    from rpcspy.events import Finding
+
+    f = Finding(seq=1, t=0.5, rule="schema.unknown_field", severity="info", group="schema",
+                message=f"unknown field {PAYLOAD!r}", frame=3, dir="a2c", path=f"$.{PAYLOAD}", related=None, extra={})
+    line = live_line(f)
+    assert "PWNED" in line and raw_controls(line) == []
