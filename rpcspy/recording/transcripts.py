@@ -42,7 +42,7 @@ def structured_records(lines: Iterable[tuple[bytes, bool]], skip: Skip | None = 
             continue
         t, direction, raw = (rec.get("t"), rec.get("dir"), rec.get("raw")) if isinstance(rec, dict) else (0, 0, 0)
         if not (isinstance(t, (int, float)) and not isinstance(t, bool) and isinstance(direction, str)
-                and isinstance(raw, str)):
+                and isinstance(raw, str) and -1e15 < t < 1e15):  # also no NaN, inf or int beyond float range
             if skip is not None:
                 skip(lineno, 'not a transcript record {"t": number, "dir": string, "raw": string}', had_lf)
             continue

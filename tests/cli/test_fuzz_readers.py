@@ -65,6 +65,12 @@ HOSTILE = {
     "a transcript exit code that is no number": b'{"t":0,"dir":"in","raw":"{}"}\n{"t":1,"dir":"note","raw":"exit code: abc"}\n',
     "duplicate keys": HEADER + b'{"kind":"frame","kind":"exit","seq":1,"t":0.1,"dir":"c2a","json":{"type":"prompt","type":[1],'
                       b'"id":"1","id":{"a":1}}}\n{"kind":"exit","seq":2,"seq":"x","t":1,"code":0,"code":"x"}\n',
+    # found by the structured fuzz after them
+    "a seq beyond 64 bits": HEADER + b'{"kind":"frame","seq":9223372036854775808,"t":0.1,"dir":"c2a","json":{"type":"x"}}\n'
+                            b'{"kind":"frame","t":0.2,"dir":"c2a","seq":18446744073709551615,"json":{"type":"x"}}\n'
+                            b'{"kind":"frame","seq":3,"t":1e999,"dir":"c2a","json":{"type":"x"}}\n' + GOOD + EXIT,
+    "a transcript t beyond float range": b'{"t":0,"dir":"in","raw":"{}"}\n{"t":' + b"9" * 400 + b',"dir":"out","raw":"{}"}\n'
+                                         b'{"t":1e999,"dir":"out","raw":"{}"}\n{"t":NaN,"dir":"out","raw":"{}"}\n',
     "deep frames that decode": HEADER + b'{"kind":"frame","seq":1,"t":0.1,"dir":"c2a","json":{"type":"prompt","id":"1",'
                                b'"message":' + _deep(900) + b'}}\n{"kind":"frame","seq":2,"t":0.2,"dir":"a2c","json":'
                                b'{"type":"response","id":"1","command":"prompt","success":true,"data":'
