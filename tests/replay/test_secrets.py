@@ -166,6 +166,7 @@ def test_a_secret_found_once_is_redacted_everywhere_and_the_fixture_still_replay
     rep = json.loads(report.read_text())
     assert rep["divergences"] == [] and rep["matched"] == 2, rep
     assert b"hunter2" not in p.stdout
+    assert CliRunner().invoke(main, ["diff", str(rec), str(fixture)]).exit_code == 0
 
 
 def test_a_redacted_string_covers_any_text_but_nothing_else() -> None:
