@@ -36,9 +36,6 @@ FLUSH_AT = 1 << 18
 _EOF = object()
 
 
-_LONGEST_WAIT = 3600.0
-"""One wait for input is at most this long (the queue's timeout overflows near 1e300 s); the loop waits again."""
-
 class _Playback(msgspec.Struct):
     items: Iterator[PlayItem]
     anchor_rec: float | None
@@ -167,8 +164,8 @@ class FakeAgent:
             self._emit(item, pb, now)
 
     def _wait(self, timeout: float | None) -> None:
-        if timeout is not None and not timeout <= _LONGEST_WAIT:
-            timeout = _LONGEST_WAIT  # a pause recorded as 1e300 s: waited an hour at a time (no OverflowError)
+        if timeout is not None and not timeout <= 3600:  # 1e300 s recorded: an hour at a time (no OverflowError)
+            timeout = 3600.0
         try:
             ev = self.inq.get(timeout=timeout) if timeout is None or timeout > 0 else self.inq.get_nowait()
         except queue.Empty:

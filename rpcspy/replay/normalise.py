@@ -24,7 +24,7 @@ from typing import Any
 import msgspec
 
 from rpcspy.framing import DECODE_ERRORS
-from rpcspy.replay.secrets import REDACTED, redact_known, redact_secrets, secret_name
+from rpcspy.replay.secrets import REDACTED, redact_known, redact_matches, redact_secrets, secret_name
 from rpcspy.replay.volatile import (
     DURATION_KEYS,
     HINT_SPAN,
@@ -86,12 +86,10 @@ class Normaliser:
 
     def __init__(self, options: NormaliseOptions | None = None, *, stable: bool,
                  known: tuple[str, ...] = (), found: set[str] | None = None) -> None:
-        """``known``: secret values redacted wherever they occur (fixture's second pass); ``found``
-        receives each secret value redacted (its first pass). Neither is stored in a fixture."""
+        """``known``: secrets redacted wherever they occur; ``found`` gets each one redacted (fixture's 2 passes)."""
         self.options = options or NormaliseOptions()
         self.stable = stable
-        self.known = known
-        self.found = found
+        self.known, self.found = known, found
         self._redact = [re.compile(p) for p in self.options.redact]
         self._ignore = frozenset(self.options.ignore)
         self._seen: dict[str, dict[Any, Any]] = {}
@@ -155,21 +153,16 @@ class Normaliser:
         return got
 
     def _text(self, s: str) -> str:
-        found = self.found
         for rx in self._redact:
-            if found is not None:
-                found.update(m.group() for m in rx.finditer(s))
-            s2 = rx.sub(REDACTED, s)
+            s2 = redact_matches(rx, s, self.found)
             if s2 != s:
                 self.changed = True
                 s = s2
         out = s
         if any(hint in out for hint in SECRET_HINTS):
-            if found is not None:
-                found.update(m.group().split()[-1] for m in SECRET_RX.finditer(out))  # "Bearer X": X
-            out = SECRET_RX.sub(REDACTED, out)
+            out = redact_matches(SECRET_RX, out, self.found, last_word=True)  # "Bearer X": X is the secret
         if self.options.secrets:
-            out = redact_secrets(out, found)
+            out = redact_secrets(out, self.found)
         if self.known:  # after the rules, so a live frame they redact alike matches the fixture's
             out = redact_known(out, self.known)
         if "/" in out and any(hint in out for hint in TMP_HINTS):  # first: a uuid must not end the path match

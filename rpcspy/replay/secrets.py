@@ -78,6 +78,18 @@ def redact_secrets(text: str, found: set[str] | None = None) -> str:
     return out
 
 
+def redact_matches(rx: re.Pattern[str], text: str, found: set[str] | None, *, last_word: bool = False) -> str:
+    """``rx``'s matches in ``text`` replaced by ``<redacted>``; each (or its last word) added to ``found``."""
+    if found is None:
+        return rx.sub(REDACTED, text)
+
+    def one(m: re.Match[str]) -> str:
+        found.add(m.group().split()[-1] if last_word and m.group().split() else m.group())
+        return REDACTED
+
+    return rx.sub(one, text)
+
+
 def redact_known(text: str, known: tuple[str, ...]) -> str:
     """``text`` with every occurrence of a known secret value (longest first) replaced by ``<redacted>``."""
     for value in known:
