@@ -24,7 +24,7 @@ from typing import Any
 import msgspec
 
 from rpcspy.framing import DECODE_ERRORS
-from rpcspy.replay.secrets import REDACTED, redact_known, redact_matches, redact_secrets, secret_name
+from rpcspy.replay.secrets import REDACTED, redact_known, redact_matches, redact_secrets, secret_hint, secret_name
 from rpcspy.replay.volatile import (
     DURATION_KEYS,
     HINT_SPAN,
@@ -138,7 +138,7 @@ class Normaliser:
             return self._tracked(s)
         clean = self._clean_long
         start = len(clean) - HINT_SPAN if clean is not None and s.startswith(clean) else 0
-        if hintless(s[start:] if start > 0 else s):
+        if hintless(s[start:] if start > 0 else s) and not (self.options.secrets and secret_hint(s[max(start - 32, 0):])):
             self._clean_long = s
             return s, False
         return self._tracked(s)

@@ -78,6 +78,11 @@ def redact_secrets(text: str, found: set[str] | None = None) -> str:
     return out
 
 
+def secret_hint(text: str) -> bool:
+    """Whether :func:`redact_secrets` may find something in ``text`` (a cheap test for long strings)."""
+    return bool(_KEY_HINT.search(text) or _PROSE_HINT.search(text) or "eyJ" in text or _PLUGIN_HINT.search(text))
+
+
 def redact_matches(rx: re.Pattern[str], text: str, found: set[str] | None, *, last_word: bool = False) -> str:
     """``rx``'s matches in ``text`` replaced by ``<redacted>``; each (or its last word) added to ``found``."""
     if found is None:

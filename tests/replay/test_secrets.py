@@ -176,3 +176,11 @@ def test_a_redacted_string_covers_any_text_but_nothing_else() -> None:
     assert not covers({"m": "was it <redacted>?"}, {"m": "was it hunter2!"})
     assert not covers({"m": "<redacted>"}, {"m": ""}) and not covers({"m": "<redacted>"}, {"m": 1})
     assert not covers({"m": "x", "n": 1}, {"m": "x"}) and covers([1, "a<redacted>"], [1, "ab"])
+
+
+def test_a_long_string_with_no_other_hint_is_searched_for_secrets_too() -> None:
+    """Strings over 256 characters took a fast path that only looked for token and path hints."""
+    norm = Normaliser(NormaliseOptions(secrets=True), stable=True)
+    assert "hunter2" not in norm.text("x " * 200 + " my db password=hunter2-Xq9 ok")
+    grown = "y " * 200 + "the password for prod: "  # pi 0.73 repeats the reply, a delta longer each frame
+    assert norm.text(grown) == grown and "Sta9" not in norm.text(grown + "Sta9ing!pw now")
