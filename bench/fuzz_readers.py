@@ -1,12 +1,17 @@
 """Mutation fuzz of every reading command, by the ten thousand (the suite runs a few hundred).
 
-Each case takes a seed recording (rpcspy/data/demo.jsonl and recordings/*.jsonl), damages it
-with one to three random mutations (flipped and inserted bytes, invalid UTF-8, lines deleted,
-duplicated or swapped, values replaced by hostile ones: nesting 50 to 100,000 levels deep,
-lists where strings belong, huge numbers and strings, wrong entry fields, whole-file garbage),
-and runs one of check, show, show --raw, stats, export, fixture, diff and replay on it in
-process (tests/support/fuzz_readers.py). A failure is a Python traceback or no answer within
-the time limit; a clean error with a non-zero status is what damaged input should get.
+Each case takes a seed recording (rpcspy/data/demo.jsonl, recordings/*.jsonl, the bundled
+scenarios, a raw and a structured transcript), damages it with one to three random mutations
+(flipped and inserted bytes, invalid UTF-8, lines deleted, duplicated or swapped, values replaced
+by hostile ones: nesting 50 to 100,000 levels deep, lists where strings belong, huge numbers and
+strings, wrong entry fields, whole-file garbage; and structured ones: a value of the wrong type,
+size or range at a random JSON path of a random line, the header included (integers beyond 64
+bits, 1e308, lone surrogates, controls, objects, lists), duplicate keys, two lines glued with
+``],[`` and a value split over two lines, transcript records with surrogates and odd ``t``), and
+runs one of check, show, show --raw, stats, export, fixture, diff, replay, why, watch, browse (its
+model) and replay --client (against ``cat``) on it in process (tests/support/fuzz_readers.py).
+A failure is a Python traceback or no answer within the time limit; a clean error with a
+non-zero status is what damaged input should get.
 
 Usage: python bench/fuzz_readers.py [--cases 10000] [--seed 0] [--limit 20]
 Exit status 1 when any case failed; each failing case is printed with its seed, so that

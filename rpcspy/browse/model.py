@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rpcspy.events import ARROWS, Event, Exit, Finding, Frame, SpawnFailed
+from rpcspy.framing import DECODE_ERRORS
+from rpcspy.inert import inert_json, inert_line
 from rpcspy.render.html import worst
 from rpcspy.render.items import Item
 from rpcspy.render.summarize import clean, cut
@@ -45,8 +47,8 @@ def make_row(item: Item, event: Event | None = None) -> Row:
     findings = ([item.finding] if item.finding else []) + list(item.findings)
     event = item.finding if item.finding is not None else event
     return Row(item.seq, cut(headline(item).plain, 500), worst(findings) if findings else None,
-               array("q", item.seqs), [f"{f.severity} {f.rule}: {clean(f.message)}"
-                                       + (f"  ({f.path})" if f.path else "") for f in findings], event)
+               array("q", item.seqs), [inert_line(f"{f.severity} {f.rule}: ") + clean(f.message)
+                                       + (inert_line(f"  ({f.path})") if f.path else "") for f in findings], event)
 
 
 def frame_head(frame: Frame) -> str:
@@ -66,9 +68,9 @@ def pretty(frame: Frame) -> str:
     """A frame for reading: indented JSON, or its text as a JSON string."""
     text = frame.data.decode("utf-8", "replace")
     try:
-        text = json.dumps(json.loads(text), indent=2, ensure_ascii=False)
-    except ValueError:
-        text = json.dumps(text, ensure_ascii=False)
+        text = inert_json(json.dumps(json.loads(text), indent=2, ensure_ascii=False))
+    except DECODE_ERRORS:  # not JSON, or nested too deeply for the stdlib
+        text = inert_json(json.dumps(text, ensure_ascii=False))
     if len(text) > MAX_DETAIL_CHARS:
         text = text[:MAX_DETAIL_CHARS] + f"\n… {len(text) - MAX_DETAIL_CHARS:,} more characters"
     return text

@@ -172,7 +172,9 @@ def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, af
     findings += audit.finish(rec.problems)  # recording.*: the lines skipped are findings, not just warnings
     for n, finding in enumerate(findings, start=1):
         finding.seq = n
-    click.echo(f"rpcspy: {path}: dialect {checker.dialect} ({checker.dialect_reason})", err=True)
+    from rpcspy.inert import inert_line
+
+    click.echo(inert_line(f"rpcspy: {path}: dialect {checker.dialect} ({checker.dialect_reason})"), err=True)
     notes = [absent_note(absent)] if absent else []
     return Result(path, checker.dialect, checker.dialect_reason, frames, findings, notes=notes, native=rec.kind == "rpcspy")
 

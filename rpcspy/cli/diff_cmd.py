@@ -95,7 +95,8 @@ def command(a: str, b: str, fmt: str, stderr: bool, dirs: tuple[str, ...], ignor
             secrets = secrets or fx.secrets
             if fx.compact_partials:
                 ignore = ignore + ("partial",)
-    norm = Normaliser(NormaliseOptions(usage=usage, redact=redact, ignore=ignore, secrets=secrets), stable=False)
+    options = NormaliseOptions(usage=usage, redact=redact, ignore=ignore, secrets=secrets)
+    norm = Normaliser(options, stable=False, known=_known_secrets((a, b), options) if secrets else ())
     with _progress(a, b):
         result = diff_recordings(a, b, norm, dirs=chosen)
     if compat:
@@ -103,7 +104,9 @@ def command(a: str, b: str, fmt: str, stderr: bool, dirs: tuple[str, ...], ignor
     if fmt == "json":
         import msgspec
 
-        sys.stdout.buffer.write(msgspec.json.encode(result.to_json()) + b"\n")
+        from rpcspy.inert import inert_json
+
+        sys.stdout.buffer.write(inert_json(msgspec.json.encode(result.to_json()).decode()).encode() + b"\n")
         sys.stdout.flush()
     else:
         from rpcspy.replay.diff_render import render_diff
@@ -131,18 +134,33 @@ def _progress(a: str, b: str) -> Iterator[None]:
         yield
 
 
+def _known_secrets(paths: tuple[str, ...], options: Any) -> tuple[str, ...]:
+    """The secret values a fixture redacted wherever they occur, found again in both recordings (a fixture
+    does not store them), so a recording compares equal to its fixture."""
+    from rpcspy.recording import open_recording
+    from rpcspy.replay.fixture import known_secrets
+    from rpcspy.replay.secrets import known_order
+
+    found: set[str] = set()
+    for path in paths:
+        rec = open_recording(path)
+        found.update(known_secrets(rec.header, rec.entries(), options, transcript=rec.kind != "rpcspy"))
+    return known_order(found)
+
+
 def _compat(result: Any, norm: Any, fmt: str, width: int | None) -> None:
     import json
     import shutil
 
+    from rpcspy.inert import inert_json, inert_line
     from rpcspy.recording.reader import read_frames
     from rpcspy.replay.compat import compat, compat_lines, survey
 
     report = compat(result, survey(read_frames(result.a), norm), survey(read_frames(result.b), norm))
     if fmt == "json":
-        sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=False) + "\n")
+        sys.stdout.write(inert_json(json.dumps(report.to_json(), ensure_ascii=False)) + "\n")
     else:
         cols = width or shutil.get_terminal_size((100, 24)).columns
-        sys.stdout.write("\n".join(compat_lines(report, width=cols)) + "\n")
+        sys.stdout.write("\n".join(inert_line(ln) for ln in compat_lines(report, width=cols)) + "\n")
     sys.stdout.flush()
     sys.exit(1 if report.breaking else 0)

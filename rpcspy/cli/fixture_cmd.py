@@ -35,16 +35,19 @@ def command(recording: str, output: str, usage: bool, redact: tuple[str, ...], c
     consistently, so the same value always gets the same placeholder.
     API-key-like strings, values of keys such as apiKey, DB_PASSWORD or
     client_secret, NAME=value pairs whose name says password, secret, token or
-    key (as `env` prints them), private keys, and what detect-secrets' plugins
+    key (as `env` prints them), Authorization headers, .netrc passwords,
+    passwords said in prose, private keys, and what detect-secrets' plugins
     recognise (AWS secret keys, JWTs, passwords in URLs, service tokens) become
-    <redacted>; replay redacts live frames the same way, so they still match. Timing is kept, so replay paces the fixture as recorded.
+    <redacted>, and so does every other occurrence of a value found once;
+    replay redacts live frames the same way, so they still match (what is and
+    is not caught: docs/replay.md). Timing is kept, so replay paces the fixture as recorded.
     The fixture is an ordinary recording (header source set to RECORDING).
     """
     import re
 
     from rpcspy.cli.exits import freeze_at_exit
     from rpcspy.cli.recfile import atomic_output, open_or_fail
-    from rpcspy.replay.fixture import fixture_lines
+    from rpcspy.replay.fixture import fixture_lines, known_secrets
     from rpcspy.replay.normalise import NormaliseOptions
 
     freeze_at_exit()  # the process ends with the command: no teardown of its modules
@@ -62,17 +65,21 @@ def command(recording: str, output: str, usage: bool, redact: tuple[str, ...], c
             raise click.BadParameter("OUTPUT must not be the recording itself", param_hint="-o")
         refuse_existing_output(output, overwrite)
     options = NormaliseOptions(usage=usage, redact=redact, compact_partials=compact_partials, secrets=True)
+    transcript = rec.kind != "rpcspy"
+    known = known_secrets(rec.header, rec.entries(), options, transcript=transcript)  # then every occurrence
     lines = 0
     with atomic_output(output, make_dirs=True) as f:
         buf: list[bytes] = []
         for line in fixture_lines(rec.header, rec.entries(), options, source=os.path.abspath(recording),
-                                  transcript=rec.kind != "rpcspy"):
+                                  transcript=transcript, known=known):
             buf.append(line)
             lines += 1
             if len(buf) >= 512:
                 f.write(b"".join(buf))
                 buf.clear()
         f.write(b"".join(buf))
+    from rpcspy.inert import inert_line
+
     for problem in rec.problems:
-        click.echo(f"rpcspy fixture: skipped {problem}", err=True)
+        click.echo(f"rpcspy fixture: skipped {inert_line(str(problem))}", err=True)
     click.echo(f"rpcspy fixture: wrote {output} ({lines} lines)", err=True)

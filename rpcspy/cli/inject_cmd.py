@@ -82,6 +82,7 @@ def _command(text: str, dialect: str) -> dict[str, Any]:
 
 
 def _once(target: Any, text: str, timeout: float, dialect: str) -> int:
+    from rpcspy.inert import inert_json, inert_line
     from rpcspy.pump.control_client import ControlClient
 
     command = _command(text, dialect)
@@ -90,7 +91,7 @@ def _once(target: Any, text: str, timeout: float, dialect: str) -> int:
         with ControlClient(target.socket) as client:
             ack = client.inject(command)
             if not ack.get("ok"):
-                click.echo(f"rpcspy inject: not injected: {ack.get('error')}", err=True)
+                click.echo(f"rpcspy inject: not injected: {inert_line(str(ack.get('error')))}", err=True)
                 return 1
             if not ack.get("expects_response"):
                 return 0
@@ -102,8 +103,8 @@ def _once(target: Any, text: str, timeout: float, dialect: str) -> int:
         click.echo(f"rpcspy inject: {exc}", err=True)
         return 1
     if "response" not in msg:
-        click.echo(f"rpcspy inject: {msg.get('error', 'no response')}", err=True)
+        click.echo(inert_line(f"rpcspy inject: {msg.get('error', 'no response')}"), err=True)
         return 1
     response = msg["response"]
-    click.echo(json.dumps(response, ensure_ascii=False, separators=(",", ":")))
+    click.echo(inert_json(json.dumps(response, ensure_ascii=False, separators=(",", ":"))))
     return 1 if isinstance(response, dict) and response.get("success") is False else 0

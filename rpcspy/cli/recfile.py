@@ -59,7 +59,7 @@ def make_console(file: IO[str] | None = None, *, color: str = "auto", width: int
             width = 100
     console = Console(file=file, force_terminal=force, no_color=no_color, color_system="auto" if force else None,
                       width=width, height=None if width is None else 50, highlight=False, emoji=False,
-                      soft_wrap=False)
+                      soft_wrap=False, markup=False)  # recorded text is never markup (a "[bold]" stays literal)
     console.on_broken_pipe = quiet_broken_pipe  # type: ignore[method-assign]  # rich would exit 1
     return console
 
@@ -128,7 +128,9 @@ def findings_passing(frame_filter: Any, findings: list[Any], path: str) -> list[
         try:
             keys = frame_keys(open_recording(path).frames(), about, frame_filter.where)
         except (OSError, RecordingError) as exc:
-            click.echo(f"rpcspy: warning: {path}: cannot read frame types: {exc}", err=True)
+            from rpcspy.inert import inert_line
+
+            click.echo(inert_line(f"rpcspy: warning: {path}: cannot read frame types: {exc}"), err=True)
     return [f for f in findings if frame_filter.match_finding(f, keys.get(f.frame, ()), f.frame in keys)]
 
 
@@ -175,8 +177,10 @@ def _with_progress(rec: Any) -> Iterator[Any]:
 
 def report_problems(rec: Any) -> None:
     """Unreadable lines the reader skipped, on stderr."""
+    from rpcspy.inert import inert_line
+
     for problem in rec.problems[:20]:
-        click.echo(f"rpcspy: warning: {problem}", err=True)
+        click.echo(f"rpcspy: warning: {inert_line(str(problem))}", err=True)
     if len(rec.problems) > 20:
         click.echo(f"rpcspy: warning: ... and {len(rec.problems) - 20} more unreadable lines", err=True)
 

@@ -126,6 +126,7 @@ def _fake_client(recording: str, argv: list[str], *, speed: float, timeout: floa
                  diff: bool, usage: bool, redact: tuple[str, ...], overwrite: bool = False,
                  no_record: bool = False) -> int:
     """``--client``: play the recording's client against ``argv``, record it, optionally diff; the exit status."""
+    from rpcspy.inert import inert_line
     from rpcspy.pump.fake_client import ClientRun
     from rpcspy.recording.naming import default_path
     from rpcspy.recording.reader import RecordingError, open_recording
@@ -135,7 +136,7 @@ def _fake_client(recording: str, argv: list[str], *, speed: float, timeout: floa
     try:
         rec = open_recording(recording)
     except RecordingError as exc:
-        sys.stderr.write(f"rpcspy replay --client: {exc}\n")
+        sys.stderr.write(inert_line(f"rpcspy replay --client: {exc}") + "\n")
         return 2
     steps = plan(rec.entries(), transcript=rec.kind != "rpcspy")
     if no_record:
@@ -143,7 +144,7 @@ def _fake_client(recording: str, argv: list[str], *, speed: float, timeout: floa
     out = record or default_path("recordings", argv)
     fd = claim_recording(out, overwrite, strict=diff)  # --diff needs the new recording
     writer = RecordingWriter(out, make_header(argv, mode="client", source=recording), fd=fd,
-                             warn=lambda m: print(f"rpcspy replay --client: {m}", file=sys.stderr))
+                             warn=lambda m: print(inert_line(f"rpcspy replay --client: {m}"), file=sys.stderr))
     try:
         code = ClientRun(steps, argv, recorder=writer, speed=speed, timeout=timeout).run()
     finally:
@@ -183,6 +184,7 @@ def _fake_agent(recording: str, *, match: str, reuse: bool, speed: float, strict
                 stdio: tuple[int, int, int] = (0, 1, 2)) -> int:
     import re
 
+    from rpcspy.inert import inert_line
     from rpcspy.pump.fake_agent import FakeAgent, ReplayOptions
     from rpcspy.recording.reader import RecordingError
     from rpcspy.replay.engine import ReplayEngine
@@ -223,7 +225,7 @@ def _fake_agent(recording: str, *, match: str, reuse: bool, speed: float, strict
 
         recorder = RecordingWriter(record, make_header(sys.argv, mode="replay", source=recording),
                                    fd=claim_recording(record, overwrite),
-                                   warn=lambda m: print(f"rpcspy replay: {m}", file=sys.stderr))
+                                   warn=lambda m: print(inert_line(f"rpcspy replay: {m}"), file=sys.stderr))
     agent = FakeAgent(source, engine, ReplayOptions(speed=speed, strict=strict, report_path=report,
                                                     replay_stderr=not no_stderr, recorder=recorder,
                                                     chaos=planner,

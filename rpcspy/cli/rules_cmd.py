@@ -98,7 +98,7 @@ def _explain(rule_id: str, fmt: str) -> None:
     from rpcspy.cli.recfile import make_console
 
     console = make_console()
-    console.print(f"[bold]{r.id}[/]  [{_STYLE[r.severity]}]{r.severity}[/]  group: {r.group}")
+    console.print(f"[bold]{r.id}[/]  [{_STYLE[r.severity]}]{r.severity}[/]  group: {r.group}", markup=True)
     console.print(r.summary)
     console.print()
     console.print(Markdown(r.explanation))

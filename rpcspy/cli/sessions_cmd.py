@@ -42,7 +42,9 @@ def command(as_json: bool, no_clean: bool, color: str) -> None:
         out = [{**s.meta, "state": s.state,
                 "info": {k: v for k, v in s.info.items() if k not in ("op", "ref", "ok")} if s.info else None}
                for s in sessions]
-        click.echo(json.dumps(out, indent=2, ensure_ascii=False))
+        from rpcspy.inert import inert_json
+
+        click.echo(inert_json(json.dumps(out, indent=2, ensure_ascii=False)))
         return
     live = [s for s in sessions if s.state != "stale"]
     stale = len(sessions) - len(live)
@@ -97,6 +99,8 @@ def short_argv(argv: list[str]) -> str:
         if os.path.basename(arg).startswith(name):
             rest = argv[i + 1:]
             break
-    return " ".join([name, *rest])
+    from rpcspy.inert import inert_line
+
+    return inert_line(" ".join([name, *rest]))
 
 

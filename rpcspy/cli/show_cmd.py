@@ -106,6 +106,8 @@ def header(rec: Any, frame_filter: Any) -> str:
     """One line about the recording: what made it, when, for which agent."""
     import os
 
+    from rpcspy.inert import inert_line
+
     h = rec.header
     if rec.kind != "rpcspy":
         text = f"{os.path.basename(rec.path)} ({rec.kind})"
@@ -116,4 +118,4 @@ def header(rec: Any, frame_filter: Any) -> str:
             text += f" (from {h.source})"
     if frame_filter.active:
         text += f"  [{frame_filter.describe()}]"
-    return text
+    return inert_line(text)

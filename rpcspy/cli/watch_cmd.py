@@ -103,9 +103,11 @@ def _session(spec: str | None, backlog: int, console: Any) -> Iterator[list[Any]
     if not sub.reply.get("ok"):
         sub.client.close()
         raise click.ClickException(f"cannot watch session {target.pid}: {sub.reply.get('error')}")
-    console.print(f"watching session {target.pid}: {' '.join(target.argv)}"
-                  + (f" (recording to {target.meta['record_path']})" if target.meta.get("record_path") else ""),
-                  style="bold", highlight=False)
+    from rpcspy.inert import inert_line
+
+    console.print(inert_line(f"watching session {target.pid}: {' '.join(target.argv)}"
+                             + (f" (recording to {target.meta['record_path']})" if target.meta.get("record_path")
+                                else "")), style="bold", highlight=False)
     try:
         for batch in sub.batches(POLL_SECONDS * 5):  # an empty batch when quiet: a chance to show what it waits on
             yield [entry_to_event(entry) for entry in batch]

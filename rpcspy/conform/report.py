@@ -10,6 +10,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from rpcspy.conform.cases import Case
 from rpcspy.conform.script import STATUSES, Verdict
+from rpcspy.inert import inert_json, inert_line
 
 MARK = {"passed": "ok", "deviation": "DEVIATION", "failed": "FAILED", "skipped": "skipped"}
 
@@ -41,7 +42,7 @@ def text(rows: Sequence[Row], agent: str) -> str:
         ref = f"  [{r.case.rule}]" if r.case.rule and r.verdict.status != "passed" else ""
         out.append(f"  {MARK[r.verdict.status]:9} {r.case.id:{width}}  {r.verdict.detail}{ref}")
     out.append(f"{len(rows)} case(s): {summary(rows)}")
-    return "\n".join(out) + "\n"
+    return "\n".join(map(inert_line, out)) + "\n"  # a verdict's detail may quote what the agent said
 
 
 def to_json(rows: Sequence[Row], agent: str) -> str:
@@ -50,7 +51,8 @@ def to_json(rows: Sequence[Row], agent: str) -> str:
         "doc": r.case.doc, "rule": r.case.rule, "needs_model": r.case.needs_model,
         "seconds": round(r.seconds, 3), "findings": sorted(set(r.findings)),
     } for r in rows]
-    return json.dumps({"agent": agent, "counts": counts(rows), "cases": cases}, indent=2, ensure_ascii=False) + "\n"
+    return inert_json(json.dumps({"agent": agent, "counts": counts(rows), "cases": cases}, indent=2,
+                                 ensure_ascii=False)) + "\n"
 
 
 def junit(rows: Sequence[Row], agent: str) -> str:
@@ -61,11 +63,11 @@ def junit(rows: Sequence[Row], agent: str) -> str:
     for r in rows:
         attrs = f'classname={quoteattr("conform." + r.case.group)} name={quoteattr(r.case.id)} time="{r.seconds:.3f}"'
         body = ""
-        detail = escape(r.verdict.detail)
+        detail = escape(inert_line(r.verdict.detail))
         if r.verdict.status == "failed":
-            body = f'<failure message={quoteattr(r.verdict.detail)}>{escape(r.case.doc)}</failure>'
+            body = f'<failure message={quoteattr(inert_line(r.verdict.detail))}>{escape(r.case.doc)}</failure>'
         elif r.verdict.status == "skipped":
-            body = f'<skipped message={quoteattr(r.verdict.detail)}/>'
+            body = f'<skipped message={quoteattr(inert_line(r.verdict.detail))}/>'
         elif r.verdict.status == "deviation":
             body = f"<system-out>deviation: {detail} (rule {escape(r.case.rule or '-')})</system-out>"
         out.append(f"  <testcase {attrs}>{body}</testcase>" if body else f"  <testcase {attrs}/>")

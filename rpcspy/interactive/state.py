@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rpcspy.events import Event, Exit, Finding, Frame, SpawnFailed
+from rpcspy.framing import DECODE_ERRORS
 from rpcspy.protocol.pairing import MISSING, Pairing, Pending, show_id
 from rpcspy.protocol.vocabulary import ANSWER_TYPES as _ANSWERS
 from rpcspy.protocol.vocabulary import COMPACTION_END, COMPACTION_START, OMP_PROMPT_RESULT, RUN_END
@@ -65,7 +66,7 @@ class SessionState:
                 return
             try:
                 obj = json.loads(event.data)
-            except ValueError:
+            except DECODE_ERRORS:  # not JSON, or nested too deeply for the stdlib
                 return
             if isinstance(obj, dict):
                 (self._client if event.dir == "c2a" else self._agent)(obj, event.t, event.seq)

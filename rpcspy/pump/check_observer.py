@@ -16,6 +16,7 @@ from typing import IO
 
 from rpcspy.checker import report
 from rpcspy.events import Event, Exit, Finding, Frame, Note
+from rpcspy.inert import inert_line
 from rpcspy.pump.hub import Emit
 
 
@@ -75,7 +76,8 @@ class CheckObserver:
             self._publish(found, emit)
         if not self._told_dialect and self.checker.dialect != "auto":
             self._told_dialect = True
-            self._write(f"rpcspy: dialect {self.checker.dialect} ({self.checker.dialect_reason})", "note")
+            self._write(inert_line(f"rpcspy: dialect {self.checker.dialect} ({self.checker.dialect_reason})"),
+                        "note")
 
     def tick(self, t: float, emit: Emit) -> None:
         """No traffic for a while: commands unanswered past --unanswered-after are reported now."""

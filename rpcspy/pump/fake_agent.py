@@ -170,6 +170,8 @@ class FakeAgent:
             self._emit(item, pb, now)
 
     def _wait(self, timeout: float | None) -> None:
+        if timeout is not None and not timeout <= 3600:  # 1e300 s recorded: an hour at a time (no OverflowError)
+            timeout = 3600.0
         try:
             ev = self.inq.get(timeout=timeout) if timeout is None or timeout > 0 else self.inq.get_nowait()
         except queue.Empty:

@@ -17,13 +17,17 @@ from collections.abc import Callable
 
 from rpcspy.events import Eof, Event, Exit, Frame, Note, Start
 from rpcspy.framing import LineFramer, split_cr
+from rpcspy.inert import inert_line
 from rpcspy.pump.signals import SignalForwarder
 from rpcspy.pump.spawn import SpawnError, end_process_group, exit_status, spawn_agent
 from rpcspy.replay.client import Said, Step, map_answer
 
+MAX_PAUSE = 1e6
+"""Seconds (11 days): a longer recorded pause between two client frames is taken for damage, not waited."""
+
 
 def _warn(message: str) -> None:
-    sys.stderr.write(f"rpcspy replay --client: {message}\n")
+    sys.stderr.write(inert_line(f"rpcspy replay --client: {message}") + "\n")
 
 
 class ClientRun:
@@ -107,7 +111,11 @@ class ClientRun:
         for step in self.steps:
             self._wait_for(step, proc)
             if last_t is not None and self.speed > 0:
-                due = last_sent + max(0.0, step.t - last_t) / self.speed
+                gap = step.t - last_t
+                if not gap <= MAX_PAUSE:  # also NaN and inf (1e308 after -1e308)
+                    self.warn(f"a recorded pause of {gap:g} s before frame {step.seq} is not reproduced (damaged time?)")
+                    gap = 0.0
+                due = last_sent + max(0.0, gap) / self.speed
                 if due > time.monotonic():
                     time.sleep(due - time.monotonic())
             last_t = step.t

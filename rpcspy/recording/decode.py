@@ -11,19 +11,20 @@ different entry than the full decoder (tests/recording/test_decode.py holds them
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any, Union
 
 import msgspec
 
 from rpcspy.framing import DECODE_ERRORS
-from rpcspy.recording.format import ENTRY_TYPES, FrameEntry, UnknownEntry
+from rpcspy.recording.format import ENTRY_TYPES, FrameEntry, Seq, UnknownEntry
 
 _entry_decoder: Any = msgspec.json.Decoder(Union[ENTRY_TYPES])  # noqa: UP007
 
 
 class _Kind(msgspec.Struct):
-    seq: int = -1
+    seq: Seq = -1
     t: float = 0.0
     kind: str = ""
 
@@ -144,5 +145,8 @@ def fast_frame(line: bytes) -> FrameEntry | None:
     if cr:
         body = body[:-10]
     seq, t = (m.group(1), m.group(2)) if m.group(1) is not None else (m.group(3), m.group(4))
-    return FrameEntry(seq=int(seq), t=float(t), dir=m.group(5).decode(), json=msgspec.Raw(body),  # type: ignore[arg-type]
+    time = float(t)
+    if len(seq) > 18 or not math.isfinite(time):
+        return None  # a seq beyond 64 bits, a t beyond float range (1e999): the full decode says why
+    return FrameEntry(seq=int(seq), t=time, dir=m.group(5).decode(), json=msgspec.Raw(body),  # type: ignore[arg-type]
                       cr=cr, nl=nl, injected=injected)

@@ -9,7 +9,7 @@ bytes are valid UTF-8 JSON without surrounding whitespace; otherwise they carry
 from __future__ import annotations
 
 import base64
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -18,6 +18,9 @@ from rpcspy.framing import DECODE_ERRORS
 
 FORMAT_NAME = "rpcspy-recording"
 FORMAT_VERSION = 1
+
+Seq = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
+"""An entry's ``seq``: a 64-bit integer (a larger one is a damaged line, not a number to carry around)."""
 
 _WS = frozenset(b" \t\r\n")
 _raw_decoder = msgspec.json.Decoder(msgspec.Raw)
@@ -44,21 +47,21 @@ class Header(msgspec.Struct, kw_only=True):
 
 
 class StartEntry(msgspec.Struct, tag="start", tag_field="kind", kw_only=True):
-    seq: int
+    seq: Seq
     t: float
     pid: int
     argv: list[str]
 
 
 class SpawnFailedEntry(msgspec.Struct, tag="spawn_failed", tag_field="kind", kw_only=True):
-    seq: int
+    seq: Seq
     t: float
     error: str
     code: int
 
 
 class FrameEntry(msgspec.Struct, tag="frame", tag_field="kind", kw_only=True, omit_defaults=True):
-    seq: int
+    seq: Seq
     t: float
     dir: Direction
     json: msgspec.Raw = msgspec.Raw()
@@ -85,20 +88,20 @@ class FrameEntry(msgspec.Struct, tag="frame", tag_field="kind", kw_only=True, om
 
 
 class EofEntry(msgspec.Struct, tag="eof", tag_field="kind", kw_only=True):
-    seq: int
+    seq: Seq
     t: float
     dir: Direction
 
 
 class ExitEntry(msgspec.Struct, tag="exit", tag_field="kind", kw_only=True):
-    seq: int
+    seq: Seq
     t: float
     code: int
     signal: int | None = None
 
 
 class NoteEntry(msgspec.Struct, tag="note", tag_field="kind", kw_only=True, omit_defaults=True):
-    seq: int
+    seq: Seq
     t: float
     level: str
     text: str
@@ -107,7 +110,7 @@ class NoteEntry(msgspec.Struct, tag="note", tag_field="kind", kw_only=True, omit
 
 
 class FindingEntry(msgspec.Struct, tag="finding", tag_field="kind", kw_only=True, omit_defaults=True):
-    seq: int
+    seq: Seq
     t: float
     rule: str
     severity: str
@@ -123,7 +126,7 @@ class FindingEntry(msgspec.Struct, tag="finding", tag_field="kind", kw_only=True
 class UnknownEntry(msgspec.Struct, kw_only=True):
     """An entry of a kind this version does not know (a newer minor format)."""
 
-    seq: int
+    seq: Seq
     t: float
     kind: str
     raw: bytes

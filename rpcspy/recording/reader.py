@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import operator
 import os
+import re
 import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -50,6 +51,9 @@ BLOCK = 16 << 10
 """The lines of a read are decoded in blocks of about this many bytes (up to the end of the line
 holding that byte): a block that stays in the CPU's cache decodes faster than the whole 1 MiB read."""
 
+_GLUE = re.compile(rb"\][ \t\r]*,[ \t\r]*\[")
+"""What :func:`_wrapped` puts between lines, as JSON reads it: found inside a line, the line might hold two
+values glued so that a value over two lines elsewhere in the block evens the count (read line by line)."""
 _block_decoder = msgspec.json.Decoder(list[tuple[Union[ENTRY_TYPES]]])  # type: ignore[valid-type]
 """A block of lines as ``[[line],[line],...]``: each line must hold exactly one entry (see :func:`_wrapped`)."""
 _first = operator.itemgetter(0)
@@ -213,7 +217,7 @@ class Recording:
         both at once), or of long lines, is decoded line by line, each sliced from
         the read.
         """
-        if _short(chunk, start, end):
+        if _short(chunk, start, end) and _GLUE.search(chunk, start, end) is None:
             lines = chunk.count(b"\n", start, end)
             body = _wrapped(chunk, start, end)
             json_type = frame_json() if frame_json is not None and end - start <= TYPED_MAX else None

@@ -42,12 +42,21 @@ def structured_records(lines: Iterable[tuple[bytes, bool]], skip: Skip | None = 
             continue
         t, direction, raw = (rec.get("t"), rec.get("dir"), rec.get("raw")) if isinstance(rec, dict) else (0, 0, 0)
         if not (isinstance(t, (int, float)) and not isinstance(t, bool) and isinstance(direction, str)
-                and isinstance(raw, str)):
+                and isinstance(raw, str) and -1e15 < t < 1e15):  # also no NaN, inf or int beyond float range
             if skip is not None:
                 skip(lineno, 'not a transcript record {"t": number, "dir": string, "raw": string}', had_lf)
             continue
-        yield float(t), "note" if direction == "note" else _DIRS.get(direction, "err"), \
-            raw.encode("utf-8", "surrogateescape")
+        yield float(t), "note" if direction == "note" else _DIRS.get(direction, "err"), _raw_bytes(raw)
+
+
+def _raw_bytes(raw: str) -> bytes:
+    """A record's ``raw`` as bytes: non-UTF-8 bytes came back from ``json.loads`` as U+DC80..U+DCFF
+    (surrogateescape); any other lone surrogate (a ``"\\ud800"`` escape) is kept as its own
+    invalid bytes, so the frame is stored as base64 rather than crash the reader."""
+    try:
+        return raw.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return raw.encode("utf-8", "surrogatepass")
 
 
 def raw_records(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Record]:

@@ -9,7 +9,8 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from rpcspy.render.summarize import human_bytes
+from rpcspy.inert import inert_line
+from rpcspy.render.summarize import cut, human_bytes
 
 
 def _n(v: Any, suffix: str = "") -> str:
@@ -18,6 +19,11 @@ def _n(v: Any, suffix: str = "") -> str:
     if isinstance(v, float):
         return f"{v:,.1f}{suffix}"
     return f"{v:,}{suffix}"
+
+
+def _name(s: str) -> Text:
+    """A recorded name (a type, command, rule, stop reason) as a cell: inert, at most 40 characters."""
+    return Text(cut(inert_line(s), 40))
 
 
 def _table(title: str, *columns: str) -> Table:
@@ -58,7 +64,7 @@ def commands(r: dict[str, Any]) -> Table | None:
         return None
     t = _table("Commands (response latency)", "command", "count", "errors", "no reply", "p50 ms", "p95 ms", "max ms")
     for name, c in r["commands"].items():
-        t.add_row(name, _n(c["count"]), _n(c["errors"]), _n(c["unanswered"]),
+        t.add_row(_name(name), _n(c["count"]), _n(c["errors"]), _n(c["unanswered"]),
                   _n(c["p50_ms"]), _n(c["p95_ms"]), _n(c["max_ms"]))
     return t
 
@@ -71,7 +77,7 @@ def runs(r: dict[str, Any]) -> Table | None:
     for run in r["runs"]:
         t.add_row(f"{run['start_s']:.3f}", _n(run["duration_ms"]), _n(run["ttft_ms"]), _n(run["messages"]),
                   _n(run["output_tokens"]), _n(run["tokens_per_s"]), _n(run["chars"]), _n(run["chars_per_s"]),
-                  _stops(run["stop_reasons"]))
+                  _name(_stops(run["stop_reasons"])))
     return t
 
 
@@ -95,7 +101,7 @@ def types(r: dict[str, Any]) -> Iterator[Table]:
         total = sum(v["bytes"] for v in per.values()) or 1
         t = _table(names[d], "type", "count", "bytes", "share")
         for name, v in per.items():
-            t.add_row(name, _n(v["count"]), human_bytes(v["bytes"]), f"{v['bytes'] / total * 100:.1f}%")
+            t.add_row(_name(name), _n(v["count"]), human_bytes(v["bytes"]), f"{v['bytes'] / total * 100:.1f}%")
         yield t
 
 
@@ -105,7 +111,7 @@ def findings(r: dict[str, Any]) -> Table | None:
         return None
     t = _table(f"Findings ({fr['total']})", "rule", "severity", "count")
     for rule, v in fr["by_rule"].items():
-        t.add_row(rule, v["severity"], _n(v["count"]))
+        t.add_row(_name(rule), _name(v["severity"]), _n(v["count"]))
     return t
 
 

@@ -3,26 +3,14 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import msgspec
 
-_CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029\u0085]")
+from rpcspy.inert import inert, inert_json
 
-
-def _escape(m: re.Match[str]) -> str:
-    c = m.group()
-    return {"\r": "\\r", "\x1b": "\\e"}.get(c, f"\\u{ord(c):04x}" if ord(c) > 0xFF else f"\\x{ord(c):02x}")
-
-
-def clean(text: str) -> str:
-    """Text for a multi-line block: newlines and tabs kept, other controls made visible.
-
-    Escape sequences from a misbehaving agent must not reach the terminal, and a raw
-    U+2028 (pi does not escape it) must not break the layout.
-    """
-    return _CTRL.sub(_escape, text)
+clean = inert
+"""Text for a multi-line block: newlines and tabs kept, other controls made visible (:func:`rpcspy.inert.inert`)."""
 
 
 def cut(text: str, limit: int) -> str:
@@ -32,8 +20,7 @@ def cut(text: str, limit: int) -> str:
 
 def quote(text: str, limit: int = 200) -> str:
     """A string as a one-line JSON literal: ``"a\\nb"``."""
-    s = json.dumps(cut(text, limit) if len(text) > limit else text, ensure_ascii=False)
-    return s.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").replace("\x85", "\\u0085")
+    return inert_json(json.dumps(cut(text, limit) if len(text) > limit else text, ensure_ascii=False))
 
 
 def compact(value: Any, limit: int = 200) -> str:

@@ -19,6 +19,7 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
 from rpcspy.events import ARROWS, Event, Finding
+from rpcspy.inert import inert_line
 from rpcspy.render.items import Block, Item
 from rpcspy.render.summarize import clean, cut, ms
 from rpcspy.render.timeline import Timeline
@@ -73,10 +74,10 @@ def headline(item: Item) -> Text:
     text.append(mark + " ", mark_style)
     if item.kind == "finding" and item.finding is not None:
         f = item.finding
-        text.append(f"{f.severity} {f.rule}", SEVERITY_STYLES.get(f.severity, ""))
+        text.append(inert_line(f"{f.severity} {f.rule}"), SEVERITY_STYLES.get(f.severity, ""))
         text.append(": " + clean(f.message))
         if f.frame is not None:
-            text.append(f"  (frame #{f.frame}{', ' + f.path if f.path else ''})", "dim")
+            text.append(inert_line(f"  (frame #{f.frame}{', ' + f.path if f.path else ''})"), "dim")
         return text
     style = KIND_STYLES.get(item.kind, "")
     if item.status and (item.kind in ("response", "event", "exit") or item.status in ("error", "warning")):
@@ -114,7 +115,7 @@ def block_text(block: Block, opts: TextOptions) -> Text:
             body = body[: opts.max_chars]
     text = Text()
     if block.title and block.kind != "toolcall":
-        text.append(block.title + ": ", "dim")
+        text.append(inert_line(block.title) + ": ", "dim")
     if block.kind == "toolcall":
         text.append("⚙ ", "yellow")
     if block.kind == "thinking":
@@ -128,10 +129,11 @@ def block_text(block: Block, opts: TextOptions) -> Text:
 def finding_text(f: Finding) -> Text:
     """``⚠ warning rule-id: message  (at $.path)`` for a finding shown under its item."""
     text = Text()
-    text.append(f"{SEVERITY_ICONS.get(f.severity, '?')} {f.severity} {f.rule}", SEVERITY_STYLES.get(f.severity, ""))
+    text.append(inert_line(f"{SEVERITY_ICONS.get(f.severity, '?')} {f.severity} {f.rule}"),
+                SEVERITY_STYLES.get(f.severity, ""))
     text.append(": " + clean(f.message))
     if f.path:
-        text.append(f"  (at {f.path})", "dim")
+        text.append(inert_line(f"  (at {f.path})"), "dim")
     return text
 
 

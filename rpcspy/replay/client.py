@@ -80,7 +80,7 @@ class Said(msgspec.Struct):
 
     def missing(self, need: Said) -> list[str]:
         """What ``need`` has that this has not (empty when caught up)."""
-        out = [f"response id {k.decode()}" for k, n in need.responses.items() if self.responses[k] < n]
+        out = [f"response id {k.decode('utf-8', 'replace')}" for k, n in need.responses.items() if self.responses[k] < n]
         if self.idless < need.idless:
             out.append(f"{need.idless - self.idless} id-less response(s)")
         out += [f"{n - self.events[k]} {k}" for k, n in need.events.items() if self.events[k] < n]

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from rpcspy.inert import inert_json, inert_line
 from rpcspy.replay.differ import DiffResult, DirectionDiff, Item
 from rpcspy.replay.jsondiff import ABSENT
 
@@ -18,7 +19,7 @@ ARROW = {"c2a": "→", "a2c": "←", "err": "!"}
 def clip(value: Any, width: int = 80) -> str:
     if value is ABSENT:
         return "(absent)"
-    s = msgspec.json.encode(value).decode().replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    s = inert_json(msgspec.json.encode(value).decode())
     width = max(width, 8)
     return s if len(s) <= width else s[: width - 1] + "…"
 
@@ -37,8 +38,8 @@ def _exit(code: int | None) -> Text:
 
 def render_diff(result: DiffResult, console: Console, *, max_items: int = 50, max_changes: int = 8) -> None:
     """Summary table, then each difference with its JSON paths (A in red, B in green)."""
-    console.print(Text.assemble(("A ", "bold red"), result.a))
-    console.print(Text.assemble(("B ", "bold green"), result.b))
+    console.print(Text.assemble(("A ", "bold red"), inert_line(result.a)))
+    console.print(Text.assemble(("B ", "bold green"), inert_line(result.b)))
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     for col in ("", "A frames", "B frames", "result"):
         table.add_column(col)
@@ -67,10 +68,11 @@ def _item(direction: str, it: Item, max_changes: int, width: int) -> Text:
         assert it.a is not None and it.b is not None
         t.append(f"~ {arrow} {direction} ", style="bold yellow")
         t.append(f"A#{it.a.index} seq {it.a.seq} ↔ B#{it.b.index} seq {it.b.seq}  ")
-        t.append(it.label, style="bold")
+        t.append(inert_line(it.label), style="bold")
         for c in it.changes[:max_changes]:
-            room = (width - len(c.path) - 10) // 2
-            t.append(f"\n    {c.path}: ")
+            path = inert_line(c.path)
+            room = (width - len(path) - 10) // 2
+            t.append(f"\n    {path}: ")
             t.append(clip(c.a, room), style="red")
             t.append(" → ")
             t.append(clip(c.b, room), style="green")
@@ -81,7 +83,7 @@ def _item(direction: str, it: Item, max_changes: int, width: int) -> Text:
     assert norm is not None
     t.append(f"{mark} {arrow} {direction} ", style=f"bold {style}")
     t.append(f"only in {side}: {side}#{norm.index} seq {norm.seq}  ")
-    t.append(it.label, style="bold")
+    t.append(inert_line(it.label), style="bold")
     t.append("\n    ")
     t.append(clip(norm.value, width - 5), style=style)
     return t

@@ -270,7 +270,8 @@ def _entries(path: str):
         if isinstance(e, (ExitEntry, SpawnFailedEntry)):
             return e.code
         if not native and isinstance(e, NoteEntry) and e.text.startswith("exit code: "):
-            return int(e.text.split(": ", 1)[1])
+            code = e.text.split(": ", 1)[1].strip()  # a transcript's harness note; "exit code: abc" is no code
+            return int(code) if code.lstrip("-").isdigit() and len(code) < 12 else None
         return None
 
     return rec.entries(), exit_code

@@ -27,6 +27,7 @@ from rpcspy.recording.format import (
     encode_frame,
 )
 from rpcspy.replay.normalise import NormaliseOptions, Normaliser
+from rpcspy.replay.secrets import known_order
 
 NOTE_PREFIX = "rpcspy fixture: "
 _WS = frozenset(b" \t\r\n")
@@ -70,14 +71,30 @@ def fixture_header(header: Header, norm: Normaliser, source: str) -> Header:
     )
 
 
+def known_secrets(header: Header, entries: Iterable[msgspec.Struct], options: NormaliseOptions,
+                  *, transcript: bool = False) -> tuple[str, ...]:
+    """The first pass of a fixture with ``options.secrets``: every secret value a rule recognises
+    anywhere in the recording, for :func:`fixture_lines` to redact wherever else it occurs
+    ("password=hunter2" in a prompt, then "hunter2" alone in the agent's reply)."""
+    if not options.secrets:
+        return ()
+    found: set[str] = set()
+    for _ in fixture_lines(header, entries, options, source="", transcript=transcript,
+                           _norm=Normaliser(options, stable=True, found=found)):
+        pass
+    return known_order(found)
+
+
 def fixture_lines(header: Header, entries: Iterable[msgspec.Struct], options: NormaliseOptions,
-                  *, source: str, transcript: bool = False) -> Iterator[bytes]:
+                  *, source: str, transcript: bool = False, known: tuple[str, ...] = (),
+                  _norm: Normaliser | None = None) -> Iterator[bytes]:
     """The fixture's lines (with LF): header, settings note, then each entry normalised.
 
     ``transcript``: the entries come from a shared pi transcript, whose harness notes
-    "closing stdin (EOF)" and "exit code: N" become real eof and exit entries.
+    "closing stdin (EOF)" and "exit code: N" become real eof and exit entries. ``known``: secret
+    values (from :func:`known_secrets`) redacted wherever they occur; they are not stored.
     """
-    norm = Normaliser(options, stable=True)
+    norm = _norm or Normaliser(options, stable=True, known=known)
     yield encode_entry(fixture_header(header, norm, source))
     yield encode_entry(settings_note(options))
     for entry in entries:

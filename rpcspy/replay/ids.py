@@ -154,8 +154,11 @@ class IdMapper:
                 return data
         try:
             env = _env_decoder.decode(data)
-        except DECODE_ERRORS:
+            return self._rewrite(data, env, served)
+        except DECODE_ERRORS:  # an id msgspec cannot hold (1e400), a command that is not UTF-8: sent as recorded
             return data
+
+    def _rewrite(self, data: bytes, env: _Envelope, served: Served | None) -> bytes:
         typ = env.type
         if not isinstance(typ, str):
             return data

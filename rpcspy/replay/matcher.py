@@ -5,6 +5,8 @@ Modes:
 * ``exact`` (default): the first unused recorded frame with the same payload, the
   ``id`` aside and volatile values normalised. Answers to agent requests
   (``extension_ui_response`` ...) must also name the same dialog once ids are mapped.
+  A ``<redacted>`` in a recorded string stands for any text (a fixture redacts a secret
+  wherever it occurs, also where the live frame gives no rule a hint that it is one).
 * ``type``: the first unused recorded frame of the same ``type`` (answers: the same
   dialog), whatever the other fields say.
 * ``sequence``: the next recorded frame in recorded order, which must have the same
@@ -16,6 +18,7 @@ match is answered by the most recently served match again.
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from typing import Any, Literal
 
@@ -24,6 +27,9 @@ import msgspec
 from rpcspy.replay.jsondiff import distance, first_difference
 from rpcspy.replay.model import MISSING, ClientFrame, RecordedCommand
 from rpcspy.replay.normalise import Normaliser
+from rpcspy.replay.secrets import REDACTED
+
+_REDACTED_KEY = REDACTED.encode()
 
 MatchMode = Literal["exact", "type", "sequence"]
 MATCH_MODES: tuple[str, ...] = ("exact", "type", "sequence")
@@ -125,6 +131,10 @@ class Matcher:
             return self._serve(dq.popleft(), key)
         if not complete:
             return NEED_MORE
+        if self.mode == "exact":
+            redacted = self._redacted(live, answer_id)
+            if redacted is not None:
+                return self._serve(redacted, self._keys[redacted])
         if self.reuse and key in self._last:
             return self._serve(self._last[key], key, reused=True)
         return self._no_match(live, answer_id)
@@ -164,6 +174,19 @@ class Matcher:
         expected = self.commands[self.cursor]
         path = first_difference(self._norm(expected.frame), self._norm(live)) or "$"
         return NoMatch(f"expected {expected.describe()} next (--match sequence); differs at {path}", expected, path)
+
+    def _redacted(self, live: ClientFrame, answer_id: Any) -> int | None:
+        """The first unused recorded frame of the same type whose ``<redacted>`` strings cover ``live``'s."""
+        tkey = type_key(live, answer_id) + b"|"
+        live_norm: Any = MISSING
+        for i, key in enumerate(self._keys):
+            if self.used[i] or not key.startswith(tkey) or _REDACTED_KEY not in key:
+                continue
+            if live_norm is MISSING:
+                live_norm = self._norm(live)
+            if covers(self._norm(self.commands[i].frame), live_norm):
+                return i
+        return None
 
     def _norm(self, frame: ClientFrame) -> Any:
         value = payload(frame)
@@ -209,3 +232,23 @@ class Matcher:
             if not self.used[i]:
                 return self.commands[i]
         return None
+
+
+def covers(recorded: Any, live: Any) -> bool:
+    """``live`` equals ``recorded`` where each ``<redacted>`` in a recorded string may be any text."""
+    if isinstance(recorded, str):
+        if not isinstance(live, str):
+            return False
+        if REDACTED not in recorded:
+            return recorded == live
+        if recorded.count(REDACTED) > 32:
+            return False  # each wildcard multiplies the backtracking
+        pattern = ".+?".join(re.escape(part) for part in recorded.split(REDACTED))
+        return re.fullmatch(pattern, live, re.S) is not None
+    if isinstance(recorded, dict):
+        return isinstance(live, dict) and recorded.keys() == live.keys() and \
+            all(covers(v, live[k]) for k, v in recorded.items())
+    if isinstance(recorded, list):
+        return isinstance(live, list) and len(recorded) == len(live) and \
+            all(covers(a, b) for a, b in zip(recorded, live, strict=True))
+    return bool(recorded == live and type(recorded) is type(live))

@@ -14,6 +14,7 @@ from typing import Any, Literal
 import msgspec
 
 from rpcspy.framing import DECODE_ERRORS
+from rpcspy.inert import inert_line
 from rpcspy.protocol.vocabulary import ANSWER_TYPES as CLIENT_ANSWER_TYPES
 
 _ID_ERRORS: tuple[type[Exception], ...] = (*DECODE_ERRORS, KeyError)
@@ -202,4 +203,4 @@ class Report(msgspec.Struct):
                 lines.append(f"    frame {f['frame']} {f['type']}: {f['fault']}{extra}")
             if len(self.faults) > 50:
                 lines.append(f"    ... and {len(self.faults) - 50} more (all in --report)")
-        return "\n".join(lines) + "\n"
+        return "\n".join(inert_line(line) for line in lines) + "\n"

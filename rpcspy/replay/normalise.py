@@ -24,7 +24,7 @@ from typing import Any
 import msgspec
 
 from rpcspy.framing import DECODE_ERRORS
-from rpcspy.replay.secrets import REDACTED, redact_secrets, secret_name
+from rpcspy.replay.secrets import REDACTED, redact_known, redact_matches, redact_secrets, secret_hint, secret_name
 from rpcspy.replay.volatile import (
     DURATION_KEYS,
     HINT_SPAN,
@@ -86,9 +86,12 @@ class NormaliseOptions(msgspec.Struct, frozen=True):
 class Normaliser:
     """Replace volatile values in JSON values, strings and frame bytes."""
 
-    def __init__(self, options: NormaliseOptions | None = None, *, stable: bool) -> None:
+    def __init__(self, options: NormaliseOptions | None = None, *, stable: bool,
+                 known: tuple[str, ...] = (), found: set[str] | None = None) -> None:
+        """``known``: secrets redacted wherever they occur; ``found`` gets each one redacted (fixture's 2 passes)."""
         self.options = options or NormaliseOptions()
         self.stable = stable
+        self.known, self.found = known, found
         self._redact = [re.compile(p) for p in self.options.redact]
         self._ignore = frozenset(self.options.ignore)
         self._seen: dict[str, dict[Any, Any]] = {}
@@ -133,11 +136,11 @@ class Normaliser:
         """A long string: one without any hint is unchanged, and one that extends such a string
         (pi 0.73 repeats the whole reply text, a delta longer each frame) is searched only
         where the two differ, so a growing reply costs linear, not quadratic, time."""
-        if self._redact:
+        if self._redact or self.known:
             return self._tracked(s)
         clean = self._clean_long
         start = len(clean) - HINT_SPAN if clean is not None and s.startswith(clean) else 0
-        if hintless(s[start:] if start > 0 else s):
+        if hintless(s[start:] if start > 0 else s) and not (self.options.secrets and secret_hint(s[max(start - 32, 0):])):
             self._clean_long = s
             return s, False
         return self._tracked(s)
@@ -153,15 +156,17 @@ class Normaliser:
 
     def _text(self, s: str) -> str:
         for rx in self._redact:
-            s2 = rx.sub(REDACTED, s)
+            s2 = redact_matches(rx, s, self.found)
             if s2 != s:
                 self.changed = True
                 s = s2
         out = s
         if any(hint in out for hint in SECRET_HINTS):
-            out = SECRET_RX.sub(REDACTED, out)
+            out = redact_matches(SECRET_RX, out, self.found, last_word=True)  # "Bearer X": X is the secret
         if self.options.secrets:
-            out = redact_secrets(out)
+            out = redact_secrets(out, self.found)
+        if self.known:  # after the rules, so a live frame they redact alike matches the fixture's
+            out = redact_known(out, self.known)
         if "/" in out and any(hint in out for hint in TMP_HINTS):  # first: a uuid must not end the path match
             out = TMP_RX.sub(self._tmp, out)
         if any(hint in out for hint in HOME_HINTS):  # the author's user name: /home/alice -> /home/user
@@ -298,6 +303,8 @@ class Normaliser:
                 return v
             if v != REDACTED:
                 self.changed = True
+                if self.found is not None:
+                    self.found.add(v)
             return REDACTED
         if kind == _ID or (kind == _BARE_ID and is_id_parent(parent)):
             if UUID_RX.fullmatch(v):

@@ -49,6 +49,28 @@ HOSTILE = {
                                b'"extension_ui_request","id":"d1","method":["select"],"timeout":5}}\n' + EXIT,
     "t is no number": HEADER + b'{"kind":"frame","seq":1,"t":1e.5,"dir":"a2c","json":{"type":"x"}}\n'
                       b'{"kind":"frame","seq":2,"t":-.-,"dir":"c2a","json":{"type":"x"}}\n' + GOOD + EXIT,
+    # the six causes of issue 21's 78 tracebacks
+    "lone surrogate in a transcript": b'{"t":0,"dir":"in","raw":"{\\"type\\":\\"get_state\\",\\"id\\":\\"1\\"}"}\n'
+                                      b'{"t":0.5,"dir":"out","raw":"\\ud800"}\n{"t":0.6,"dir":"err","raw":"a\\udfff\\ud800b"}\n',
+    "ids beyond 64 bits and out of range": HEADER + b'{"kind":"frame","seq":1,"t":0.1,"dir":"c2a","json":{"type":"get_state",'
+                                           b'"id":123456789012345678901234567890}}\n{"kind":"frame","seq":2,"t":0.2,"dir":"a2c",'
+                                           b'"json":{"type":"response","command":"get_state","success":true,"id":1e400}}\n'
+                                           b'{"kind":"frame","seq":3,"t":0.3,"dir":"c2a","json":{"type":"get_state","id":1e308}}\n'
+                                           b'{"kind":"frame","seq":4,"t":0.4,"dir":"a2c","json":{"type":"response",'
+                                           b'"command":"get_state","success":true,"id":123456789012345678901234567890}}\n' + EXIT,
+    "a response command that is not UTF-8": HEADER + GOOD + b'{"kind":"frame","seq":2,"t":0.2,"dir":"a2c","json":{"type":'
+                                            b'"response","command":"get_\xff\xfestate","success":true,"id":"1"}}\n' + EXIT,
+    "a pause that overflows": HEADER + b'{"kind":"frame","seq":1,"t":-1e308,"dir":"c2a","json":{"type":"get_state","id":"1"}}\n'
+                              b'{"kind":"frame","seq":2,"t":1e308,"dir":"c2a","json":{"type":"get_state","id":"2"}}\n',
+    "a transcript exit code that is no number": b'{"t":0,"dir":"in","raw":"{}"}\n{"t":1,"dir":"note","raw":"exit code: abc"}\n',
+    "duplicate keys": HEADER + b'{"kind":"frame","kind":"exit","seq":1,"t":0.1,"dir":"c2a","json":{"type":"prompt","type":[1],'
+                      b'"id":"1","id":{"a":1}}}\n{"kind":"exit","seq":2,"seq":"x","t":1,"code":0,"code":"x"}\n',
+    # found by the structured fuzz after them
+    "a seq beyond 64 bits": HEADER + b'{"kind":"frame","seq":9223372036854775808,"t":0.1,"dir":"c2a","json":{"type":"x"}}\n'
+                            b'{"kind":"frame","t":0.2,"dir":"c2a","seq":18446744073709551615,"json":{"type":"x"}}\n'
+                            b'{"kind":"frame","seq":3,"t":1e999,"dir":"c2a","json":{"type":"x"}}\n' + GOOD + EXIT,
+    "a transcript t beyond float range": b'{"t":0,"dir":"in","raw":"{}"}\n{"t":' + b"9" * 400 + b',"dir":"out","raw":"{}"}\n'
+                                         b'{"t":1e999,"dir":"out","raw":"{}"}\n{"t":NaN,"dir":"out","raw":"{}"}\n',
     "deep frames that decode": HEADER + b'{"kind":"frame","seq":1,"t":0.1,"dir":"c2a","json":{"type":"prompt","id":"1",'
                                b'"message":' + _deep(900) + b'}}\n{"kind":"frame","seq":2,"t":0.2,"dir":"a2c","json":'
                                b'{"type":"response","id":"1","command":"prompt","success":true,"data":'
@@ -87,6 +109,35 @@ def test_the_reader_goes_on_past_bad_lines_and_names_them(tmp_path: Path) -> Non
     assert "recording.unreadable_line: line 2 skipped: unreadable line: bad frame: invalid UTF-8 at byte" in res.output
 
 
+def test_two_entries_glued_on_one_line_are_found_even_when_a_split_value_evens_the_count(tmp_path: Path) -> None:
+    a = b'{"kind":"frame","seq":1,"t":0.1,"dir":"c2a","json":{"type":"get_state","id":"1"}}'
+    b = b'{"kind":"frame","seq":2,"t":0.2,"dir":"c2a","json":{"type":"get_state","id":"2"}}'
+    split = b'{"kind":"frame","seq":3,"t":0.3,"dir":"c2a","json":[[1\n2]]}'  # ],[ where the LF was: [[1],[2]]
+    for glue in (b"],[", b"] , [", b"],\t["):
+        path = tmp_path / "rec.jsonl"
+        path.write_bytes(HEADER + a + glue + b + b"\n" + split + b"\n" + EXIT)
+        rec = open_recording(path)
+        assert [e.seq for e in rec.entries()] == [9]
+        assert [p.line for p in rec.problems] == [2, 3, 4], rec.problems
+
+
+def test_replay_client_does_not_wait_out_a_damaged_pause(tmp_path: Path) -> None:
+    from rpcspy.pump.fake_client import ClientRun
+    from rpcspy.recording.writer import RecordingWriter, make_header
+    from rpcspy.replay.client import plan
+
+    path = tmp_path / "rec.jsonl"
+    path.write_bytes(HOSTILE["a pause that overflows"])
+    said: list[str] = []
+    writer = RecordingWriter(str(tmp_path / "out.jsonl"), make_header(["cat"], mode="client"), warn=said.append)
+    try:
+        ClientRun(plan(open_recording(path).entries()), ["cat"], recorder=writer, speed=1.0, timeout=0.5,
+                  warn=said.append).run()
+    finally:
+        writer.close()
+    assert any("pause of inf s before frame 2 is not reproduced" in s for s in said), said
+
+
 def test_a_device_or_a_pipe_is_refused_at_once() -> None:
     for command in (["show"], ["check"], ["stats"], ["fixture", "-o", "/nonexistent/x"]):
         res = CliRunner().invoke(main, [command[0], "/dev/zero", *command[1:]])
@@ -105,9 +156,19 @@ def test_a_first_line_without_end_is_not_read_forever(tmp_path: Path, monkeypatc
 
 @settings(max_examples=40)
 @given(seed=st.integers(0, 2**32 - 1), source=st.sampled_from(SEEDS))
-@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("command", [c for c in COMMANDS if c != "replay-client"])
 def test_fuzz_every_reading_command(command: str, seed: int, source: Path, tmp_path_factory: pytest.TempPathFactory
                                     ) -> None:
+    _fuzz_one(command, seed, source, tmp_path_factory)
+
+
+@settings(max_examples=8)  # each case runs an agent process (cat): a few here, thousands in bench/
+@given(seed=st.integers(0, 2**32 - 1), source=st.sampled_from(SEEDS))
+def test_fuzz_replay_client(seed: int, source: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    _fuzz_one("replay-client", seed, source, tmp_path_factory)
+
+
+def _fuzz_one(command: str, seed: int, source: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     work = tmp_path_factory.mktemp("fuzz")
     path = work / "mutated.jsonl"
     path.write_bytes(mutate(source.read_bytes(), random.Random(seed)))

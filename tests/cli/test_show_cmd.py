@@ -60,7 +60,7 @@ def test_no_color_is_honoured_on_a_terminal_unless_colour_is_forced(monkeypatch:
     monkeypatch.setenv("NO_COLOR", no_color)
     monkeypatch.setenv("TERM", "xterm-256color")
     out = _Tty()
-    make_console(out, color=option, width=80).print("[red]red[/] [bold]bold[/]")
+    make_console(out, color=option, width=80).print("[red]red[/] [bold]bold[/]", markup=True)
     assert ("\x1b[31m" in out.getvalue()) is coloured
     assert ("\x1b[1m" in out.getvalue()) is (option != "never")  # NO_COLOR is about colour, not bold
 

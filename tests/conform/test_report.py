@@ -69,3 +69,13 @@ def test_generated_card_covers_every_case_and_links_existing_rules() -> None:
     assert linked
     for rule, anchor in linked:
         assert anchors.get(anchor) == rule
+
+
+def test_what_the_agent_said_reaches_no_terminal_raw() -> None:
+    from tests.support.hostile_text import PAYLOAD, raw_controls
+
+    rows = [Row(BY_ID["framing.null"], failed(f"agent said {PAYLOAD}"), 0.1),
+            Row(BY_ID["framing.blank_line"], deviation(PAYLOAD), 0.1)]
+    for out in (text(rows, "a"), to_json(rows, "a"), junit(rows, "a")):
+        assert "PWNED" in out and raw_controls(out) == []
+    assert ET.fromstring(junit(rows, "a")) is not None and json.loads(to_json(rows, "a"))

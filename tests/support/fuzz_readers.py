@@ -1,4 +1,4 @@
-"""Damaged recordings against every reading command: the mutations and the in-process runners.
+"""Damaged recordings against every reading command: the in-process runners (mutations: fuzz_mutations.py).
 
 Shared by the hypothesis fuzz in the suite (tests/cli/test_fuzz_readers.py) and the long run in
 bench/fuzz_readers.py. A run *fails* when a command raises anything but a clean exit (a Python
@@ -9,126 +9,26 @@ fine: that is what damaged input should get.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
-import random
 import signal
 import threading
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from click.testing import CliRunner
 
+from tests.support.fuzz_mutations import MUTATORS, mutate  # noqa: F401  (callers import them from here)
+
 REPO = Path(__file__).resolve().parents[2]
-SEEDS = [REPO / "rpcspy" / "data" / "demo.jsonl", *sorted((REPO / "recordings").glob("*.jsonl"))]
-COMMANDS = ("check", "show", "show-raw", "stats", "export", "fixture", "diff", "replay")
-
-
-# --- mutations ----------------------------------------------------------------------------------
-def _deep(n: int, rng: random.Random) -> bytes:
-    open_, close = rng.choice([(b"[", b"]"), (b'{"a":', b"}")])
-    return open_ * n + b"1" + close * n
-
-
-def _values(rng: random.Random) -> list[bytes]:
-    return [b"null", b"[]", b'["a",1]', b"{}", b"1e999", b"-0", b"123456789012345678901234567890", b'"\\ud800"',
-            b'"x"', b"true", _deep(rng.choice([50, 400, 900, 999, 1000, 1001, 5000, 100_000]), rng), b'"' + b"x" * 70_000 + b'"',
-            b'{"type":[1,2]}', b'"\xff\xfe"', b'"\xe2\x80\xa8"']
-
-
-def _replace_value(line: bytes, rng: random.Random) -> bytes:
-    """Replace the value after a random key with a hostile one."""
-    keys = [i for i in range(len(line)) if line[i:i + 2] == b'":']
-    if not keys:
-        return line
-    start = rng.choice(keys) + 2
-    end = start
-    depth = 0
-    in_str = False
-    while end < len(line):  # skip one JSON value, roughly
-        c = line[end:end + 1]
-        if in_str:
-            if c == b"\\":
-                end += 1
-            elif c == b'"':
-                in_str = False
-        elif c == b'"':
-            in_str = True
-        elif c in b"[{":
-            depth += 1
-        elif c in b"]}":
-            if depth == 0:
-                break
-            depth -= 1
-        elif c == b"," and depth == 0:
-            break
-        end += 1
-    return line[:start] + rng.choice(_values(rng)) + line[end:]
-
-
-def _flip(data: bytes, rng: random.Random) -> bytes:
-    if not data:
-        return data
-    b = bytearray(data)
-    for _ in range(rng.randint(1, 8)):
-        b[rng.randrange(len(b))] = rng.choice([0, 0x0A, 0x0D, 0x22, 0x5C, 0x7B, 0x7D, 0xFF, 0xC0, 0xE2,
-                                               rng.randrange(256)])
-    return bytes(b)
-
-
-def _insert(data: bytes, rng: random.Random) -> bytes:
-    at = rng.randrange(len(data) + 1)
-    junk = rng.choice([b"\xff\xfe\xfd", b"\x00" * 10, b"\r", b"\n", b"\n\n\n", b"\xe2\x80\xa8", b"\xef\xbb\xbf",
-                       b'{"kind":"frame"}\n', b'{"kind":"exit","seq":"x"}\n', b"[[[[[[[[", b'"', b"\\"])
-    return data[:at] + junk + data[at:]
-
-
-def _lines(data: bytes, rng: random.Random) -> bytes:
-    lines = data.split(b"\n")
-    op = rng.choice(["delete", "duplicate", "swap", "value", "value", "value", "header", "kind"])
-    i = rng.randrange(len(lines))
-    if op == "delete":
-        del lines[i]
-    elif op == "duplicate":
-        lines.insert(i, lines[i])
-    elif op == "swap":
-        j = rng.randrange(len(lines))
-        lines[i], lines[j] = lines[j], lines[i]
-    elif op == "header":
-        lines[0] = _replace_value(lines[0], rng)
-    elif op == "kind":
-        kind = rng.choice([b"frame", b"exit", b"eof", b"note", b"finding", b"start", b"spawn_failed", b"zzz"])
-        lines[i] = b'{"kind":"' + kind + b'","seq":' + rng.choice([b"1", b"-1", b'"1"', b"1e400", b"null"]) + \
-            b',"t":' + rng.choice([b"0.5", b"-1", b"1e308", b'"x"', b"NaN"]) + b',"dir":' + \
-            rng.choice([b'"c2a"', b'"a2c"', b'"err"', b'"up"', b"1"]) + b"," + \
-            rng.choice([b'"json":{"type":"prompt","id":"1","message":"x"}', b'"json":' + rng.choice(_values(rng)),
-                        b'"text":"\\udc80"', b'"b64":"!!!"', b'"b64":"AAAA"', b'"code":"x"', b'"code":1',
-                        b'"level":1,"text":2', b'"rule":"x","severity":"bad","group":1,"message":null']) + b"}"
-    else:
-        lines[i] = _replace_value(lines[i], rng)
-    return b"\n".join(lines)
-
-
-def _truncate(data: bytes, rng: random.Random) -> bytes:
-    return data[:rng.randrange(len(data) + 1)]
-
-
-def _whole(data: bytes, rng: random.Random) -> bytes:
-    return rng.choice([b"", b"\n", b"   \n\n", b"\x00" * 4096, b"{", b"[]\n", b"null\n", b'{"format":"rpcspy-recording"}\n',
-                       b'{"format":"rpcspy-recording","version":99}\n', b'{"t":1,"dir":"in","raw":5}\n',
-                       b">> " + _deep(5000, rng) + b"\n", data.split(b"\n", 1)[0] + b"\n",
-                       data.split(b"\n", 1)[0] + b"\n" + _deep(100_000, rng) + b"\n"])
-
-
-MUTATORS: tuple[Callable[[bytes, random.Random], bytes], ...] = (_flip, _insert, _lines, _lines, _lines, _truncate, _whole)
-
-
-def mutate(data: bytes, rng: random.Random) -> bytes:
-    """One to three random mutations of a recording's bytes."""
-    for _ in range(rng.randint(1, 3)):
-        data = rng.choice(MUTATORS)(data, rng)
-    return data
+SEEDS = [REPO / "rpcspy" / "data" / "demo.jsonl", *sorted((REPO / "recordings").glob("*.jsonl")),
+         *sorted((REPO / "rpcspy" / "data" / "scenarios").glob("*.jsonl")),
+         REPO / "tests" / "data" / "transcripts" / "structured" / "01_basic_text_prompt.jsonl",
+         REPO / "tests" / "data" / "transcripts" / "60_extension_ui.jsonl"]
+COMMANDS = ("check", "show", "show-raw", "stats", "export", "fixture", "diff", "replay", "why", "watch", "browse",
+            "replay-client")
 
 
 # --- running the commands -----------------------------------------------------------------------
@@ -214,6 +114,56 @@ def _replay(path: str, workdir: Path) -> tuple[int | None, str | None]:
         os.close(out)
 
 
+def _client(path: str, workdir: Path) -> tuple[int | None, str | None]:
+    """``replay --client`` in process against ``cat`` (an agent that echoes), paced a million times fast."""
+    from rpcspy.cli.replay_cmd import _fake_client
+
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):  # its "still waiting" lines, expected against cat
+            code = _fake_client(path, ["cat"], speed=1e6, timeout=0.1, record=str(workdir / "client.jsonl"), diff=False,
+                                usage=False, redact=())
+        return code, None
+    except Hang:
+        raise
+    except Exception as exc:  # noqa: BLE001 - anything but a clean exit is a crash
+        import click
+
+        if isinstance(exc, (click.ClickException, SystemExit)):
+            return getattr(exc, "exit_code", 1), None
+        return None, "".join(traceback.format_exception(exc))
+
+
+def _browse(path: str) -> tuple[int | None, str | None]:
+    """The browser's model over the whole recording, every row unfolded and its frame pane shown."""
+    from rpcspy.browse.model import BrowseModel
+    from rpcspy.events import Frame
+    from rpcspy.recording import RecordingError, open_recording
+    from rpcspy.recording.entries import events
+
+    try:
+        try:
+            rec = open_recording(path)
+        except RecordingError:
+            return 2, None
+        frames: dict[int, Frame] = {}
+        model = BrowseModel(frames.get)
+        for event in events(rec.entries()):
+            if isinstance(event, Frame):
+                frames[event.seq] = event
+            model.feed([event])
+        model.feed([], end=True)
+        for i in range(min(len(model.lines), 400)):
+            model.cursor = i
+            model.toggle(True)
+            model.detail()
+        model.window(40)
+        return 0, None
+    except Hang:
+        raise
+    except Exception as exc:  # noqa: BLE001 - anything escaping is a crash
+        return None, "".join(traceback.format_exception(exc))
+
+
 def run_command(command: str, path: str, workdir: Path, *, seed: str, limit: float = 20.0) -> Outcome:
     """Run one reading command on ``path`` in this process, within ``limit`` seconds."""
     args = {
@@ -224,11 +174,17 @@ def run_command(command: str, path: str, workdir: Path, *, seed: str, limit: flo
         "export": ["export", path, "-o", str(workdir / "out.html")],
         "fixture": ["fixture", path, "-o", str(workdir / "fixture.jsonl"), "--force"],
         "diff": ["diff", seed, path],
+        "why": ["why", path],
+        "watch": ["watch", "--no-follow", path],
     }
     try:
         with _time_limit(limit):
             if command == "replay":
                 code, tb = _replay(path, workdir)
+            elif command == "replay-client":
+                code, tb = _client(path, workdir)
+            elif command == "browse":
+                code, tb = _browse(path)
             else:
                 code, tb = _cli(args[command])
     except Hang as exc:
