@@ -24,8 +24,8 @@ import msgspec
 from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed
 from rpcspy.frameinfo import NOT_JSON, parse, type_of
 from rpcspy.framing import DECODE_ERRORS
-from rpcspy.protocol.base import is_omp
 from rpcspy.protocol.pairing import Pairing, is_blank
+from rpcspy.protocol.spec import skips_blank_lines
 from rpcspy.protocol.vocabulary import MESSAGE_EDGES
 
 
@@ -80,7 +80,7 @@ class Stats:
 
     def __init__(self, *, dialect: str | None = None) -> None:
         self._pairing = Pairing()
-        self._omp = is_omp(dialect)
+        self._omp = skips_blank_lines(dialect)
         """The session's dialect (as ``check`` detects it) is omp's: its blank client lines are no commands."""
         self._commands: dict[str, dict[str, Any]] = {}
         self._by_type: dict[str, dict[str, _TypeCount]] = {"c2a": {}, "a2c": {}}

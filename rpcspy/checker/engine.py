@@ -198,7 +198,7 @@ class Checker:
             self._pitfalls.frame(frame, obj)
         elif direction == "c2a":
             if isinstance(obj, Unparsed):
-                if self._corr.not_json(seq, t, blank=obj.blank, omp=self._schema.traits.omp):
+                if self._corr.not_json(seq, t, blank=obj.blank, omp=self._schema.traits.blank_lines_skipped):
                     self._pitfalls.not_json(frame)
             else:
                 self._non_object(t, seq, direction, obj)
@@ -244,7 +244,7 @@ class Checker:
             self._life.message_update(t, seq, obj)
             return
         if etype == "response":
-            p = self._corr.response(seq, t, obj, omp=self._schema.traits.omp)
+            p = self._corr.response(seq, t, obj, omp=self._schema.traits.blank_lines_skipped)
             if p is not None:
                 self._relate(seq, p.seq)
                 if not isinstance(p.type, str) and p.type is not MISSING and obj.get("command", MISSING) == p.type:
@@ -287,7 +287,7 @@ class Checker:
             self._life.filter_events(data.get("events") if isinstance(data, dict) else None)
         self._misuse.answered(t, seq, p, obj, again)
         if not again and isinstance(p.type, str) and p.type in TEARDOWN_COMMANDS:
-            closes = self._schema.traits.closes_runs or self._life.settles
+            closes = self._schema.traits.settles or self._life.settles
             self._life.teardown_answered(t, p.seq, p.type, closes)
 
     # ---- end of session --------------------------------------------------------------------

@@ -32,12 +32,14 @@ _KINDS = frozenset({"unknown_type", "missing_field", "wrong_type", "bad_enum", "
 
 @dataclass(frozen=True, slots=True)
 class Traits:
-    """What the other checkers need to know about a dialect."""
+    """What the other checkers need to know about a dialect (derived from its :class:`~rpcspy.protocol.spec.Spec`)."""
 
-    omp: bool = False
-    """oh-my-pi: blank lines skipped, `prompt` may get success then error with one id."""
-    closes_runs: bool = False
-    """pi >= 0.84: session commands close a running run before answering."""
+    blank_lines_skipped: bool = False
+    """Blank client lines get no answer, and `prompt` may get success then error with one id."""
+    retry_in_run: bool = False
+    """A retry's ``agent_start`` comes inside the failed run (omp's retry saga)."""
+    settles: bool = False
+    """Session commands close a running run before answering (the agent settles)."""
     agent_types: frozenset[str] = frozenset()
     """Agent frame types the dialect knows (empty while undecided: then every type counts as known)."""
 
@@ -50,14 +52,15 @@ def traits_of(dialect: str) -> Traits:
 
     proto = get_protocol(dialect)
     spec = proto.spec
-    return Traits(omp=bool(spec.omp), closes_runs=bool(spec.v084), agent_types=frozenset(proto.a2c))
+    return Traits(blank_lines_skipped=spec.blank_lines_skipped, retry_in_run=spec.retry_in_run,
+                  settles=spec.settles, agent_types=frozenset(proto.a2c))
 
 
 def known_dialects() -> tuple[str, ...]:
     """The dialect names the protocol package defines."""
-    from rpcspy.protocol import DIALECTS
+    from rpcspy.protocol.spec import DIALECTS
 
-    return tuple(DIALECTS)
+    return DIALECTS
 
 
 class SchemaChecker:

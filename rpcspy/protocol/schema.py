@@ -11,7 +11,8 @@ import msgspec
 from msgspec import UNSET
 
 from rpcspy.protocol.base import Base, opt
-from rpcspy.protocol.dialects import DESCRIPTIONS, Protocol, get_protocol
+from rpcspy.protocol.dialects import Protocol, get_protocol
+from rpcspy.protocol.spec import DESCRIPTIONS
 from rpcspy.protocol.walk import describe
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -36,7 +37,7 @@ def _responses(proto: Protocol) -> list[type]:
         out.append(cls)
     error: list[Any] = [("success", Literal[False]), ("error", str), ("id", opt(Any), UNSET),
                         ("command", opt(str), UNSET)]
-    if proto.spec.omp:
+    if proto.spec.omp_family:
         error.append(("code", opt(str), UNSET))
     cls = msgspec.defstruct("ErrorResponse", error, bases=(Base,), tag_field="type", tag="response")
     cls.__doc__ = ("Failure response. No `id` and no `command` for input that was not an object; "

@@ -14,9 +14,10 @@ import msgspec
 from msgspec import UNSET
 
 from rpcspy.framing import DECODE_ERRORS
-from rpcspy.protocol.dialects import DIALECTS, Protocol, get_protocol
+from rpcspy.protocol.dialects import Protocol, get_protocol
 from rpcspy.protocol.issues import SchemaIssue, from_msgspec_error, json_type
 from rpcspy.protocol.responses import DataSpec, Response
+from rpcspy.protocol.spec import DIALECTS
 
 _convert = msgspec.convert
 _ValidationError = msgspec.ValidationError

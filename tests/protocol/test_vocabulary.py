@@ -89,9 +89,10 @@ def test_every_schema_class_belongs_to_some_dialect() -> None:
 
 
 def test_the_diagnosis_knows_which_dialects_settle() -> None:
-    from rpcspy.diagnose.knowledge import SETTLED, SETTLING_DIALECTS
+    from rpcspy.diagnose.knowledge import SETTLED
+    from rpcspy.protocol.spec import SETTLING_DIALECTS
 
-    assert SETTLING_DIALECTS == {p.dialect for p in PROTOCOLS if SETTLED in p.a2c and not p.spec.omp}
+    assert SETTLING_DIALECTS == {p.dialect for p in PROTOCOLS if SETTLED in p.a2c and not p.spec.omp_family}
 
 
 def test_run_queue_and_disposed_commands_are_commands() -> None:
@@ -99,7 +100,7 @@ def test_run_queue_and_disposed_commands_are_commands() -> None:
 
     assert set(RUN_COMMANDS) <= {c for p in PROTOCOLS for c in p.commands}
     for p in PROTOCOLS:
-        if not p.spec.omp:
+        if not p.spec.omp_family:
             assert "prompt" in p.commands and set(QUEUE_COMMANDS | DISPOSED_COMMANDS) <= set(p.commands), p.dialect
     assert ["steer"] not in QUEUE_COMMANDS  # a hostile frame's list `type` is simply no name
 
