@@ -40,6 +40,8 @@ class Traits:
     """A retry's ``agent_start`` comes inside the failed run (omp's retry saga)."""
     settles: bool = False
     """Session commands close a running run before answering (the agent settles)."""
+    jsonrpc: bool = False
+    """JSON-RPC 2.0 (ACP): the ACP rules (:mod:`rpcspy.checker.acp`) take the frames, not pi's."""
     agent_types: frozenset[str] = frozenset()
     """Agent frame types the dialect knows (empty while undecided: then every type counts as known)."""
 
@@ -49,7 +51,10 @@ class Traits:
 
 def traits_of(dialect: str) -> Traits:
     from rpcspy.protocol import get_protocol
+    from rpcspy.protocol.spec import SPECS
 
+    if SPECS[dialect].jsonrpc:
+        return Traits(jsonrpc=True)
     proto = get_protocol(dialect)
     spec = proto.spec
     return Traits(blank_lines_skipped=spec.blank_lines_skipped, retry_in_run=spec.retry_in_run,
@@ -73,6 +78,10 @@ class SchemaChecker:
         self._validate = validate
         self.requested = dialect
         self.dialects = known_dialects()
+        from rpcspy.protocol.spec import JSONL_DIALECTS
+
+        self.jsonl = JSONL_DIALECTS
+        """What an undecided session's pi-style frame is checked against (every dialect without JSON-RPC)."""
         if dialect != AUTO and dialect not in self.dialects:
             raise ValueError(f"unknown dialect {dialect!r} (expected auto or one of {', '.join(self.dialects)})")
         self._detector = DialectDetector() if dialect == AUTO else None
@@ -143,9 +152,11 @@ class SchemaChecker:
 
     def _common_issues(self, obj: dict[str, Any], direction: str) -> list[Any]:
         """Issues every dialect reports (by kind and path), worded for any dialect."""
+        if "jsonrpc" in obj:  # the detector decides on it: ACP
+            return []
         first: list[Any] | None = None
         common: set[tuple[str, str]] | None = None
-        for name in self.dialects:
+        for name in self.jsonl:
             issues = self._validate(obj, direction, name)
             keys: set[tuple[str, str]] = {(i.kind, i.path) for i in issues}
             if first is None:
@@ -154,7 +165,7 @@ class SchemaChecker:
                 common &= keys  # type: ignore[operator]
             if not common:
                 return []
-        name = f" in {self.dialects[0]}"
+        name = f" in {self.jsonl[0]}"
         return [self._issue(i.kind, i.path, i.message.replace(name, " in any dialect"))
                 for i in first or [] if (i.kind, i.path) in (common or set())]
 
@@ -172,13 +183,13 @@ def detect_dialect(frames: Iterable[Frame], *, refine: bool = True) -> tuple[str
     found: tuple[str, str] | None = None
     left = REFINE_CAP
     for frame in frames:
-        if frame.dir != "a2c":
+        if frame.dir != "a2c" and (frame.dir != "c2a" or found is not None or b'"jsonrpc"' not in frame.data):
             continue
         try:
             obj = decode(frame.data)
         except DECODE_ERRORS:
             continue
-        if detector.feed(obj, "a2c"):
+        if detector.feed(obj, frame.dir):
             found = detector.dialect, f"frame {frame.seq}: {detector.reason}"
         if found is not None:
             left -= 1

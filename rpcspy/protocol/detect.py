@@ -1,6 +1,8 @@
 """Guess the dialect of a session from its traffic (``--dialect auto``).
 
-Only agent frames decide: omp announces itself with ``ready``; pi >= 0.84 sends
+A JSON-RPC 2.0 message (``"jsonrpc"``) in either direction is ACP's: the client's ``initialize`` (the
+first frame of every ACP session, so a recording says which dialect it used) decides it. Otherwise
+only agent frames decide: omp announces itself with ``ready``; pi >= 0.84 sends
 delta-only ``message_update``, ``agent_settled`` and system messages; pi >= 0.99 answers
 ``prompt``/``steer``/``follow_up`` with a ``disposition``; pi 0.73 sends the full
 ``message`` and ``partial`` in ``message_update``; only the Feb-2026 doc uses
@@ -14,7 +16,7 @@ run's events), so a ``pi-0.84`` decision stays *refinable*: a later disposition 
 
 from typing import Any, Literal
 
-from rpcspy.protocol.spec import FALLBACK, OMP_18, PI_073, PI_084, PI_099, PI_FEB2026, REFINED
+from rpcspy.protocol.spec import ACP_V1, FALLBACK, OMP_18, PI_073, PI_084, PI_099, PI_FEB2026, REFINED
 from rpcspy.protocol.vocabulary import DISPOSED_COMMANDS, MESSAGE_EDGES, names
 
 DEFAULT = FALLBACK
@@ -86,7 +88,13 @@ class DialectDetector:
 
     def feed(self, obj: Any, direction: str) -> str | None:
         """Look at one decoded frame; return the dialect once it becomes sure (or is refined), else None."""
-        if direction != "a2c" or type(obj) is not dict:
+        if type(obj) is not dict:
+            return None
+        if not self._sure and "jsonrpc" in obj:
+            self.frames_seen += 1
+            self._dialect, self._reason, self._sure = ACP_V1, _jsonrpc(obj, direction), True
+            return self._dialect
+        if direction != "a2c":
             return None
         if self._sure:
             return self._refine(obj) if self._refinable else None
@@ -136,6 +144,17 @@ class DialectDetector:
         if type_ == "response":
             return _response(obj)
         return None
+
+
+def _jsonrpc(obj: dict[str, Any], direction: str) -> str:
+    """Why a JSON-RPC message shows ACP v1."""
+    params, result = obj.get("params"), obj.get("result")
+    if obj.get("method") == "initialize" and isinstance(params, dict):
+        return f"client `initialize` with protocolVersion {params.get('protocolVersion')!r}: ACP (JSON-RPC 2.0)"
+    if isinstance(result, dict) and "protocolVersion" in result:
+        return f"`initialize` answered with protocolVersion {result.get('protocolVersion')!r}: ACP (JSON-RPC 2.0)"
+    who = "client" if direction == "c2a" else "agent"
+    return f"a JSON-RPC 2.0 message from the {who} before any `initialize` was seen: ACP"
 
 
 def _pi099(obj: dict[str, Any]) -> str | Literal[True] | None:

@@ -69,6 +69,9 @@ def get_protocol(dialect: str) -> Protocol:
         spec = SPECS[dialect]
     except KeyError:
         raise ValueError(f"unknown dialect {dialect!r} (expected one of {', '.join(DIALECTS)})") from None
+    if spec.jsonrpc:
+        raise ValueError(f"{dialect} is a JSON-RPC dialect: its types are rpcspy.protocol.acp_types, "
+                         "its rules rpcspy.protocol.acp")
     m = build_messages(spec)
     update, ame = build_streaming(spec, m)
     compaction = compaction_result(spec, m)

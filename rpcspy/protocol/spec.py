@@ -72,6 +72,7 @@ PI_084 = "pi-0.84"
 PI_099 = "pi-0.99"
 PI_FEB2026 = "pi-feb2026"
 OMP_18 = "omp"
+ACP_V1 = "acp-v1"
 
 SPECS: dict[str, Spec] = {s.name: s for s in (
     Spec(PI_073, "pi 0.73.x (@mariozechner/pi-coding-agent): full message + partial in message_update"),
@@ -86,6 +87,9 @@ SPECS: dict[str, Spec] = {s.name: s for s in (
     Spec(OMP_18, "oh-my-pi (omp 18.x, typed from 18.3.4): ready frame, host tools, prompt_result, session_settled, "
                  "its own command set, session entries and todos",
          family=OMP, ready_frame=True, blank_lines_skipped=True, retry_in_run=True),
+    Spec(ACP_V1, "Agent Client Protocol v1 (JSON-RPC 2.0 over stdio: `omp acp`, pi-acp, editors' agents), typed "
+                 "from the official schema; methods gated by the capabilities negotiated in `initialize`",
+         family=ACP, jsonrpc=True),
 )}
 """Each dialect's spec, in the order ``--dialect`` lists them."""
 

@@ -9,7 +9,8 @@ import typing
 import msgspec
 
 from rpcspy import protocol
-from rpcspy.protocol import DIALECTS, get_protocol
+from rpcspy.protocol import get_protocol
+from rpcspy.protocol.spec import JSONL_DIALECTS
 from rpcspy.protocol.ui import ANSWER_FIELDS
 from rpcspy.protocol.vocabulary import (
     AGENT_CANCEL_TYPES,
@@ -23,7 +24,7 @@ from rpcspy.protocol.vocabulary import (
     RESPONSE_TYPE,
 )
 
-PROTOCOLS = [get_protocol(d) for d in DIALECTS]
+PROTOCOLS = [get_protocol(d) for d in JSONL_DIALECTS]
 AGENT_TYPES = set().union(*(p.a2c for p in PROTOCOLS))
 
 
@@ -81,6 +82,8 @@ def test_every_schema_class_belongs_to_some_dialect() -> None:
             _reach(tp, used)
     defined = set()
     for info in pkgutil.iter_modules(protocol.__path__):
+        if info.name == "acp_types":  # generated: every definition of ACP's schema, reached or not
+            continue
         module = importlib.import_module(f"rpcspy.protocol.{info.name}")
         defined |= {obj for obj in vars(module).values() if isinstance(obj, type)
                     and issubclass(obj, msgspec.Struct) and obj.__module__ == module.__name__}
