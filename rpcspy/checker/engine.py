@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from rpcspy.checker.acp import AcpRules
 from rpcspy.checker.correlation import Correlator
 from rpcspy.checker.decoding import HANDLED, UNTRIED, FrameDecoder
 from rpcspy.checker.findings import Sink
@@ -65,6 +66,8 @@ class Checker:
         self._life.traits = lambda: self._schema.traits
         self._misuse = MisuseTracker(sink)
         self._pitfalls = PitfallRules(sink)
+        self._acp = AcpRules(sink)
+        """The ACP rules, which take every frame once the dialect is a JSON-RPC one."""
         self._unanswered_after = unanswered_after
         self._finished = False
         self._decoder = FrameDecoder(sink, self._schema, self._stream)
@@ -190,6 +193,12 @@ class Checker:
     def _feed(self, frame: Frame, obj: Any) -> None:
         """Dispatch a decoded frame (builtins) to the rule modules."""
         direction, t, seq = frame.dir, frame.t, frame.seq
+        if self._schema.traits.jsonrpc:
+            if type(obj) is dict:
+                self._acp.message(t, seq, direction, obj)
+            elif not isinstance(obj, Unparsed):
+                self._non_object(t, seq, direction, obj)
+            return
         if type(obj) is dict:
             if direction == "a2c":
                 self._agent(t, seq, obj)
@@ -298,9 +307,12 @@ class Checker:
         self._finished = True
         why = "" if exit_code is None else f" (the agent exited with code {exit_code})"
         try:
-            self._corr.finish(t, why)
-            self._ui.finish(t)
-            self._life.finish(t, why)
+            if self._schema.traits.jsonrpc:
+                self._acp.finish(t, why)
+            else:
+                self._corr.finish(t, why)
+                self._ui.finish(t)
+                self._life.finish(t, why)
         except Exception as exc:
             self._sink.emit("checker.internal_error", t, None, None,
                             f"checker failed at end of session: {type(exc).__name__}: {exc}")

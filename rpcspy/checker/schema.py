@@ -152,7 +152,7 @@ class SchemaChecker:
 
     def _common_issues(self, obj: dict[str, Any], direction: str) -> list[Any]:
         """Issues every dialect reports (by kind and path), worded for any dialect."""
-        if "jsonrpc" in obj:  # the detector decides on it: ACP
+        if "jsonrpc" in obj and obj.get("method") == "initialize":  # the detector decided on it: ACP
             return []
         first: list[Any] | None = None
         common: set[tuple[str, str]] | None = None
@@ -183,7 +183,7 @@ def detect_dialect(frames: Iterable[Frame], *, refine: bool = True) -> tuple[str
     found: tuple[str, str] | None = None
     left = REFINE_CAP
     for frame in frames:
-        if frame.dir != "a2c" and (frame.dir != "c2a" or found is not None or b'"jsonrpc"' not in frame.data):
+        if frame.dir != "a2c" and (frame.dir != "c2a" or found is not None or b'"initialize"' not in frame.data):
             continue
         try:
             obj = decode(frame.data)

@@ -1,7 +1,8 @@
 """Guess the dialect of a session from its traffic (``--dialect auto``).
 
-A JSON-RPC 2.0 message (``"jsonrpc"``) in either direction is ACP's: the client's ``initialize`` (the
-first frame of every ACP session, so a recording says which dialect it used) decides it. Otherwise
+The client's JSON-RPC 2.0 ``initialize`` (the first frame of every ACP session, so a recording says
+which dialect it used), or any JSON-RPC message from the agent, decides ACP (another JSON-RPC client
+frame is a pi client's mistake: ``misuse.jsonrpc_frame``). Otherwise
 only agent frames decide: omp announces itself with ``ready``; pi >= 0.84 sends
 delta-only ``message_update``, ``agent_settled`` and system messages; pi >= 0.99 answers
 ``prompt``/``steer``/``follow_up`` with a ``disposition``; pi 0.73 sends the full
@@ -90,7 +91,7 @@ class DialectDetector:
         """Look at one decoded frame; return the dialect once it becomes sure (or is refined), else None."""
         if type(obj) is not dict:
             return None
-        if not self._sure and "jsonrpc" in obj:
+        if not self._sure and "jsonrpc" in obj and (direction == "a2c" or obj.get("method") == "initialize"):
             self.frames_seen += 1
             self._dialect, self._reason, self._sure = ACP_V1, _jsonrpc(obj, direction), True
             return self._dialect
@@ -153,8 +154,7 @@ def _jsonrpc(obj: dict[str, Any], direction: str) -> str:
         return f"client `initialize` with protocolVersion {params.get('protocolVersion')!r}: ACP (JSON-RPC 2.0)"
     if isinstance(result, dict) and "protocolVersion" in result:
         return f"`initialize` answered with protocolVersion {result.get('protocolVersion')!r}: ACP (JSON-RPC 2.0)"
-    who = "client" if direction == "c2a" else "agent"
-    return f"a JSON-RPC 2.0 message from the {who} before any `initialize` was seen: ACP"
+    return "a JSON-RPC 2.0 message from the agent before any `initialize` was seen: ACP"
 
 
 def _pi099(obj: dict[str, Any]) -> str | Literal[True] | None:
