@@ -178,8 +178,12 @@ class Gen:
             if refs and self.kinds.get(refs[0]) == "struct":
                 base = refs[0]
             body = [line for line in [self.doc(v)] if line]
-            own = {k: p for k, p in v.get("properties", {}).items() if k != field}
-            body += self.fields(own, [r for r in v.get("required", []) if r != field])
+            base_fields = set(self.defs[refs[0]].get("properties", {})) if base != "AcpObject" else set()
+            # the union's own members (e.g. SessionConfigOption's id, name) belong to every variant
+            own = {k: p for k, p in {**d.get("properties", {}), **v.get("properties", {})}.items()
+                   if k != field and k not in base_fields}
+            required = [*d.get("required", []), *v.get("required", [])]
+            body += self.fields(own, [r for r in required if r != field])
             self.variants.append(f"class {cls}({base}, tag_field={field!r}, tag={tag!r}):\n"
                                  + ("\n".join(body) if body else "    pass"))
             members.append(cls)

@@ -11,6 +11,7 @@ from rpcspy.cli.exits import FINDINGS as EXIT_FINDINGS
 from rpcspy.cli.exits import OK as EXIT_OK  # noqa: F401  (the statuses' one home is rpcspy.cli.exits)
 from rpcspy.cli.exits import USAGE as EXIT_UNREADABLE
 from rpcspy.cli.filter_opts import filter_options
+from rpcspy.protocol.spec import DIALECTS
 
 
 def _dialects() -> list[str]:
@@ -37,7 +38,7 @@ unreadable recording or a usage error, 4 when the output cannot be written.""",
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "junit"]), default="text", show_default=True,
               help="text for people, json (one finding per line) for tools, junit for CI.")
 @click.option("--dialect", default="auto", show_default=True, metavar="DIALECT",
-              help="Protocol dialect: auto (detect from the traffic), pi-0.73, pi-0.84, pi-0.99, pi-feb2026 or omp.")
+              help=f"Protocol dialect: auto (detect from the traffic), {', '.join(DIALECTS)}.")
 @click.option("--ignore", "ignore", multiple=True, metavar="RULE", help="Do not report RULE (repeatable).")
 @click.option("--strict-fields", is_flag=True, help="Report unknown fields as warnings instead of info.")
 @click.option("--strict-unknown", is_flag=True,

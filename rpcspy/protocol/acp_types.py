@@ -979,10 +979,20 @@ class ContentBlock_Resource(EmbeddedResource, tag_field='type', tag='resource'):
 
 class SessionConfigOption_Select(SessionConfigSelect, tag_field='type', tag='select'):
     """Single-value selector (dropdown)."""
+    id: SessionConfigId
+    name: str
+    description: Opt[Union[str, None]] = UNSET
+    category: Opt[Union[SessionConfigOptionCategory, None]] = UNSET
+    f_meta: Opt[Union[dict[str, Any], None]] = msgspec.field(default=UNSET, name="_meta")
 
 
 class SessionConfigOption_Boolean(SessionConfigBoolean, tag_field='type', tag='boolean'):
     """Boolean on/off toggle."""
+    id: SessionConfigId
+    name: str
+    description: Opt[Union[str, None]] = UNSET
+    category: Opt[Union[SessionConfigOptionCategory, None]] = UNSET
+    f_meta: Opt[Union[dict[str, Any], None]] = msgspec.field(default=UNSET, name="_meta")
 
 
 class SessionUpdate_UserMessageChunk(ContentChunk, tag_field='sessionUpdate', tag='user_message_chunk'):
