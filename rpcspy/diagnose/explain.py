@@ -10,6 +10,7 @@ from rpcspy.diagnose.items import Diagnosis, Item
 from rpcspy.diagnose.pitfalls import handled_then_silent, label, seconds
 from rpcspy.diagnose.state import Cmd
 from rpcspy.diagnose.tracker import Tracker
+from rpcspy.protocol.spec import spec_of
 
 _SIDES = {"c2a": "the client", "a2c": "the agent"}
 
@@ -158,7 +159,13 @@ def diagnose_entries(entries: Iterable[Any], *, client_timeout: float = K.CLIENT
                      frame: int | None = None, dialect: str | None = None,
                      dialect_reason: str | None = None) -> Diagnosis:
     """Diagnose recording entries up to time ``at`` or frame ``frame`` (inclusive), or to the end;
-    ``dialect``: the session's, detected beforehand (as ``check`` does), else learnt from the frames."""
+    ``dialect``: the session's, detected beforehand (as ``check`` does), else learnt from the frames
+    (a JSON-RPC dialect's session, ACP, is diagnosed by :mod:`rpcspy.diagnose.acp`)."""
+    spec = spec_of(dialect)
+    if spec is not None and spec.jsonrpc:
+        from rpcspy.diagnose.acp import diagnose_acp
+
+        return diagnose_acp(entries, spec.name, at=at, frame=frame)
     tr = Tracker.seeded(dialect, dialect_reason, client_timeout=client_timeout)
     for entry in entries:
         seq, t = getattr(entry, "seq", -1), getattr(entry, "t", 0.0)
