@@ -73,12 +73,31 @@ def parse(data: bytes) -> Any:
 
 
 def type_of(obj: Any) -> str | None:
-    """``obj["type"]`` when obj is an object with a string type."""
+    """``obj["type"]`` when obj is an object with a string type; for a JSON-RPC message (ACP) its
+    ``method`` (a ``session/update``: the update's kind, e.g. ``agent_message_chunk``), or ``result`` /
+    ``error`` for a response."""
     if isinstance(obj, dict):
         t = obj.get("type")
         if isinstance(t, str):
             return t
+        if "jsonrpc" in obj:
+            return _jsonrpc_type(obj)
     return None
+
+
+def _jsonrpc_type(obj: dict[str, Any]) -> str | None:
+    method = obj.get("method")
+    if isinstance(method, str):
+        if method == "session/update":
+            params = obj.get("params")
+            update = params.get("update") if isinstance(params, dict) else None
+            kind = update.get("sessionUpdate") if isinstance(update, dict) else None
+            if isinstance(kind, str):
+                return kind
+        return method
+    if "error" in obj:
+        return "error"
+    return "result" if "result" in obj else None
 
 
 def type_keys(frame: Frame, obj: Any = None) -> tuple[str, ...]:
@@ -86,7 +105,7 @@ def type_keys(frame: Frame, obj: Any = None) -> tuple[str, ...]:
 
     The frame's ``type``; for responses also the ``command``; for message_update
     the nested event type (``text_delta``...); for extension UI requests the
-    ``method``. Agent stderr is ``stderr``; anything that is not a JSON object
+    ``method``; for ACP the method, and a ``session/update``'s kind. Agent stderr is ``stderr``; anything that is not a JSON object
     with a string ``type`` is ``invalid``.
     """
     if frame.dir == "err":
@@ -97,6 +116,8 @@ def type_keys(frame: Frame, obj: Any = None) -> tuple[str, ...]:
     if t is None:
         return ("invalid",)
     keys = [t]
+    if "jsonrpc" in obj and isinstance(obj.get("method"), str) and obj["method"] != t:
+        keys.append(obj["method"])  # session/update and its kind
     if t == "response":
         cmd = obj.get("command")
         if isinstance(cmd, str):

@@ -49,16 +49,16 @@ def command(recording: str, fmt: str, output: str | None, frames: bool, check: b
         want_progress,
     )
     from rpcspy.cli.show_cmd import header
+    from rpcspy.render.acp_timeline import timeline_for
     from rpcspy.render.html import HtmlPage
-    from rpcspy.render.timeline import Timeline
 
     rec = open_or_fail(recording)
     if output is None:
         output = os.path.splitext(os.path.basename(recording))[0] + ".html"
     to_stdout = output == "-"
     flagged = flagged_frames(rec, frame_filter, check=check)
-    timeline = Timeline(coalesce=not frames, select=frame_filter if frame_filter.active else None, flagged=flagged,
-                        dialect=detect_dialect(rec, refine=False)[0])
+    timeline = timeline_for(detect_dialect(rec, refine=False)[0], coalesce=not frames,
+                            select=frame_filter if frame_filter.active else None, flagged=flagged)
     keep = (lambda e: frame_filter.match_frame(e.to_frame(), flagged=flagged)) if frame_filter.active else None
     try:
         with contextlib.ExitStack() as stack:

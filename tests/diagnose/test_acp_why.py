@@ -22,12 +22,12 @@ def test_a_finished_session_has_nothing_outstanding() -> None:
 
 
 def test_a_prompt_waiting_on_a_permission_dialog() -> None:
-    d = why("omp-18.2.3-acp-permission.jsonl", frame=28)
+    d = why("omp-18.2.3-acp-permission.jsonl", frame=19)
     prompt, request = d.outstanding
     assert prompt.kind == "prompt" and "the agent owes its `stopReason`" in prompt.text
-    assert "waits for the client's answer to `session/request_permission` (frame 28)" in prompt.text
+    assert "waits for the client's answer to `session/request_permission` (frame 19)" in prompt.text
     assert request.kind == "request" and "the client owes a permission dialog" in request.text
-    assert request.frames == (28,)
+    assert request.frames == (19,)
 
 
 def test_a_cancel_never_honoured() -> None:
