@@ -90,7 +90,7 @@ class AcpTimeline(Timeline):
         if isinstance(status, str):
             item.status = STATUS.get(status, item.status)  # type: ignore[assignment]
             item.summary = f"{status}  ({len(item.seqs) - 1} update{'s' if len(item.seqs) > 2 else ''})"
-        text = "".join(_text(c.get("content")) for c in update.get("content") or [] if isinstance(c, dict))
+        text = "\n".join(_text(c.get("content")) for c in update.get("content") or [] if isinstance(c, dict))
         if not text and update.get("rawOutput") is not None:
             raw = update["rawOutput"]
             text = _text(raw.get("content")) if isinstance(raw, dict) else compact(raw, 2000)
