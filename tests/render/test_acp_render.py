@@ -54,3 +54,24 @@ def test_chunks_coalesce_and_answers_pair() -> None:
     assert "✓ session/prompt #3" in text and "end_turn" in text
     frames = render(DATA / "acp" / "omp-18.2.3-acp-permission.jsonl", coalesce=False)
     assert frames.count("agent_message_chunk") == 5
+
+
+def test_browse_rows_and_html_export_of_an_acp_session(tmp_path: Path) -> None:
+    from rpcspy.browse.model import BrowseModel
+    from rpcspy.events import Frame
+
+    path = DATA / "acp" / "omp-18.2.3-acp-permission.jsonl"
+    evs = list(events(open_recording(path).entries()))
+    frames = {e.seq: e for e in evs if isinstance(e, Frame)}
+    m = BrowseModel(frames.get, dialect="acp-v1")
+    m.feed(evs)
+    texts = [r.text for r in m.rows]
+    assert any("permission?" in t for t in texts) and any("assistant" in t for t in texts)
+    import subprocess
+    import sys
+
+    out = tmp_path / "s.html"
+    subprocess.run([sys.executable, "-m", "rpcspy", "export", str(path), "-o", str(out)], check=True,
+                   capture_output=True, timeout=120)
+    html = out.read_text()
+    assert "permission?" in html and "session/request_permission" in html
