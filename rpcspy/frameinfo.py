@@ -73,16 +73,21 @@ def parse(data: bytes) -> Any:
 
 
 def type_of(obj: Any) -> str | None:
-    """``obj["type"]`` when obj is an object with a string type; for a JSON-RPC message (ACP) its
-    ``method`` (a ``session/update``: the update's kind, e.g. ``agent_message_chunk``), or ``result`` /
-    ``error`` for a response."""
+    """``obj["type"]`` when obj is an object with a string type (pi's frames)."""
     if isinstance(obj, dict):
         t = obj.get("type")
         if isinstance(t, str):
             return t
-        if "jsonrpc" in obj:
-            return _jsonrpc_type(obj)
     return None
+
+
+def label_of(obj: Any) -> str | None:
+    """:func:`type_of`, or for a JSON-RPC message (ACP) its ``method`` (a ``session/update``: the
+    update's kind, e.g. ``agent_message_chunk``), or ``result`` / ``error`` for a response."""
+    t = type_of(obj)
+    if t is None and isinstance(obj, dict) and "jsonrpc" in obj:
+        return _jsonrpc_type(obj)
+    return t
 
 
 def _jsonrpc_type(obj: dict[str, Any]) -> str | None:
@@ -112,7 +117,7 @@ def type_keys(frame: Frame, obj: Any = None) -> tuple[str, ...]:
         return ("stderr",)
     if obj is None:
         obj = parse(frame.data)
-    t = type_of(obj)
+    t = label_of(obj)
     if t is None:
         return ("invalid",)
     keys = [t]

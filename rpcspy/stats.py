@@ -22,7 +22,7 @@ from typing import Any
 import msgspec
 
 from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed
-from rpcspy.frameinfo import NOT_JSON, parse, type_of
+from rpcspy.frameinfo import NOT_JSON, label_of, parse, type_of
 from rpcspy.framing import DECODE_ERRORS
 from rpcspy.protocol.pairing import Conversation, Pairing, Pending, is_blank
 from rpcspy.protocol.spec import skips_blank_lines, spec_of
@@ -129,7 +129,7 @@ class Stats:
         if frame.dir == "err":
             return
         obj = parse(frame.data)
-        t = type_of(obj) or ("invalid" if obj is NOT_JSON else "no type")
+        t = (label_of(obj) if self._conv is not None else type_of(obj)) or ("invalid" if obj is NOT_JSON else "no type")
         per = self._by_type[frame.dir].setdefault(t, _TypeCount())
         per.count += 1
         per.bytes += len(frame.data)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from rpcspy.events import Frame
-from rpcspy.frameinfo import type_of
+from rpcspy.frameinfo import label_of
 from rpcspy.protocol.acp import PERMISSION, PROMPT, kind_of
 from rpcspy.protocol.pairing import Conversation
 from rpcspy.protocol.spec import spec_of
@@ -173,7 +173,7 @@ class AcpTimeline(Timeline):
             item.kind, item.label = "delta", str(kind)
             item.summary = quote(_text(update.get("content")), 200)
         else:
-            item.label = str(kind or type_of(obj))
+            item.label = str(kind or label_of(obj))
             item.summary = compact({k: v for k, v in update.items() if k != "sessionUpdate"}, 200)
         self._hold(item, out)
 
