@@ -61,57 +61,64 @@ class AcpWhy:
             self.eof = entry.seq
 
     def diagnosis(self, at: float | None = None) -> Diagnosis:
-        now = self.t if at is None else at
-        d = Diagnosis(at=now, dialect=self.dialect, frames=self.frames)
-        for direction, p in self.state.waiting():
-            session = self.state.sessions.get(p.note) if isinstance(p.note, str) else None
-            d.outstanding.append(self._item(direction, p, session, now))
-        if d.outstanding and self.exit is not None:
-            d.context.append(f"the agent exited with code {self.exit[1]} (frame {self.exit[0]})"
-                             + (f" after the client closed its stdin (frame {self.eof})" if self.eof else ""))
-        d.context += self._last_words(now)
-        return d
+        return acp_diagnosis(self.state, self.dialect, self.t if at is None else at, frames=self.frames,
+                             last=self.last, exit=self.exit, eof=self.eof)
 
-    def _item(self, direction: str, p: Pending, session: Session | None, now: float) -> Item:
-        age = seconds(now - p.t)
-        sid = f" of session {p.note!r}" if isinstance(p.note, str) else ""
-        if direction == "c2a" and p.type == PROMPT:
-            text = f"`session/prompt` (id {show_id(p.id)}, frame {p.seq}){sid} has had no answer for {age}: " \
-                   "the agent owes its `stopReason`"
-            frames: tuple[int, ...] = (p.seq,)
-            if session is not None and session.cancel is not None:
-                cseq, ct = session.cancel
-                text += f"; `session/cancel` at frame {cseq} ({seconds(now - ct)} ago) was never honoured " \
-                        f"(the agent must answer `stopReason: {CANCELLED}`)"
-                frames += (cseq,)
-            asked = [q for q in (session.asked.values() if session is not None else ()) if q.seq > p.seq]
-            if asked:
-                q = asked[0]
-                text += f"; the agent itself waits for the client's answer to `{q.type}` (frame {q.seq})"
-                frames += (q.seq,)
-            open_tools = [tc for tc in (session.tools.values() if session is not None else ())
-                          if tc.status in ("pending", "in_progress") and tc.seq > p.seq]
-            if open_tools:
-                tc = open_tools[-1]
-                text += f"; tool call {tc.id!r} ({tc.title or 'untitled'}) is still {tc.status}"
-            return Item("prompt", text, frames, p.t)
-        if direction == "a2c":
-            what = _ASKS.get(p.type if isinstance(p.type, str) else "", "an answer")
-            return Item("request", f"the agent waits for the client's answer to `{p.type}` (id {show_id(p.id)}, "
-                        f"frame {p.seq}){sid} since {age}: the client owes {what}", (p.seq,), p.t)
-        return Item("command", f"`{p.type}` (id {show_id(p.id)}, frame {p.seq}) from the client has had no answer "
-                    f"for {age}: the agent owes it", (p.seq,), p.t)
 
-    def _last_words(self, now: float) -> list[str]:
-        seen = sorted(self.last.items(), key=lambda kv: kv[1][0])
-        if not seen:
-            return ["no frame has crossed yet"]
-        direction, (seq, t) = seen[-1]
-        other = "a2c" if direction == "c2a" else "c2a"
-        text = f"{_SIDES[direction]} spoke last (frame {seq}, {seconds(now - t)} ago)"
-        if other in self.last:
-            text += f"; {_SIDES[other]} has been silent for {seconds(now - self.last[other][1])}"
-        return [text]
+def acp_diagnosis(state: AcpState, dialect: str, now: float, *, frames: int, last: dict[str, tuple[int, float]],
+                  exit: tuple[int, int] | None, eof: int | None) -> Diagnosis:
+    """What waits in ``state`` at ``now``: one item per unanswered request; the exit and who spoke last."""
+    d = Diagnosis(at=now, dialect=dialect, frames=frames)
+    for direction, p in state.waiting():
+        session = state.sessions.get(p.note) if isinstance(p.note, str) else None
+        d.outstanding.append(_item(direction, p, session, now))
+    if d.outstanding and exit is not None:
+        d.context.append(f"the agent exited with code {exit[1]} (frame {exit[0]})"
+                         + (f" after the client closed its stdin (frame {eof})" if eof else ""))
+    d.context += _last_words(last, now)
+    return d
+
+
+def _item(direction: str, p: Pending, session: Session | None, now: float) -> Item:
+    age = seconds(now - p.t)
+    sid = f" of session {p.note!r}" if isinstance(p.note, str) else ""
+    if direction == "c2a" and p.type == PROMPT:
+        text = f"`session/prompt` (id {show_id(p.id)}, frame {p.seq}){sid} has had no answer for {age}: " \
+               "the agent owes its `stopReason`"
+        frames: tuple[int, ...] = (p.seq,)
+        if session is not None and session.cancel is not None:
+            cseq, ct = session.cancel
+            text += f"; `session/cancel` at frame {cseq} ({seconds(now - ct)} ago) was never honoured " \
+                    f"(the agent must answer `stopReason: {CANCELLED}`)"
+            frames += (cseq,)
+        asked = [q for q in (session.asked.values() if session is not None else ()) if q.seq > p.seq]
+        if asked:
+            q = asked[0]
+            text += f"; the agent itself waits for the client's answer to `{q.type}` (frame {q.seq})"
+            frames += (q.seq,)
+        open_tools = [tc for tc in (session.tools.values() if session is not None else ())
+                      if tc.status in ("pending", "in_progress") and tc.seq > p.seq]
+        if open_tools:
+            tc = open_tools[-1]
+            text += f"; tool call {tc.id!r} ({tc.title or 'untitled'}) is still {tc.status}"
+        return Item("prompt", text, frames, p.t)
+    if direction == "a2c":
+        what = _ASKS.get(p.type if isinstance(p.type, str) else "", "an answer")
+        return Item("request", f"the agent waits for the client's answer to `{p.type}` (id {show_id(p.id)}, "
+                    f"frame {p.seq}){sid} since {age}: the client owes {what}", (p.seq,), p.t)
+    return Item("command", f"`{p.type}` (id {show_id(p.id)}, frame {p.seq}) from the client has had no answer "
+                f"for {age}: the agent owes it", (p.seq,), p.t)
+
+def _last_words(last: dict[str, tuple[int, float]], now: float) -> list[str]:
+    seen = sorted(last.items(), key=lambda kv: kv[1][0])
+    if not seen:
+        return ["no frame has crossed yet"]
+    direction, (seq, t) = seen[-1]
+    other = "a2c" if direction == "c2a" else "c2a"
+    text = f"{_SIDES[direction]} spoke last (frame {seq}, {seconds(now - t)} ago)"
+    if other in last:
+        text += f"; {_SIDES[other]} has been silent for {seconds(now - last[other][1])}"
+    return [text]
 
 
 def diagnose_acp(entries: Iterable[Any], dialect: str, *, at: float | None = None,

@@ -18,6 +18,14 @@ _SIDES = {"c2a": "the client", "a2c": "the agent"}
 def explain(tr: Tracker, at: float | None = None) -> Diagnosis:
     """Diagnose the session as the tracker saw it, at time ``at`` (default: the last moment it saw)."""
     now = tr.t if at is None else at
+    if tr.acp is not None:  # an ACP session, learnt from its first message (live)
+        from rpcspy.diagnose.acp import acp_diagnosis
+        from rpcspy.protocol.spec import ACP_V1
+
+        eof = tr.eof.get("c2a")
+        return acp_diagnosis(tr.acp, ACP_V1, now, frames=tr.frames, last=tr.last,
+                             exit=(tr.exit[0], tr.exit[2]) if tr.exit is not None else None,
+                             eof=eof[0] if eof is not None else None)
     d = Diagnosis(at=now, dialect=tr.dialect, frames=tr.frames, pitfalls=list(tr.pitfalls))
     ending = _ending(tr)
     out = d.outstanding

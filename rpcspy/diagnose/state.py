@@ -97,6 +97,9 @@ class InFlight:
     """The command of the last client frame (None after an answer or a non-command)."""
     frames: int = 0
     t: float = 0.0
+    acp: Any = None
+    """An ACP session (JSON-RPC; :class:`rpcspy.protocol.acp_state.AcpState`) once its first message showed
+    it: then it takes every frame, and :func:`rpcspy.diagnose.acp.acp_diagnosis` explains it."""
 
     @property
     def dialect(self) -> str:

@@ -41,3 +41,20 @@ def test_the_cli_exits_1_when_the_client_owes_an_answer() -> None:
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     assert "the client owes a permission dialog" in proc.stdout and "dialect acp-v1" in proc.stdout
+
+
+def test_a_live_tracker_learns_acp_from_the_first_message() -> None:
+    """`rpcspy why PID` asks the proxy's tracker, which was not told the dialect: the client's
+    `initialize` turns it to ACP, and it answers as the recording's diagnosis does."""
+    from rpcspy.diagnose.explain import explain
+    from rpcspy.diagnose.tracker import Tracker
+
+    tr = Tracker()
+    for entry in open_recording(ACP / "omp-18.2.3-acp-permission.jsonl").entries():
+        if getattr(entry, "seq", 0) > 19:
+            break
+        tr.feed_entry(entry)
+    live = explain(tr)
+    assert tr.acp is not None and live.dialect == "acp-v1"
+    assert [i.text for i in live.outstanding] == [i.text for i in why("omp-18.2.3-acp-permission.jsonl",
+                                                                        frame=19).outstanding]
