@@ -51,6 +51,7 @@ class AcpRules:
     def message(self, t: float, seq: int, direction: str, obj: dict[str, Any]) -> None:
         kind = kind_of(obj)
         method = obj.get("method")
+        method = method if isinstance(method, str) else None  # a hostile method (a list...) is no name
         if kind == "request" and method in NOTIFICATIONS:
             self.sink.emit("acp.notification_with_id", t, seq, direction,
                            f"`{method}` is a notification but carries id {show_id(obj['id'])}", path="$.id")
@@ -109,7 +110,7 @@ class AcpRules:
         kind = update.get("sessionUpdate")
         if kind == "tool_call_update":
             self._status(t, seq, session, update, "$.params.update", announces=False)
-        elif kind == "tool_call" and update.get("toolCallId") in session.tools:
+        elif kind == "tool_call" and isinstance(update.get("toolCallId"), str) and update["toolCallId"] in session.tools:
             self._status(t, seq, session, update, "$.params.update", announces=True)
 
     def _status(self, t: float, seq: int, session: Session, call: dict[str, Any], path: str, *,

@@ -84,7 +84,7 @@ class AcpState:
         params = obj.get("params")
         sid = params.get("sessionId") if isinstance(params, dict) else None
         session = self.sessions.get(sid) if isinstance(sid, str) else None
-        if kind == "notification" or method in NOTIFICATIONS:
+        if kind == "notification" or (method is not None and method in NOTIFICATIONS):
             if method == CANCEL and session is not None and session.prompts and session.cancel is None:
                 session.cancel = (seq, t)
             if method == UPDATE and session is not None and isinstance(params, dict):

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rpcspy.checker import Checker
 from tests.checker.helpers import A, C, F, check, to_frames
@@ -132,3 +134,40 @@ def test_unanswered_says_who_owes_the_answer() -> None:
 
 def test_forced_dialect() -> None:
     assert ids(check(*opening(), prompt(), A(res(2, {"stopReason": "end_turn"})), dialect="acp-v1")) == []
+
+
+_json = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+                     lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.text(max_size=5), kids, max_size=3),
+                     max_leaves=8)
+_ids = st.one_of(st.none(), st.integers(-3, 3), st.sampled_from(["0", "s1", ""]), st.booleans(), _json)
+_methods = st.sampled_from(["initialize", "session/new", "session/prompt", "session/update", "session/cancel",
+                            "session/request_permission", "fs/read_text_file", "terminal/create", "_x/y", "nope"])
+_message = st.fixed_dictionaries({"jsonrpc": st.sampled_from(["2.0", "1.0", 2])}, optional={
+    "id": _ids, "method": st.one_of(_methods, _json), "params": st.one_of(_json, st.fixed_dictionaries(
+        {"sessionId": st.sampled_from(["s1", "s2", 1]),
+         "update": st.fixed_dictionaries({"sessionUpdate": st.sampled_from(["tool_call", "tool_call_update", "plan"]),
+                                          "toolCallId": st.sampled_from(["t", 1]),
+                                          "status": st.sampled_from(["pending", "completed", "in_progress", 3])})})),
+    "result": _json, "error": _json})
+
+
+@given(st.lists(st.tuples(st.sampled_from(["c2a", "a2c"]), _message), max_size=25))
+def test_hostile_traffic_never_breaks_the_acp_checker(messages: list[tuple[str, dict[str, Any]]]) -> None:
+    frames = [*opening(), *(C(m) if d == "c2a" else A(m) for d, m in messages)]
+    found = check(*frames, dialect="acp-v1")
+    assert not [f for f in found if f.rule == "checker.internal_error"], [f.message for f in found
+                                                                          if f.rule == "checker.internal_error"]
+    # and the views of the same traffic: show's timeline, stats, why (live tracker)
+    from rpcspy.diagnose.explain import explain
+    from rpcspy.diagnose.tracker import Tracker
+    from rpcspy.render.acp_timeline import timeline_for
+    from rpcspy.stats import Stats
+
+    timeline, stats, tracker = timeline_for("acp-v1"), Stats(dialect="acp-v1"), Tracker()
+    for frame in to_frames(frames):
+        timeline.feed(frame)
+        stats.feed(frame)
+        tracker.feed(frame)
+    timeline.finish()
+    stats.report()
+    explain(tracker)
