@@ -29,6 +29,7 @@ from rpcspy.protocol.acp import (
     validate_result,
 )
 from rpcspy.protocol.acp_state import AcpState, Session
+from rpcspy.protocol.acp_types import PROTOCOL_VERSION
 from rpcspy.protocol.pairing import show_id
 
 _KINDS = frozenset({"unknown_type", "missing_field", "wrong_type", "bad_enum", "unknown_field", "invalid"})
@@ -159,6 +160,12 @@ class AcpRules:
                 kind = issue.kind if issue.kind in _KINDS else "invalid"
                 sink.emit(f"schema.{kind}", t, seq, direction, issue.message, path=issue.path, related=p.seq)
         session = step.session
+        result = obj.get("result")
+        if p.type == INITIALIZE and direction == "a2c" and isinstance(result, dict) \
+                and result.get("protocolVersion", PROTOCOL_VERSION) != PROTOCOL_VERSION:
+            sink.emit("acp.protocol_version", t, seq, direction, f"the agent chose protocolVersion "
+                      f"{show_id(result['protocolVersion'])}; rpcspy checks ACP v{PROTOCOL_VERSION}",
+                      path="$.result.protocolVersion", related=p.seq)
         if p.type == PROMPT and session is not None:
             self._prompt_answered(t, seq, obj, step, session)
         elif p.type == PERMISSION and session is not None and session.cancel is not None \

@@ -287,6 +287,11 @@ _CATALOGUE: tuple[Rule, ...] = (
        and `session/load`, `session/list`, ... only if `agentCapabilities` advertise them (absent means
        false); a prompt's image, audio and embedded resource blocks need `promptCapabilities`. Fix: read
        the peer's capabilities from `initialize` and fall back (e.g. read the file yourself) when absent."""),
+    _r("acp.protocol_version", "warning", "`initialize` settled on an ACP version other than 1.",
+       """The agent answers `initialize` with the `protocolVersion` both will speak (the client's or an
+       older one it supports; ACP v1 schema, `InitializeResponse`). rpcspy's dialect `acp-v1` knows version
+       1 only; ACP v2 (batch arrays, renamed methods) is a separate dialect, so this session's other
+       findings may be wrong. Fix: pass `--dialect` when rpcspy knows the version, or negotiate version 1."""),
     _r("acp.before_initialize", "error", "A request before `initialize` was answered.",
        """ACP starts with `initialize` (protocol version and capabilities); nothing else is defined before
        its answer. Fix: send `initialize` first and wait for its result."""),

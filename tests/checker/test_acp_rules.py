@@ -81,6 +81,7 @@ def test_a_clean_turn_with_a_tool_and_a_permission() -> None:
     ([*opening(), C(req(2, "session/prompt", sessionId="s1", prompt=[{"type": "image", "data": "", "mimeType": "x"}]))],
      "acp.capability"),
     ([C(req(1, "session/new", cwd="/", mcpServers=[]))], "acp.before_initialize"),
+    ([C(req(0, "initialize", protocolVersion=2)), A(res(0, {"protocolVersion": 2}))], "acp.protocol_version"),
     ([*opening(), prompt(), A(upd("s9", sessionUpdate="plan", entries=[]))], "acp.unknown_session"),
     ([*opening(), prompt(), A(upd("s1", sessionUpdate="tool_call_update", toolCallId="nope", status="completed"))],
      "acp.unknown_tool_call"),
