@@ -13,8 +13,9 @@ import pytest
 
 from rpcspy.checker import Checker
 from rpcspy.recording import open_recording
-from tests.conftest import RunnableAgent, _installed
+from tests.conftest import _installed
 from tests.support.agents import AgentSpec
+from tests.support.homes import agent_env
 
 pytest.importorskip("acp")  # PyPI agent-client-protocol (the test extra)
 TIMEOUT = 180
@@ -53,12 +54,11 @@ def _agent(name: str, request: pytest.FixtureRequest) -> AgentSpec:
 @pytest.mark.agents
 def test_omp_acp_turn_with_a_permission_checks_clean(request: pytest.FixtureRequest, agent_home: Path,
                                                      tmp_path: Path) -> None:
+    """omp 18.2.3's own ACP mode against rpcspy's model server: a text turn, then a shell command it asks
+    permission for."""
     omp = _agent("omp-18.2.3", request)
-    env = RunnableAgent(omp, [], {}, agent_home, agent_home / "project")
-    from tests.support.homes import agent_env
-
     stops, rec = record(tmp_path, [*omp.argv_prefix, "acp"], ["hello", "tool: echo hi-from-acp"],
-                        env=agent_env(agent_home, omp.environ()), cwd=env.cwd)
+                        env=agent_env(agent_home, omp.environ()), cwd=agent_home / "project")
     assert stops == ["stopReason=end_turn"] * 2
     assert problems(rec) == []
     methods = [json.loads(f.data).get("method") for f in open_recording(rec).frames() if f.dir != "err"]
@@ -67,12 +67,11 @@ def test_omp_acp_turn_with_a_permission_checks_clean(request: pytest.FixtureRequ
 
 @pytest.mark.agents
 def test_pi_acp_on_pi_160_checks_clean(request: pytest.FixtureRequest, agent_home: Path, tmp_path: Path) -> None:
+    """pi-acp 0.0.34 runs the command in PI_ACP_PI_COMMAND (`CMD --mode rpc ...`): pi 1.6.0 on the fake model."""
     adapter, pi = _agent("pi-acp-0.0.34", request), _agent("pi-1.6.0", request)
     wrapper = tmp_path / "pi"
     wrapper.write_text("#!/bin/sh\nexec " + " ".join(pi.argv_prefix) + ' "$@" --provider fake --model fake-model\n')
     wrapper.chmod(0o755)
-    from tests.support.homes import agent_env
-
     env = agent_env(agent_home, adapter.environ())
     env["PI_ACP_PI_COMMAND"] = str(wrapper)
     stops, rec = record(tmp_path, adapter.argv_prefix, ["hello", "tool: echo hi-from-acp"], env=env,
