@@ -73,7 +73,7 @@ def parse(data: bytes) -> Any:
 
 
 def type_of(obj: Any) -> str | None:
-    """``obj["type"]`` when obj is an object with a string type."""
+    """``obj["type"]`` when obj is an object with a string type (pi's frames)."""
     if isinstance(obj, dict):
         t = obj.get("type")
         if isinstance(t, str):
@@ -81,22 +81,48 @@ def type_of(obj: Any) -> str | None:
     return None
 
 
+def label_of(obj: Any) -> str | None:
+    """:func:`type_of`, or for a JSON-RPC message (ACP) its ``method`` (a ``session/update``: the
+    update's kind, e.g. ``agent_message_chunk``), or ``result`` / ``error`` for a response."""
+    t = type_of(obj)
+    if t is None and isinstance(obj, dict) and "jsonrpc" in obj:
+        return _jsonrpc_type(obj)
+    return t
+
+
+def _jsonrpc_type(obj: dict[str, Any]) -> str | None:
+    method = obj.get("method")
+    if isinstance(method, str):
+        if method == "session/update":
+            params = obj.get("params")
+            update = params.get("update") if isinstance(params, dict) else None
+            kind = update.get("sessionUpdate") if isinstance(update, dict) else None
+            if isinstance(kind, str):
+                return kind
+        return method
+    if "error" in obj:
+        return "error"
+    return "result" if "result" in obj else None
+
+
 def type_keys(frame: Frame, obj: Any = None) -> tuple[str, ...]:
     """Names a filter's ``--type`` can match for this frame.
 
     The frame's ``type``; for responses also the ``command``; for message_update
     the nested event type (``text_delta``...); for extension UI requests the
-    ``method``. Agent stderr is ``stderr``; anything that is not a JSON object
+    ``method``; for ACP the method, and a ``session/update``'s kind. Agent stderr is ``stderr``; anything that is not a JSON object
     with a string ``type`` is ``invalid``.
     """
     if frame.dir == "err":
         return ("stderr",)
     if obj is None:
         obj = parse(frame.data)
-    t = type_of(obj)
+    t = label_of(obj)
     if t is None:
         return ("invalid",)
     keys = [t]
+    if "jsonrpc" in obj and isinstance(obj.get("method"), str) and obj["method"] != t:
+        keys.append(obj["method"])  # session/update and its kind
     if t == "response":
         cmd = obj.get("command")
         if isinstance(cmd, str):

@@ -22,10 +22,10 @@ from typing import Any
 import msgspec
 
 from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed
-from rpcspy.frameinfo import NOT_JSON, parse, type_of
+from rpcspy.frameinfo import NOT_JSON, label_of, parse, type_of
 from rpcspy.framing import DECODE_ERRORS
-from rpcspy.protocol.base import is_omp
-from rpcspy.protocol.pairing import Pairing, is_blank
+from rpcspy.protocol.pairing import Conversation, Pairing, Pending, is_blank
+from rpcspy.protocol.spec import skips_blank_lines, spec_of
 from rpcspy.protocol.vocabulary import MESSAGE_EDGES
 
 
@@ -80,8 +80,12 @@ class Stats:
 
     def __init__(self, *, dialect: str | None = None) -> None:
         self._pairing = Pairing()
-        self._omp = is_omp(dialect)
+        self._omp = skips_blank_lines(dialect)
         """The session's dialect (as ``check`` detects it) is omp's: its blank client lines are no commands."""
+        spec = spec_of(dialect)
+        self._conv = Conversation() if spec is not None and spec.jsonrpc else None
+        """ACP: requests both ways are the commands; a prompt turn (``session/prompt`` to its answer) a run."""
+        self._turns: dict[int, _Run] = {}
         self._commands: dict[str, dict[str, Any]] = {}
         self._by_type: dict[str, dict[str, _TypeCount]] = {"c2a": {}, "a2c": {}}
         self._runs: list[_Run] = []
@@ -125,10 +129,14 @@ class Stats:
         if frame.dir == "err":
             return
         obj = parse(frame.data)
-        t = type_of(obj) or ("invalid" if obj is NOT_JSON else "no type")
+        t = (label_of(obj) if self._conv is not None else type_of(obj)) or ("invalid" if obj is NOT_JSON else "no type")
         per = self._by_type[frame.dir].setdefault(t, _TypeCount())
         per.count += 1
         per.bytes += len(frame.data)
+        if self._conv is not None:
+            if isinstance(obj, dict):
+                self._jsonrpc(frame, obj, t)
+            return
         if frame.dir == "c2a":
             parsed = obj is not NOT_JSON
             if self._pairing.client(frame.seq, frame.t, obj, parsed=parsed, blank=not parsed and is_blank(frame.data),
@@ -149,6 +157,50 @@ class Stats:
             self._run = None
         elif t in MESSAGE_EDGES:
             self._message(obj, t, frame.t)
+
+    def _jsonrpc(self, frame: Frame, obj: dict[str, Any], t: str) -> None:
+        """An ACP message: requests counted by method, answers timed, prompt turns and their chunks."""
+        assert self._conv is not None
+        method = obj.get("method")
+        if isinstance(method, str) and "id" in obj:
+            self._conv.request(frame.dir, frame.seq, frame.t, obj)
+            self._cmd(method)["count"] += 1
+            if method == "session/prompt":
+                self._run = self._turns[frame.seq] = _Run(frame.t)
+                self._runs.append(self._run)
+        elif isinstance(method, str):
+            run = self._run
+            params = obj.get("params")
+            update = params.get("update") if isinstance(params, dict) else None
+            content = update.get("content") if isinstance(update, dict) else None
+            text = content.get("text") if isinstance(content, dict) else None
+            if run is not None and t in ("agent_message_chunk", "agent_thought_chunk") and isinstance(text, str):
+                run.chars += len(text)
+                if run.first_token is None:
+                    run.first_token = frame.t
+        elif "id" in obj:
+            answer = self._conv.response(frame.dir, frame.seq, obj)
+            p = answer.command
+            if p is None or not answer.fresh:
+                self.unmatched_responses += p is None
+                return
+            entry = self._cmd(p.name)
+            entry["latencies"].append(frame.t - p.t)
+            entry["errors"] += "error" in obj
+            self._turn_end(p, obj, frame.t)
+
+    def _turn_end(self, p: Pending, obj: dict[str, Any], t: float) -> None:
+        run = self._turns.pop(p.seq, None)
+        if run is None:
+            return
+        run.end = t
+        result = obj.get("result")
+        reason = result.get("stopReason") if isinstance(result, dict) else None
+        run.stop_reasons.append(reason if isinstance(reason, str) else "error")
+        if run.first_token is not None:
+            run.stream_time = max(t - run.first_token, 0.0)
+        if self._run is run:
+            self._run = None
 
     def _cmd(self, name: str) -> dict[str, Any]:
         return self._commands.setdefault(name, {"count": 0, "errors": 0, "latencies": []})
@@ -210,7 +262,8 @@ class Stats:
     def report(self) -> dict[str, Any]:
         """Everything, JSON-ready; times in ms, rates per second."""
         unanswered: dict[str, int] = {}
-        for p in self._pairing.unanswered():
+        waiting = self._pairing.unanswered() if self._conv is None else [p for _, p in self._conv.waiting()]
+        for p in waiting:
             unanswered[p.name] = unanswered.get(p.name, 0) + 1
         commands = {}
         for name in sorted(self._commands):
@@ -231,6 +284,7 @@ class Stats:
             "commands": commands,
             "unmatched_responses": self.unmatched_responses,
             "runs": [self._run_report(r) for r in self._runs],
+            **({"runs_are": "prompt turns"} if self._conv is not None else {}),
             "types": {d: {t: {"count": c.count, "bytes": c.bytes}
                           for t, c in sorted(per.items(), key=lambda kv: -kv[1].bytes)}
                       for d, per in self._by_type.items()},

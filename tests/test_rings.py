@@ -79,7 +79,7 @@ def test_the_import_walk_sees_lazy_imports() -> None:
     assert "rpcspy.cli" in imports["rpcspy.__main__"]
 
 
-PROTOCOL_HOMES = ("rpcspy.protocol.vocabulary", "rpcspy.protocol.pairing")
+PROTOCOL_HOMES = ("rpcspy.protocol.vocabulary", "rpcspy.protocol.pairing", "rpcspy.protocol.spec")
 """Each protocol fact has one home: its names are imported from there, never through another module."""
 
 
@@ -116,3 +116,26 @@ def test_opentelemetry_is_the_pumps_alone() -> None:
     assert not [n for n in top if (n.module if isinstance(n, ast.ImportFrom) else n.names[0].name or "")
                 .startswith("opentelemetry")]
     assert "rpcspy.otel.mapper" in dict(_modules())  # the core package the walk covers
+
+
+DIALECT_HOME = "rpcspy.protocol.spec"
+OTHER_MEANINGS = {("rpcspy.modelserver.config", "omp"), ("rpcspy.cli.modelserver_cmd", "omp"),
+                  ("rpcspy.recording.naming", "omp")}
+"""(module, literal) where a dialect's name means something else: omp the program, whose config a
+model server writes, not omp's dialect."""
+
+
+def test_a_dialect_name_is_spelled_only_in_its_spec() -> None:
+    """A dialect is one :class:`~rpcspy.protocol.spec.Spec`: every other module derives its lists from
+    :data:`~rpcspy.protocol.spec.SPECS` or names a dialect by the spec module's constant."""
+    from rpcspy.protocol.spec import DIALECTS
+
+    found = []
+    for path in sorted(ROOT.rglob("*.py")):
+        name = ".".join(path.relative_to(ROOT.parent).with_suffix("").parts).removesuffix(".__init__")
+        if name == DIALECT_HOME:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in DIALECTS and (name, node.value) not in OTHER_MEANINGS:
+                found.append(f"{name}:{node.lineno}: {node.value!r}")
+    assert found == []

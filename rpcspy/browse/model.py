@@ -18,11 +18,11 @@ from typing import Any
 from rpcspy.events import ARROWS, Event, Exit, Finding, Frame, SpawnFailed
 from rpcspy.framing import DECODE_ERRORS
 from rpcspy.inert import inert_json, inert_line
+from rpcspy.render.acp_timeline import timeline_for
 from rpcspy.render.html import worst
 from rpcspy.render.items import Item
 from rpcspy.render.summarize import clean, cut
 from rpcspy.render.text import headline
-from rpcspy.render.timeline import Timeline
 from rpcspy.where import Where, compile_where
 
 MAX_DETAIL_CHARS = 200_000
@@ -82,7 +82,7 @@ class BrowseModel:
     def __init__(self, load: Callable[[int], Frame | None], *, select: Any = None, flagged: Any = None,
                  follow: bool = False, dialect: str | None = None) -> None:
         self.load = load
-        self.timeline = Timeline(select=select, flagged=flagged, dialect=dialect)
+        self.timeline = timeline_for(dialect, select=select, flagged=flagged)
         self.rows: list[Row] = []
         self.where: Where | None = None
         self.unfolded: set[int] = set()

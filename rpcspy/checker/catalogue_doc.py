@@ -11,6 +11,8 @@ GROUP_INTRO: dict[str, str] = {
     "lifecycle": "Pairing of the agent's events: runs, turns, messages, tool executions, compaction, retries.",
     "stream": "Reconstruction of the assistant message from `message_update` deltas.",
     "misuse": "Client behaviour the agent silently accepts or answers only indirectly.",
+    "acp": "The Agent Client Protocol (dialect `acp-v1`, JSON-RPC 2.0; docs/acp.md): ids both ways, "
+           "capabilities negotiated in `initialize`, sessions, tool calls, permission dialogs, cancellation.",
     "recording": "The recording file itself, by the offline commands: cut short, damaged, empty, or without its end.",
     "checker": "rpcspy itself.",
 }

@@ -94,7 +94,7 @@ class FrameDecoder:
         """What the rules read of ``frame`` (or HANDLED); ``typed``: what :meth:`fast_delta` answered for it."""
         schema = self.schema
         dialect = schema.dialect
-        if dialect is None:  # auto and undecided: builtins, for the detector
+        if dialect is None or schema.traits.jsonrpc:  # undecided (builtins, for the detector), or ACP
             obj = decode_frame(frame, self.sink, self.once)
             if type(obj) is dict:
                 schema.feed(frame.t, frame.seq, frame.dir, obj)
@@ -154,7 +154,7 @@ class FrameDecoder:
         """:meth:`fast_delta` when it may be used now (the dialect known and settled), else None."""
         schema = self.schema
         dialect = schema.dialect
-        if dialect is None:
+        if dialect is None or schema.traits.jsonrpc:
             return None
         if self._settled is not dialect:
             if schema.refining:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from rpcspy.checker.acp import AcpRules
 from rpcspy.checker.correlation import Correlator
 from rpcspy.checker.decoding import HANDLED, UNTRIED, FrameDecoder
 from rpcspy.checker.findings import Sink
@@ -72,6 +73,8 @@ class Checker:
         self._life.traits = lambda: self._schema.traits
         self._misuse = MisuseTracker(sink)
         self._pitfalls = PitfallRules(sink)
+        self._acp = AcpRules(sink)
+        """The ACP rules, which take every frame once the dialect is a JSON-RPC one."""
         self._unanswered_after = unanswered_after
         self._finished = False
         self._decoder = FrameDecoder(sink, self._schema, self._stream)
@@ -197,6 +200,12 @@ class Checker:
     def _feed(self, frame: Frame, obj: Any) -> None:
         """Dispatch a decoded frame (builtins) to the rule modules."""
         direction, t, seq = frame.dir, frame.t, frame.seq
+        if self._schema.traits.jsonrpc:
+            if type(obj) is dict:
+                self._acp.message(t, seq, direction, obj)
+            elif not isinstance(obj, Unparsed):
+                self._non_object(t, seq, direction, obj)
+            return
         if type(obj) is dict:
             if direction == "a2c":
                 self._agent(t, seq, obj)
@@ -205,7 +214,7 @@ class Checker:
             self._pitfalls.frame(frame, obj)
         elif direction == "c2a":
             if isinstance(obj, Unparsed):
-                if self._corr.not_json(seq, t, blank=obj.blank, omp=self._schema.traits.omp):
+                if self._corr.not_json(seq, t, blank=obj.blank, omp=self._schema.traits.blank_lines_skipped):
                     self._pitfalls.not_json(frame)
             else:
                 self._non_object(t, seq, direction, obj)
@@ -242,7 +251,7 @@ class Checker:
                 self._misuse.prompt(t, seq, p, busy=self._life.busy, running=self._life.run is not None)
         elif ctype in QUEUE_COMMANDS:
             idle = not (self._life.busy or self._life.run is not None or self._life.filtered
-                        or self._schema.traits.omp)  # omp's idle queue is not known to wait
+                        or self._schema.traits.idle_queue_unknown)
             self._misuse.queue(t, seq, p, idle=idle)
         elif ctype in TEARDOWN_COMMANDS:
             self._life.teardown_sent()
@@ -253,7 +262,7 @@ class Checker:
             self._life.message_update(t, seq, obj)
             return
         if etype == "response":
-            p = self._corr.response(seq, t, obj, omp=self._schema.traits.omp)
+            p = self._corr.response(seq, t, obj, omp=self._schema.traits.blank_lines_skipped)
             if p is not None:
                 self._relate(seq, p.seq)
                 if not isinstance(p.type, str) and p.type is not MISSING and obj.get("command", MISSING) == p.type:
@@ -296,7 +305,7 @@ class Checker:
             self._life.filter_events(data.get("events") if isinstance(data, dict) else None)
         self._misuse.answered(t, seq, p, obj, again)
         if not again and isinstance(p.type, str) and p.type in TEARDOWN_COMMANDS:
-            closes = self._schema.traits.closes_runs or self._life.settles
+            closes = self._schema.traits.settles or self._life.settles
             self._life.teardown_answered(t, p.seq, p.type, closes)
 
     # ---- end of session --------------------------------------------------------------------
@@ -309,9 +318,12 @@ class Checker:
         why = "" if exit_code is None else f" (the agent exited with code {exit_code}" + (
             f", the status of {signal})" if signal else ")")
         try:
-            self._corr.finish(t, why)
-            self._ui.finish(t)
-            self._life.finish(t, why)
+            if self._schema.traits.jsonrpc:
+                self._acp.finish(t, why)
+            else:
+                self._corr.finish(t, why)
+                self._ui.finish(t)
+                self._life.finish(t, why)
         except Exception as exc:
             self._sink.emit("checker.internal_error", t, None, None,
                             f"checker failed at end of session: {type(exc).__name__}: {exc}")

@@ -103,9 +103,9 @@ class Lifecycle:
         traits = self.traits()
         return traits is None or not isinstance(etype, str) or traits.knows(etype)
 
-    def _omp(self) -> bool:
+    def _retry_in_run(self) -> bool:
         traits = self.traits()
-        return traits is not None and traits.omp
+        return traits is not None and traits.retry_in_run
 
     def filter_events(self, events: Any) -> None:
         """The client set omp's event filter to ``events`` (``None``: every event again)."""
@@ -299,7 +299,7 @@ class Lifecycle:
                        f"{obj['type']} has reason {reason!r} but the start had {start[0]!r}", start[1], "$.reason")
 
     def _retry_start(self, t: float, seq: int, obj: dict[str, Any]) -> None:
-        if self.run is not None and self._omp():
+        if self.run is not None and self._retry_in_run():
             # omp defers the failed run's agent_end across its retries: the retry's agent_start follows
             self.retry_in_run = seq
         elif self.run is not None and not self.soft:

@@ -15,7 +15,7 @@ from typing import Literal
 Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 SEVERITY_RANK: dict[str, int] = {"info": 0, "warning": 1, "error": 2}
-GROUPS: tuple[str, ...] = ("framing", "schema", "correlation", "lifecycle", "stream", "misuse", "recording",
+GROUPS: tuple[str, ...] = ("framing", "schema", "correlation", "lifecycle", "stream", "misuse", "acp", "recording",
                            "checker")
 
 
@@ -292,6 +292,73 @@ _CATALOGUE: tuple[Rule, ...] = (
        (pi 0.73: `agent_end`) has been sent. A client that, on the response, starts waiting for the settle
        waits forever. Fix (client): treat the settle as possibly already passed: track it from the moment
        the command is sent, or ask `get_state` after the response."""),
+    # ---- acp: the Agent Client Protocol (JSON-RPC 2.0; ACP v1 schema, npm @agentclientprotocol/sdk) ------
+    _r("acp.unknown_id", "error", "A JSON-RPC response carries an id no request of the other side is waiting on.",
+       """Each side numbers its own requests and the other side answers with the same `id` (JSON-RPC 2.0,
+       section 5: "It MUST be the same as the value of the id member in the Request Object"); `5` and
+       `"5"` are different ids. Fix: echo the request's `id` unchanged, of the same JSON type."""),
+    _r("acp.duplicate_response", "error", "A second response to the same request id.",
+       """A request gets exactly one response. SDKs drop the second one, or resolve the wrong call when
+       the id was reused. Fix: answer once; never reuse an id while its request is waiting."""),
+    _r("acp.notification_with_id", "error", "A notification method was sent with an `id`.",
+       """`session/update`, `session/cancel` and `elicitation/complete` are notifications in the ACP v1
+       schema (`AgentNotification`/`ClientNotification`: no `id`). With an `id` the peer takes them for
+       requests and answers `-32601 method not found`, or waits. Fix: send notifications without `id`."""),
+    _r("acp.request_without_id", "warning", "A request method was sent without an `id`.",
+       """Without an `id` a request is a notification: no response will come, so a client awaiting
+       `session/prompt` or an agent awaiting `session/request_permission` hangs. Fix: give every request
+       a fresh id."""),
+    _r("acp.capability", "error", "A method the capabilities negotiated in `initialize` do not allow.",
+       """The ACP v1 schema makes `fs/read_text_file`, `fs/write_text_file`, `terminal/*` and
+       `elicitation/create` "only available if the client advertises" the matching `clientCapabilities`,
+       and `session/load`, `session/list`, ... only if `agentCapabilities` advertise them (absent means
+       false); a prompt's image, audio and embedded resource blocks need `promptCapabilities`. Fix: read
+       the peer's capabilities from `initialize` and fall back (e.g. read the file yourself) when absent."""),
+    _r("acp.protocol_version", "warning", "`initialize` settled on an ACP version other than 1.",
+       """The agent answers `initialize` with the `protocolVersion` both will speak (the client's or an
+       older one it supports; ACP v1 schema, `InitializeResponse`). rpcspy's dialect `acp-v1` knows version
+       1 only; ACP v2 (batch arrays, renamed methods) is a separate dialect, so this session's other
+       findings may be wrong. Fix: pass `--dialect` when rpcspy knows the version, or negotiate version 1."""),
+    _r("acp.before_initialize", "error", "A request before `initialize` was answered.",
+       """ACP starts with `initialize` (protocol version and capabilities); nothing else is defined before
+       its answer. Fix: send `initialize` first and wait for its result."""),
+    _r("acp.unknown_session", "error", "A message names a `sessionId` no `session/new`, load or resume made.",
+       """`session/update`, `session/prompt` and the agent's requests carry the `sessionId` that
+       `session/new` returned (or that `session/load`/`session/resume` named); a client drops updates
+       for a session it does not know. Fix: use the id the session was created with."""),
+    _r("acp.unknown_tool_call", "error", "A `tool_call_update` for a `toolCallId` never announced.",
+       """A tool call is announced by a `tool_call` session update (or in a permission request's
+       `toolCall`) before updates refer to it (ACP v1 schema, `ToolCallUpdate`: "An update to an existing
+       tool call"); clients ignore updates of unknown calls, so their output is lost. Fix: send
+       `tool_call` first, with the same `toolCallId`."""),
+    _r("acp.tool_status_backwards", "error", "A tool call's status went backwards, or changed after it finished.",
+       """`ToolCallStatus` moves `pending` -> `in_progress` -> `completed` or `failed`; a finished call does
+       not start again (clients render it done and then running). Fix: send a new `toolCallId` for a
+       new attempt."""),
+    _r("acp.prompt_during_permission", "error", "`session/prompt` was answered while a permission request was outstanding.",
+       """The agent ended the prompt turn while its `session/request_permission` to the client still waited
+       for an answer: the client shows a dialog for a turn that is over. When a turn is cancelled the
+       client MUST answer pending permission requests with the `cancelled` outcome (schema,
+       `RequestPermissionOutcome`), and the agent answers the prompt after that. Fix: wait for (or
+       withdraw) the permission request before answering `session/prompt`."""),
+    _r("acp.cancel_not_honoured", "warning", "A prompt cancelled by `session/cancel` ended without `stopReason: cancelled`.",
+       """On `session/cancel` the agent "MUST respond to the original `session/prompt` request with the
+       `cancelled` stop reason" (ACP v1 schema, `CancelNotification`; an error response is not
+       compliant). A turn that finished just before the cancel arrived may still say `end_turn`. Fix: catch
+       the abort and answer `{"stopReason": "cancelled"}`."""),
+    _r("acp.permission_not_cancelled", "warning", "A permission request pending at `session/cancel` was not answered `cancelled`.",
+       """After `session/cancel` the client "MUST respond to all pending `session/request_permission`
+       requests with this `cancelled` outcome" (schema, `RequestPermissionOutcome`). Fix: answer them
+       `{"outcome": {"outcome": "cancelled"}}`."""),
+    _r("acp.bad_error", "error", "A JSON-RPC error object breaks JSON-RPC's shape.",
+       """An error response's `error` is an object with an integer `code` and a string `message`, and
+       optionally `data`, nothing else (JSON-RPC 2.0 section 5.1; ACP v1 schema `Error`). SDKs that
+       validate responses reject the whole message, so the caller never learns of the failure. Fix: throw
+       a `RequestError` (SDK) or build `{code, message, data}`; put details in `data`."""),
+    _r("acp.unanswered", "warning", "An ACP request was never answered.",
+       """A request (the client's `session/prompt`, the agent's `session/request_permission`, `fs/*`,
+       `terminal/*`) got no response before the session ended: the side that sent it was still waiting.
+       `rpcspy why` says who owed the answer and since when."""),
     # ---- recording: the file itself (offline commands only) ------------------------------------
     _r("recording.truncated", "warning", "The recording ends in the middle of a line.",
        """The last line has no LF and cannot be read: rpcspy was killed, or its disk filled, while

@@ -32,12 +32,18 @@ _KINDS = frozenset({"unknown_type", "missing_field", "wrong_type", "bad_enum", "
 
 @dataclass(frozen=True, slots=True)
 class Traits:
-    """What the other checkers need to know about a dialect."""
+    """What the other checkers need to know about a dialect (derived from its :class:`~rpcspy.protocol.spec.Spec`)."""
 
-    omp: bool = False
-    """oh-my-pi: blank lines skipped, `prompt` may get success then error with one id."""
-    closes_runs: bool = False
-    """pi >= 0.84: session commands close a running run before answering."""
+    blank_lines_skipped: bool = False
+    """Blank client lines get no answer, and `prompt` may get success then error with one id."""
+    retry_in_run: bool = False
+    """A retry's ``agent_start`` comes inside the failed run (omp's retry saga)."""
+    settles: bool = False
+    """Session commands close a running run before answering (the agent settles)."""
+    jsonrpc: bool = False
+    """JSON-RPC 2.0 (ACP): the ACP rules (:mod:`rpcspy.checker.acp`) take the frames, not pi's."""
+    idle_queue_unknown: bool = False
+    """Whether a ``steer``/``follow_up`` sent while idle waits for the next prompt is not known (omp's family)."""
     agent_types: frozenset[str] = frozenset()
     """Agent frame types the dialect knows (empty while undecided: then every type counts as known)."""
 
@@ -47,17 +53,21 @@ class Traits:
 
 def traits_of(dialect: str) -> Traits:
     from rpcspy.protocol import get_protocol
+    from rpcspy.protocol.spec import SPECS
 
+    if SPECS[dialect].jsonrpc:
+        return Traits(jsonrpc=True)
     proto = get_protocol(dialect)
     spec = proto.spec
-    return Traits(omp=bool(spec.omp), closes_runs=bool(spec.v084), agent_types=frozenset(proto.a2c))
+    return Traits(blank_lines_skipped=spec.blank_lines_skipped, retry_in_run=spec.retry_in_run,
+                  settles=spec.settles, idle_queue_unknown=spec.omp_family, agent_types=frozenset(proto.a2c))
 
 
 def known_dialects() -> tuple[str, ...]:
     """The dialect names the protocol package defines."""
-    from rpcspy.protocol import DIALECTS
+    from rpcspy.protocol.spec import DIALECTS
 
-    return tuple(DIALECTS)
+    return DIALECTS
 
 
 class SchemaChecker:
@@ -70,6 +80,10 @@ class SchemaChecker:
         self._validate = validate
         self.requested = dialect
         self.dialects = known_dialects()
+        from rpcspy.protocol.spec import JSONL_DIALECTS
+
+        self.jsonl = JSONL_DIALECTS
+        """What an undecided session's pi-style frame is checked against (every dialect without JSON-RPC)."""
         if dialect != AUTO and dialect not in self.dialects:
             raise ValueError(f"unknown dialect {dialect!r} (expected auto or one of {', '.join(self.dialects)})")
         self._detector = DialectDetector() if dialect == AUTO else None
@@ -140,9 +154,11 @@ class SchemaChecker:
 
     def _common_issues(self, obj: dict[str, Any], direction: str) -> list[Any]:
         """Issues every dialect reports (by kind and path), worded for any dialect."""
+        if "jsonrpc" in obj and obj.get("method") == "initialize":  # the detector decided on it: ACP
+            return []
         first: list[Any] | None = None
         common: set[tuple[str, str]] | None = None
-        for name in self.dialects:
+        for name in self.jsonl:
             issues = self._validate(obj, direction, name)
             keys: set[tuple[str, str]] = {(i.kind, i.path) for i in issues}
             if first is None:
@@ -151,7 +167,7 @@ class SchemaChecker:
                 common &= keys  # type: ignore[operator]
             if not common:
                 return []
-        name = f" in {self.dialects[0]}"
+        name = f" in {self.jsonl[0]}"
         return [self._issue(i.kind, i.path, i.message.replace(name, " in any dialect"))
                 for i in first or [] if (i.kind, i.path) in (common or set())]
 
@@ -169,13 +185,13 @@ def detect_dialect(frames: Iterable[Frame], *, refine: bool = True) -> tuple[str
     found: tuple[str, str] | None = None
     left = REFINE_CAP
     for frame in frames:
-        if frame.dir != "a2c":
+        if frame.dir != "a2c" and (frame.dir != "c2a" or found is not None or b'"initialize"' not in frame.data):
             continue
         try:
             obj = decode(frame.data)
         except DECODE_ERRORS:
             continue
-        if detector.feed(obj, "a2c"):
+        if detector.feed(obj, frame.dir):
             found = detector.dialect, f"frame {frame.seq}: {detector.reason}"
         if found is not None:
             left -= 1

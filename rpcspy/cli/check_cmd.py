@@ -11,6 +11,7 @@ from rpcspy.cli.exits import FINDINGS as EXIT_FINDINGS
 from rpcspy.cli.exits import OK as EXIT_OK
 from rpcspy.cli.exits import USAGE as EXIT_UNREADABLE
 from rpcspy.cli.filter_opts import filter_options
+from rpcspy.protocol.spec import DIALECTS
 
 
 def _dialects() -> list[str]:
@@ -43,7 +44,7 @@ when the output cannot be written.""",
               help="text for people, json (one finding per line) for tools, junit for CI, sarif (2.1.0) for "
                    "code-scanning UIs.")
 @click.option("--dialect", default="auto", show_default=True, metavar="DIALECT",
-              help="Protocol dialect: auto (detect from the traffic), pi-0.73, pi-0.84, pi-0.99, pi-feb2026 or omp.")
+              help=f"Protocol dialect: auto (detect from the traffic), {', '.join(DIALECTS)}.")
 @click.option("--ignore", "ignore", multiple=True, metavar="RULE", help="Do not report RULE (repeatable).")
 @click.option("--strict-fields", is_flag=True, help="Report unknown fields as warnings instead of info.")
 @click.option("--strict-unknown", is_flag=True,

@@ -140,7 +140,7 @@ def _agent_spec(spec: str) -> tuple[str, list[str]]:
     import re
     import shlex
 
-    from rpcspy.fleet.identity import UNKNOWN, agent_version, identity
+    from rpcspy.recording.naming import UNKNOWN, agent_version, identity
 
     named = re.match(r"^([\w.@+-]+)=(.+)$", spec, re.S)
     text = named.group(2) if named else spec

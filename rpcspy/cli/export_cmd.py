@@ -76,8 +76,8 @@ def command(recordings: tuple[str, ...], fmt: str, endpoint: str | None, content
         want_progress,
     )
     from rpcspy.cli.show_cmd import header
+    from rpcspy.render.acp_timeline import timeline_for
     from rpcspy.render.html import HtmlPage
-    from rpcspy.render.timeline import Timeline
 
     rec = open_or_fail(recording)
     if output is None:
@@ -86,8 +86,8 @@ def command(recordings: tuple[str, ...], fmt: str, endpoint: str | None, content
     if not to_stdout:
         refuse_existing_output(output, overwrite)
     flagged = flagged_frames(rec, frame_filter, check=check)
-    timeline = Timeline(coalesce=not frames, select=frame_filter if frame_filter.active else None, flagged=flagged,
-                        dialect=detect_dialect(rec, refine=False)[0])
+    timeline = timeline_for(detect_dialect(rec, refine=False)[0], coalesce=not frames,
+                            select=frame_filter if frame_filter.active else None, flagged=flagged)
     keep = (lambda e: frame_filter.match_frame(e.to_frame(), flagged=flagged)) if frame_filter.active else None
     try:
         with contextlib.ExitStack() as stack:

@@ -10,10 +10,11 @@ import click
 from rpcspy.cli.gap_opt import gap_after_option
 from rpcspy.cli.otel_opts import otel_options
 from rpcspy.cli.record_opt import claim_recording, recording_options
+from rpcspy.protocol.spec import DIALECTS
 
 DEFAULT_DIR = "recordings"
-DIALECT_CHOICES = ("auto", "pi-0.73", "pi-0.84", "pi-0.99", "pi-feb2026", "omp")
-"""rpcspy.protocol.DIALECTS plus auto, spelled out so the proxy starts without importing the schemas."""
+DIALECT_CHOICES = ("auto", *DIALECTS)
+"""Every dialect plus auto (:mod:`rpcspy.protocol.spec` imports nothing, so the proxy starts without the schemas)."""
 AGENT_COMMAND_SETTINGS = {"allow_interspersed_args": False}
 """Click settings of every command that starts an agent (run, repl): options up to the agent's name are
 rpcspy's, so an unknown one is refused with click's "did you mean" (exit 2, nothing started or recorded),

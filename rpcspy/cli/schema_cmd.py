@@ -5,9 +5,10 @@ from __future__ import annotations
 import click
 
 from rpcspy.cli.record_opt import overwrite_option, refuse_existing_output
+from rpcspy.protocol.spec import DIALECTS, SCHEMA_DEFAULT
 
-# Kept in sync with rpcspy.protocol.DIALECTS (a test checks it) so `--help` imports nothing heavy.
-DIALECT_CHOICES = ("pi-0.73", "pi-0.84", "pi-0.99", "pi-feb2026", "omp")
+DIALECT_CHOICES = DIALECTS
+"""Every dialect (:mod:`rpcspy.protocol.spec` imports nothing heavy, so `--help` stays quick)."""
 
 
 @click.command(
@@ -19,7 +20,7 @@ Examples:
   rpcspy schema --direction c2a           only what a client may send
   rpcspy schema --list                    the dialects and how they differ""",
 )
-@click.option("--dialect", "dialect", type=click.Choice(DIALECT_CHOICES), default="pi-0.84", show_default=True,
+@click.option("--dialect", "dialect", type=click.Choice(DIALECT_CHOICES), default=SCHEMA_DEFAULT, show_default=True,
               help="Protocol dialect.")
 @click.option("--direction", type=click.Choice(["c2a", "a2c"]), default=None,
               help="c2a: client -> agent frames; a2c: agent -> client frames. Default: both.")
@@ -40,7 +41,8 @@ def command(dialect: str, direction: str | None, output: str | None, overwrite: 
     """
     import json
 
-    from rpcspy.protocol import DESCRIPTIONS, json_schema
+    from rpcspy.protocol import json_schema
+    from rpcspy.protocol.spec import DESCRIPTIONS
 
     if list_:
         for name, text in DESCRIPTIONS.items():

@@ -89,14 +89,14 @@ def _progress(output: Any) -> bool:
 def _timeline(rec: Any, frame_filter: Any, *, frames: bool, full: bool, check: bool, width: int | None,
               color: str) -> None:
     from rpcspy.cli.recfile import detect_dialect, flagged_frames, make_console, read_events
+    from rpcspy.render.acp_timeline import timeline_for
     from rpcspy.render.text import TextOptions, print_timeline
-    from rpcspy.render.timeline import Timeline
 
     console = make_console(color=color, width=width)
     opts = TextOptions(full=full)
-    timeline = Timeline(coalesce=not frames, select=frame_filter if frame_filter.active else None,
-                        flagged=flagged_frames(rec, frame_filter, check=check),
-                        dialect=detect_dialect(rec, refine=False)[0])  # how the agent answers, as check tells it
+    timeline = timeline_for(detect_dialect(rec, refine=False)[0],  # how the agent answers, as check tells it
+                            coalesce=not frames, select=frame_filter if frame_filter.active else None,
+                            flagged=flagged_frames(rec, frame_filter, check=check))
     console.print(header(rec, frame_filter), style="bold", highlight=False)
     counts = print_timeline(console, read_events(rec, check=check, progress=_progress(sys.stdout)), timeline, opts)
     console.print(counts.line(), style="dim", highlight=False)

@@ -10,6 +10,7 @@ from rpcspy.diagnose.items import Diagnosis, Item
 from rpcspy.diagnose.pitfalls import handled_then_silent, label, seconds
 from rpcspy.diagnose.state import Cmd
 from rpcspy.diagnose.tracker import Tracker
+from rpcspy.protocol.spec import spec_of
 
 _SIDES = {"c2a": "the client", "a2c": "the agent"}
 
@@ -17,6 +18,14 @@ _SIDES = {"c2a": "the client", "a2c": "the agent"}
 def explain(tr: Tracker, at: float | None = None) -> Diagnosis:
     """Diagnose the session as the tracker saw it, at time ``at`` (default: the last moment it saw)."""
     now = tr.t if at is None else at
+    if tr.acp is not None:  # an ACP session, learnt from its first message (live)
+        from rpcspy.diagnose.acp import acp_diagnosis
+        from rpcspy.protocol.spec import ACP_V1
+
+        eof = tr.eof.get("c2a")
+        return acp_diagnosis(tr.acp, ACP_V1, now, frames=tr.frames, last=tr.last,
+                             exit=(tr.exit[0], tr.exit[2]) if tr.exit is not None else None,
+                             eof=eof[0] if eof is not None else None)
     d = Diagnosis(at=now, dialect=tr.dialect, frames=tr.frames, pitfalls=list(tr.pitfalls))
     ending = _ending(tr)
     out = d.outstanding
@@ -204,7 +213,13 @@ def diagnose_entries(entries: Iterable[Any], *, client_timeout: float = K.CLIENT
                      frame: int | None = None, dialect: str | None = None,
                      dialect_reason: str | None = None) -> Diagnosis:
     """Diagnose recording entries up to time ``at`` or frame ``frame`` (inclusive), or to the end;
-    ``dialect``: the session's, detected beforehand (as ``check`` does), else learnt from the frames."""
+    ``dialect``: the session's, detected beforehand (as ``check`` does), else learnt from the frames
+    (a JSON-RPC dialect's session, ACP, is diagnosed by :mod:`rpcspy.diagnose.acp`)."""
+    spec = spec_of(dialect)
+    if spec is not None and spec.jsonrpc:
+        from rpcspy.diagnose.acp import diagnose_acp
+
+        return diagnose_acp(entries, spec.name, at=at, frame=frame)
     tr = Tracker.seeded(dialect, dialect_reason, client_timeout=client_timeout)
     for entry in entries:
         seq, t = getattr(entry, "seq", -1), getattr(entry, "t", 0.0)

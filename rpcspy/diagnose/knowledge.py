@@ -37,9 +37,6 @@ DISPOSITIONS: dict[str, str] = {
 }
 """pi >= 0.99 ``data.disposition`` of ``prompt``/``steer``/``follow_up`` success responses."""
 
-SETTLING_DIALECTS = frozenset({"pi-0.84", "pi-0.99"})
-"""Dialects whose agent emits ``agent_settled`` (also assumed once one is seen); tests/protocol/
-test_vocabulary.py checks this against the dialects' schemas."""
 
 CLIENT_TIMEOUT = 30.0
 """Seconds pi's bundled ``RpcClient`` gives every command before it gives up."""

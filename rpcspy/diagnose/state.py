@@ -8,9 +8,9 @@ from typing import Any
 
 from rpcspy.diagnose import knowledge as K
 from rpcspy.diagnose.items import Item
-from rpcspy.protocol.base import is_omp
 from rpcspy.protocol.detect import DialectDetector
 from rpcspy.protocol.pairing import Pairing
+from rpcspy.protocol.spec import SETTLING_DIALECTS, spec_of
 
 
 @dataclass(slots=True, eq=False)
@@ -106,6 +106,9 @@ class InFlight:
     """The command of the last client frame (None after an answer or a non-command)."""
     frames: int = 0
     t: float = 0.0
+    acp: Any = None
+    """An ACP session (JSON-RPC; :class:`rpcspy.protocol.acp_state.AcpState`) once its first message showed
+    it: then it takes every frame, and :func:`rpcspy.diagnose.acp.acp_diagnosis` explains it."""
 
     @property
     def dialect(self) -> str:
@@ -113,12 +116,13 @@ class InFlight:
 
     @property
     def omp(self) -> bool:
-        return is_omp(self.dialect)
+        spec = spec_of(self.dialect)
+        return spec is not None and spec.omp_family
 
     @property
     def settling(self) -> bool:
         """The agent emits agent_settled (by dialect, or one was seen)."""
-        return self.settles or self.dialect in K.SETTLING_DIALECTS
+        return self.settles or self.dialect in SETTLING_DIALECTS
 
     @property
     def busy(self) -> bool:

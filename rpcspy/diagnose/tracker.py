@@ -100,6 +100,10 @@ class Tracker(InFlight):
 
     def feed_decoded(self, frame: Frame, obj: Any) -> None:
         """The rest of :meth:`feed`, for a caller that decoded the frame already (the checker)."""
+        if self.acp is not None or (type(obj) is dict and "jsonrpc" in obj
+                                    and (frame.dir == "a2c" or obj.get("method") == "initialize")):
+            self._acp(frame, obj)
+            return
         if type(obj) is not dict:
             if frame.dir == "c2a":
                 self.pairing.client(frame.seq, frame.t, obj)  # answered by an id-less error
@@ -111,6 +115,15 @@ class Tracker(InFlight):
         else:
             self._detect(obj)
             self._agent(frame, obj)
+
+    def _acp(self, frame: Frame, obj: Any) -> None:
+        """An ACP session (live, or a recording not known to be one): its state takes every message."""
+        if self.acp is None:
+            from rpcspy.protocol.acp_state import AcpState
+
+            self.acp = AcpState(bounded=True)
+        if type(obj) is dict:
+            self.acp.message(frame.dir, frame.seq, frame.t, obj)
 
     def _detect(self, obj: Any) -> None:
         """Feed the dialect detector an agent frame; once it tells omp, blank lines wait for no answer."""

@@ -2,6 +2,6 @@
 
 :mod:`~rpcspy.fleet.sketch` holds quantiles in bounded memory, :mod:`~rpcspy.fleet.summary`
 reduces one recording to what a fleet report needs, :mod:`~rpcspy.fleet.aggregate` merges
-summaries by group and turns them into rows, and :mod:`~rpcspy.fleet.identity` names the agent
-and its version from a recording's command line.
+summaries by group and turns them into rows, (the agent and version a
+recording's command line names come from :mod:`rpcspy.recording.naming`).
 """

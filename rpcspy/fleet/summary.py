@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rpcspy.events import Event, Exit, Finding, Start
-from rpcspy.fleet.identity import agent_name, agent_version
 from rpcspy.fleet.sketch import Sketch, of
+from rpcspy.recording.naming import agent_name, agent_version
 from rpcspy.stats import Stats
 
 

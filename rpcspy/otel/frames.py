@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from rpcspy.recording.naming import agent_name
+from rpcspy.protocol.vocabulary import MESSAGE_EDGES
 
 _NULL = msgspec.Raw(b"null")
 
@@ -59,7 +59,6 @@ _MESSAGE = msgspec.json.Decoder(_Message)
 _DATA = msgspec.json.Decoder(_Data)
 _ANY = msgspec.json.Decoder()
 _ERRORS = (msgspec.DecodeError, UnicodeDecodeError, RecursionError, ValueError)
-_MESSAGE_TYPES = frozenset({"message_start", "message_end"})
 
 
 def _raw(value: msgspec.Raw) -> Any:
@@ -92,7 +91,7 @@ def agent_frame(data: bytes, content: bool) -> dict[str, Any] | None:
             obj["data"] = {"disposition": d.disposition, "sessionId": d.sessionId}
         except (*_ERRORS, msgspec.ValidationError):
             pass
-    if f.type in _MESSAGE_TYPES and f.message is not _NULL:
+    if f.type in MESSAGE_EDGES and f.message is not _NULL:
         try:
             m = _MESSAGE.decode(f.message)
         except (*_ERRORS, msgspec.ValidationError):
@@ -109,14 +108,3 @@ def agent_frame(data: bytes, content: bool) -> dict[str, Any] | None:
     return obj
 
 
-_KNOWN = (("@oh-my-pi/", "omp"), ("pi-coding-agent", "pi"))
-"""Package paths in an agent's command line that name it better than its file (``cli.js``)."""
-
-
-def agent_label(argv: list[str]) -> str:
-    """``pi`` or ``omp`` when the command line shows the package, else the command's short name."""
-    for arg in argv:
-        for marker, name in _KNOWN:
-            if marker in arg:
-                return name
-    return agent_name(argv)

@@ -29,11 +29,12 @@ from rpcspy.events import Event, Exit, Finding, Frame, Note, SpawnFailed, Start
 from rpcspy.otel import semconv as S
 from rpcspy.otel.builder import OpenSpan, SpanBuilder
 from rpcspy.otel.content import Content, result_text
-from rpcspy.otel.frames import agent_frame, agent_label
+from rpcspy.otel.frames import agent_frame
 from rpcspy.otel.ids import TraceParent, parse_traceparent, session_key, span_id, trace_id
 from rpcspy.otel.spans import Attributes, AttrValue, SpanRecord
 from rpcspy.protocol import vocabulary as V
 from rpcspy.protocol.pairing import Pairing, id_key
+from rpcspy.recording.naming import agent_name
 
 TRACEPARENT_NOTE = "otel: traceparent "
 """How a live export records the ``TRACEPARENT`` it used, so a later offline export finds it."""
@@ -85,7 +86,7 @@ class SpanMapper(SpanBuilder):
         self._key = session_key(self._started, start.t if start else t, start.pid if start else 0,
                                 list(start.argv) if start else [])
         self.trace_id = self._parent.trace_id if self._parent else trace_id(self._key)
-        self._agent = agent_label(list(start.argv)) if start else "agent"
+        self._agent = agent_name(start.argv) if start else "agent"
         sid = span_id(self._key, "session", start.seq if start else 0)
         attrs: Attributes = {S.AGENT_NAME: self._agent}
         if start:

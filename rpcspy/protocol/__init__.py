@@ -25,16 +25,17 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what __getattr__ hands out, for the type checker
     from rpcspy.protocol.detect import DialectDetector
-    from rpcspy.protocol.dialects import DESCRIPTIONS, DIALECTS, get_protocol
+    from rpcspy.protocol.dialects import get_protocol
     from rpcspy.protocol.issues import HARD_KINDS, IssueKind, SchemaIssue
     from rpcspy.protocol.schema import command_fields, command_types, json_schema
+    from rpcspy.protocol.spec import DESCRIPTIONS, DIALECTS
     from rpcspy.protocol.ui import ANSWER_FIELDS
     from rpcspy.protocol.validation import frame_type, validate, validate_bytes, validate_response_data
     from rpcspy.protocol.vocabulary import DIALOG_METHODS, FIRE_AND_FORGET_METHODS
 
 _HOMES = {
     "DialectDetector": "detect",
-    "DESCRIPTIONS": "dialects", "DIALECTS": "dialects", "get_protocol": "dialects",
+    "DESCRIPTIONS": "spec", "DIALECTS": "spec", "get_protocol": "dialects",
     "HARD_KINDS": "issues", "IssueKind": "issues", "SchemaIssue": "issues",
     "command_fields": "schema", "command_types": "schema", "json_schema": "schema",
     "ANSWER_FIELDS": "ui",

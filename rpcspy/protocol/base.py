@@ -5,10 +5,10 @@ renaming is needed. A field pi omits when undefined is ``Opt[T] = UNSET``: absen
 not the same as ``null`` (see protocol-notes, "Notation").
 
 Structs that differ between dialects are built by ``build_*(spec)`` factories in the
-other modules; a class body can branch on the spec (``if spec.v084: field: ...``).
+other modules; a class body can branch on the spec's capabilities (``if spec.delta_updates: field: ...``);
+:mod:`rpcspy.protocol.spec` holds every dialect's :class:`Spec`.
 """
 
-from dataclasses import dataclass
 from typing import Any, Callable, Literal, TypeVar, Union
 
 import msgspec
@@ -23,51 +23,6 @@ Getter = Callable[[str], Any]
 
 Problem = tuple[str, str, str]
 """A cross-field check result: (kind, path relative to the object, message)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Spec:
-    """What distinguishes one dialect's schemas from another's."""
-
-    name: str
-    v084: bool = False
-    """pi >= 0.84: delta-only message_update, agent_settled, system messages, new commands."""
-    feb: bool = False
-    """The Feb-2026 doc (seed 003): image ``source`` form, auto_compaction_* events."""
-    omp: bool = False
-    """oh-my-pi (omp): ready frame, host tools, different command set and get_state."""
-    v099: bool = False
-    """pi >= 0.99 (implies ``v084``): ``disposition`` on prompt/steer/follow_up responses,
-    ``agent_settled.aborted``, durations and nested tool calls (protocol-notes 11.1)."""
-
-    @property
-    def thinking_levels(self) -> tuple[str, ...]:
-        base = ("off", "minimal", "low", "medium", "high", "xhigh")
-        if self.omp:
-            return ("inherit",) + base + ("max",)
-        return base + ("max",) if self.v084 else base
-
-    @property
-    def stop_reasons(self) -> tuple[str, ...]:
-        base = ("stop", "length", "toolUse", "error", "aborted")
-        return ("pending",) + base + ("deferred",) if self.v084 else base
-
-
-SPECS: dict[str, Spec] = {
-    "pi-0.73": Spec("pi-0.73"),
-    "pi-0.84": Spec("pi-0.84", v084=True),
-    "pi-0.99": Spec("pi-0.99", v084=True, v099=True),
-    "pi-feb2026": Spec("pi-feb2026", feb=True),
-    "omp": Spec("omp", omp=True),
-}
-"""Each dialect's spec (here, not in :mod:`rpcspy.protocol.dialects`, so that asking :func:`is_omp`
-builds no schema)."""
-
-
-def is_omp(dialect: str | None) -> bool:
-    """``dialect`` is oh-my-pi's (its spec says so): it skips blank lines, may answer a prompt twice."""
-    spec = SPECS.get(dialect) if dialect is not None else None
-    return spec is not None and spec.omp
 
 
 def lit(values: tuple[Any, ...]) -> Any:

@@ -9,9 +9,10 @@ from typing import Any, Literal
 import msgspec
 from msgspec import UNSET
 
-from rpcspy.protocol.base import Base, Checked, Getter, Opt, Problem, Spec, lit
+from rpcspy.protocol.base import Base, Checked, Getter, Opt, Problem, lit
 from rpcspy.protocol.messages import MessageTypes
 from rpcspy.protocol.payloads import QueueMode
+from rpcspy.protocol.spec import Spec
 
 
 class Command(Base, tag_field="type", kw_only=True):
@@ -62,14 +63,14 @@ def build_commands(spec: Spec, m: MessageTypes) -> list[Any]:
         """Queue a steering message, delivered after the current turn's tool calls."""
 
         message: str
-        if not spec.feb:
+        if not spec.doc_shapes:
             images: Images = UNSET
 
     class FollowUp(Command, tag="follow_up"):
         """Queue a message delivered when the agent would otherwise stop."""
 
         message: str
-        if not spec.feb:
+        if not spec.doc_shapes:
             images: Images = UNSET
 
     class NewSession(Command, tag="new_session"):
@@ -101,7 +102,7 @@ def build_commands(spec: Spec, m: MessageTypes) -> list[Any]:
         """Run a shell command; its output is recorded as a bashExecution message."""
 
         command: str
-        if spec.v084:
+        if spec.delta_updates:
             excludeFromContext: Opt[bool] = UNSET
 
     class ExportHtml(Command, tag="export_html"):
@@ -109,7 +110,7 @@ def build_commands(spec: Spec, m: MessageTypes) -> list[Any]:
 
     class SwitchSession(Command, tag="switch_session"):
         sessionPath: str
-        if spec.omp:
+        if spec.omp_family:
             provider: Opt[str] = UNSET
             modelId: Opt[str] = UNSET
 
@@ -128,22 +129,22 @@ def build_commands(spec: Spec, m: MessageTypes) -> list[Any]:
         simple("get_session_stats", "Token usage and cost."), ExportHtml, SwitchSession,
         simple("get_last_assistant_text", "Text of the last assistant message."), SetSessionName,
     ]
-    if not spec.omp:
+    if not spec.omp_family:
 
         class Fork(Command, tag="fork"):
             entryId: str
 
         out += [Fork, simple("get_fork_messages", "User messages that can be forked from."),
                 simple("get_commands", "Extension commands, prompt templates and skills.")]
-        if not spec.feb:
+        if not spec.doc_shapes:
             out.append(simple("clone", "Copy the active branch into a new session."))
-    if spec.v084 or spec.omp:
+    if spec.delta_updates or spec.omp_family:
 
         class GetEntries(Command, tag="get_entries"):
             since: Opt[str] = UNSET
 
         out += [GetEntries, simple("get_tree", "The session entry tree."),
                 simple("get_available_thinking_levels", "Levels the current model supports.")]
-    if spec.v084:
+    if spec.delta_updates:
         out.append(simple("clear_queue", "Drop every queued steering and follow-up message."))
     return out

@@ -1,6 +1,9 @@
 """Guess the dialect of a session from its traffic (``--dialect auto``).
 
-Only agent frames decide: omp announces itself with ``ready``; pi >= 0.84 sends
+The client's JSON-RPC 2.0 ``initialize`` (the first frame of every ACP session, so a recording says
+which dialect it used), or any JSON-RPC message from the agent, decides ACP (another JSON-RPC client
+frame is a pi client's mistake: ``misuse.jsonrpc_frame``). Otherwise
+only agent frames decide: omp announces itself with ``ready``; pi >= 0.84 sends
 delta-only ``message_update``, ``agent_settled`` and system messages; pi >= 0.99 answers
 ``prompt``/``steer``/``follow_up`` with a ``disposition``; pi 0.73 sends the full
 ``message`` and ``partial`` in ``message_update``; only the Feb-2026 doc uses
@@ -14,32 +17,31 @@ run's events), so a ``pi-0.84`` decision stays *refinable*: a later disposition 
 
 from typing import Any, Literal
 
+from rpcspy.protocol.spec import ACP_V1, FALLBACK, OMP_18, PI_073, PI_084, PI_099, PI_FEB2026, REFINED
 from rpcspy.protocol.vocabulary import DISPOSED_COMMANDS, MESSAGE_EDGES, names
 
-DEFAULT = "pi-0.73"
+DEFAULT = FALLBACK
 
 _DECISIVE: dict[str, tuple[str, str]] = {
-    "ready": ("omp", "omp `ready` frame"),
-    "prompt_result": ("omp", "omp `prompt_result` frame"),
-    "session_settled": ("omp", "omp `session_settled` frame"),
-    "available_commands_update": ("omp", "omp `available_commands_update` frame"),
-    "host_tool_call": ("omp", "omp `host_tool_call` frame"),
-    "host_uri_request": ("omp", "omp `host_uri_request` frame"),
-    "rpc_chunk": ("omp", "omp `rpc_chunk` frame"),
-    "agent_settled": ("pi-0.84", "`agent_settled` event: pi >= 0.84"),
-    "bash_execution_update": ("pi-0.84", "`bash_execution_update` event: pi >= 0.84"),
-    "entry_appended": ("pi-0.84", "`entry_appended` event: pi >= 0.84"),
-    "auto_compaction_start": ("pi-feb2026", "`auto_compaction_start` without an omp `ready` frame: "
+    "ready": (OMP_18, "omp `ready` frame"),
+    "prompt_result": (OMP_18, "omp `prompt_result` frame"),
+    "session_settled": (OMP_18, "omp `session_settled` frame"),
+    "available_commands_update": (OMP_18, "omp `available_commands_update` frame"),
+    "host_tool_call": (OMP_18, "omp `host_tool_call` frame"),
+    "host_uri_request": (OMP_18, "omp `host_uri_request` frame"),
+    "rpc_chunk": (OMP_18, "omp `rpc_chunk` frame"),
+    "agent_settled": (PI_084, "`agent_settled` event: pi >= 0.84"),
+    "bash_execution_update": (PI_084, "`bash_execution_update` event: pi >= 0.84"),
+    "entry_appended": (PI_084, "`entry_appended` event: pi >= 0.84"),
+    "auto_compaction_start": (PI_FEB2026, "`auto_compaction_start` without an omp `ready` frame: "
                               "the Feb-2026 doc's event names"),
-    "auto_compaction_end": ("pi-feb2026", "`auto_compaction_end` without an omp `ready` frame: "
+    "auto_compaction_end": (PI_FEB2026, "`auto_compaction_end` without an omp `ready` frame: "
                             "the Feb-2026 doc's event names"),
 }
 _PI084_COMMANDS = frozenset({"clear_queue", "get_available_thinking_levels", "get_entries", "get_tree"})
 """Commands pi >= 0.84 answers with success and pi 0.73 does not know (omp is caught by `ready`)."""
 _MESSAGE_EVENTS = names(MESSAGE_EDGES | {"turn_end"})
 """Events that carry a whole ``message`` (its fields tell the dialects apart)."""
-REFINED = {"pi-0.84": "pi-0.99"}
-"""A decided dialect -> the newer one later frames may still show it to be."""
 
 
 class DialectDetector:
@@ -87,7 +89,13 @@ class DialectDetector:
 
     def feed(self, obj: Any, direction: str) -> str | None:
         """Look at one decoded frame; return the dialect once it becomes sure (or is refined), else None."""
-        if direction != "a2c" or type(obj) is not dict:
+        if type(obj) is not dict:
+            return None
+        if not self._sure and "jsonrpc" in obj and (direction == "a2c" or obj.get("method") == "initialize"):
+            self.frames_seen += 1
+            self._dialect, self._reason, self._sure = ACP_V1, _jsonrpc(obj, direction), True
+            return self._dialect
+        if direction != "a2c":
             return None
         if self._sure:
             return self._refine(obj) if self._refinable else None
@@ -127,9 +135,9 @@ class DialectDetector:
             return _message(obj.get("message"), obj)
         if type_ == "agent_end":
             if "willRetry" in obj:
-                return "pi-0.84", "`agent_end.willRetry`: pi >= 0.84"
+                return PI_084, "`agent_end.willRetry`: pi >= 0.84"
             if "isTerminal" in obj:
-                return "omp", "`agent_end.isTerminal`: omp"
+                return OMP_18, "`agent_end.isTerminal`: omp"
             messages = obj.get("messages")
             for message in messages if isinstance(messages, list) else ():
                 if (found := _message(message, obj)) is not None:
@@ -137,6 +145,16 @@ class DialectDetector:
         if type_ == "response":
             return _response(obj)
         return None
+
+
+def _jsonrpc(obj: dict[str, Any], direction: str) -> str:
+    """Why a JSON-RPC message shows ACP v1."""
+    params, result = obj.get("params"), obj.get("result")
+    if obj.get("method") == "initialize" and isinstance(params, dict):
+        return f"client `initialize` with protocolVersion {params.get('protocolVersion')!r}: ACP (JSON-RPC 2.0)"
+    if isinstance(result, dict) and "protocolVersion" in result:
+        return f"`initialize` answered with protocolVersion {result.get('protocolVersion')!r}: ACP (JSON-RPC 2.0)"
+    return "a JSON-RPC 2.0 message from the agent before any `initialize` was seen: ACP"
 
 
 def _pi099(obj: dict[str, Any]) -> str | Literal[True] | None:
@@ -160,39 +178,39 @@ def _response(obj: dict[str, Any]) -> tuple[str, str] | None:
     if obj.get("success") is True:
         data = obj.get("data")
         if command in DISPOSED_COMMANDS and isinstance(data, dict) and "disposition" in data:
-            return "pi-0.99", f"`{command}` response with a `disposition`: pi >= 0.99"
+            return PI_099, f"`{command}` response with a `disposition`: pi >= 0.99"
         if command in _PI084_COMMANDS:
-            return "pi-0.84", f"success response to `{command}`: pi >= 0.84"
+            return PI_084, f"success response to `{command}`: pi >= 0.84"
         if command == "get_state" and isinstance(data, dict) and "queuedMessageCount" in data:
-            return "omp", "`get_state` data with `queuedMessageCount`: omp"
+            return OMP_18, "`get_state` data with `queuedMessageCount`: omp"
     elif "id" in obj and str(obj.get("error", "")).startswith("Unknown command:"):
-        return "pi-0.84", "unknown-command error that echoes the request id: pi >= 0.79.7"
+        return PI_084, "unknown-command error that echoes the request id: pi >= 0.79.7"
     return None
 
 
 def _message_update(obj: dict[str, Any]) -> tuple[str, str] | None:
     if "message" not in obj:
-        return "pi-0.84", "message_update without `message` (delta-only): pi >= 0.84"
+        return PI_084, "message_update without `message` (delta-only): pi >= 0.84"
     if "messageId" in obj:
-        return "omp", "message_update with `messageId`: omp"
+        return OMP_18, "message_update with `messageId`: omp"
     event = obj.get("assistantMessageEvent")
     if isinstance(event, dict) and "partial" not in event:
-        return "omp", "message_update with `message` but no `partial` (omp delta projection)"
-    return "pi-0.73", "message_update carries the full `message` and `partial`: pi 0.73"
+        return OMP_18, "message_update with `message` but no `partial` (omp delta projection)"
+    return PI_073, "message_update carries the full `message` and `partial`: pi 0.73"
 
 
 def _message(message: Any, event: dict[str, Any]) -> tuple[str, str] | None:
     if "messageId" in event:
-        return "omp", f"{event.get('type')} with `messageId`: omp"
+        return OMP_18, f"{event.get('type')} with `messageId`: omp"
     if type(message) is not dict:
         return None
     role = message.get("role")
     if role == "system":
-        return "pi-0.84", "system-role message: pi >= 0.86"
+        return PI_084, "system-role message: pi >= 0.86"
     if role == "assistant" and message.get("stopReason") == "pending":
-        return "pi-0.84", "assistant message with stopReason 'pending': pi >= 0.84"
+        return PI_084, "assistant message with stopReason 'pending': pi >= 0.84"
     if role == "user" and "attribution" in message:
-        return "omp", "user message with `attribution`: omp"
+        return OMP_18, "user message with `attribution`: omp"
     if role == "assistant" and ("ttft" in message or "duration" in message):
-        return "omp", "assistant message with `ttft`/`duration`: omp"
+        return OMP_18, "assistant message with `ttft`/`duration`: omp"
     return None

@@ -1,4 +1,6 @@
-"""The five dialects and their assembled schemas, built lazily and cached (omp's modules only for omp).
+"""Each dialect's assembled schemas, built lazily and cached (omp's modules only for omp's family).
+
+The dialects themselves (names, descriptions, capabilities) are :mod:`rpcspy.protocol.spec`'s.
 
 A :class:`Protocol` maps each frame ``type`` of a direction to the msgspec type that
 validates it, and each command to the type of its success ``data``.
@@ -8,7 +10,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any, Union
 
-from rpcspy.protocol.base import SPECS, Spec, tag_of
+from rpcspy.protocol.base import tag_of
 from rpcspy.protocol.commands import ExtensionUIResponse, build_commands
 from rpcspy.protocol.events import build_events
 from rpcspy.protocol.messages import MessageTypes, build_messages
@@ -20,21 +22,9 @@ from rpcspy.protocol.responses import (
     compaction_result,
     session_entry_union,
 )
+from rpcspy.protocol.spec import DIALECTS, SPECS, Spec
 from rpcspy.protocol.streaming import build_streaming
 from rpcspy.protocol.ui import ui_requests
-
-DIALECTS: tuple[str, ...] = ("pi-0.73", "pi-0.84", "pi-0.99", "pi-feb2026", "omp")
-
-DESCRIPTIONS: dict[str, str] = {
-    "pi-0.73": "pi 0.73.x (@mariozechner/pi-coding-agent): full message + partial in message_update",
-    "pi-0.84": "pi >= 0.84 (@earendil-works/pi-coding-agent, e.g. 0.87.1): delta-only message_update, "
-               "agent_settled, system messages",
-    "pi-0.99": "pi >= 0.99 (e.g. 1.5.2): pi-0.84 plus `disposition` on prompt/steer/follow_up responses, "
-               "agent_settled.aborted, tool and message durations, nested tool calls",
-    "pi-feb2026": "pi docs of Feb 2026 (docs/rpc.md e54dff7): image `source` form, auto_compaction_* events",
-    "omp": "oh-my-pi (omp 18.x, typed from 18.3.4): ready frame, host tools, prompt_result, session_settled, "
-           "its own command set, session entries and todos",
-}
 
 
 @dataclass(frozen=True)
@@ -79,10 +69,13 @@ def get_protocol(dialect: str) -> Protocol:
         spec = SPECS[dialect]
     except KeyError:
         raise ValueError(f"unknown dialect {dialect!r} (expected one of {', '.join(DIALECTS)})") from None
+    if spec.jsonrpc:
+        raise ValueError(f"{dialect} is a JSON-RPC dialect: its types are rpcspy.protocol.acp_types, "
+                         "its rules rpcspy.protocol.acp")
     m = build_messages(spec)
     update, ame = build_streaming(spec, m)
     compaction = compaction_result(spec, m)
-    if spec.omp:
+    if spec.omp_family:
         from rpcspy.protocol.omp import omp_client_frames, omp_commands, omp_events, omp_response_data
         from rpcspy.protocol.omp_session import omp_entry_union
 
@@ -93,14 +86,14 @@ def get_protocol(dialect: str) -> Protocol:
     commands = build_commands(spec, m)
     data = build_response_data(spec, m, entry, compaction)
     client: list[Any] = [ExtensionUIResponse]
-    if spec.omp:
+    if spec.omp_family:
         events += omp_events(spec, compaction)
         commands += omp_commands(spec, m)
         data.update(omp_response_data(m))
         client += omp_client_frames(m)
     requests = _by_tag(ui_requests(spec))
     a2c = _by_tag(events)
-    a2c["response"] = OmpResponse if spec.omp else Response
+    a2c["response"] = OmpResponse if spec.omp_family else Response
     a2c["extension_ui_request"] = Union[tuple(requests.values())]
     cmds = _by_tag(commands)
     return Protocol(

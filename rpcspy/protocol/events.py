@@ -9,8 +9,9 @@ from typing import Any, Literal
 
 from msgspec import UNSET
 
-from rpcspy.protocol.base import Base, Opt, Spec, lit
+from rpcspy.protocol.base import Base, Opt, lit
 from rpcspy.protocol.messages import MessageTypes
+from rpcspy.protocol.spec import Spec
 
 
 class Event(Base, tag_field="type"):
@@ -62,9 +63,9 @@ def build_events(spec: Spec, m: MessageTypes, MessageUpdate: type, CompactionRes
         """A run ended; ``messages`` holds every message created in it."""
 
         messages: list[Msg]  # type: ignore[valid-type]  # runtime-built msgspec type
-        if spec.v084:
+        if spec.delta_updates:
             willRetry: bool
-        if spec.omp:
+        if spec.omp_family:
             isTerminal: Opt[bool] = UNSET
             yielded: Opt[bool] = UNSET
             awaitingAsyncWork: Opt[bool] = UNSET
@@ -78,12 +79,12 @@ def build_events(spec: Spec, m: MessageTypes, MessageUpdate: type, CompactionRes
 
     class MessageStart(Event, tag="message_start"):
         message: Msg  # type: ignore[valid-type]  # runtime-built msgspec type
-        if spec.omp:
+        if spec.omp_family:
             messageId: MsgId = UNSET
 
     class MessageEnd(Event, tag="message_end"):
         message: Msg  # type: ignore[valid-type]  # runtime-built msgspec type
-        if spec.omp:
+        if spec.omp_family:
             messageId: MsgId = UNSET
 
     class ToolExecutionUpdate(Event, tag="tool_execution_update"):
@@ -92,7 +93,7 @@ def build_events(spec: Spec, m: MessageTypes, MessageUpdate: type, CompactionRes
         args: Any
         partialResult: m.AgentToolResult  # type: ignore[name-defined]  # runtime-built msgspec type
         """Cumulative: replace, don't append."""
-        if spec.v099:
+        if spec.dispositions:
             parentToolCallId: Opt[str] = UNSET
             """A nested call made by another tool (id ``<parent>/<n>``, not in the transcript)."""
 
@@ -101,26 +102,26 @@ def build_events(spec: Spec, m: MessageTypes, MessageUpdate: type, CompactionRes
         toolName: str
         result: m.AgentToolResult  # type: ignore[name-defined]  # runtime-built msgspec type
         isError: bool
-        if spec.v099:
+        if spec.dispositions:
             durationMs: Opt[float] = UNSET
             """How long the tool's ``execute()`` took; absent when it did not run."""
             parentToolCallId: Opt[str] = UNSET
 
     out: list[Any] = [AgentStart, AgentEnd, TurnStart, TurnEnd, MessageStart, MessageUpdate, MessageEnd,
                       ToolExecutionUpdate, ToolExecutionEnd, AutoRetryStart, AutoRetryEnd, ExtensionError]
-    if spec.omp or spec.v099:
+    if spec.omp_family or spec.dispositions:
 
         class DialectToolExecutionStart(ToolExecutionStart, tag="tool_execution_start"):
-            if spec.omp:
+            if spec.omp_family:
                 intent: Opt[str] = UNSET
-            if spec.v099:
+            if spec.dispositions:
                 parentToolCallId: Opt[str] = UNSET
 
         out.append(DialectToolExecutionStart)
     else:
         out.append(ToolExecutionStart)
 
-    if not (spec.feb or spec.omp):
+    if not (spec.doc_shapes or spec.omp_family):
 
         class QueueUpdate(Event, tag="queue_update"):
             """Full current queues (message texts), on every enqueue and dequeue."""
@@ -147,7 +148,7 @@ def build_events(spec: Spec, m: MessageTypes, MessageUpdate: type, CompactionRes
 
         out += [QueueUpdate, CompactionStart, CompactionEnd, SessionInfoChanged, ThinkingLevelChanged]
 
-    if spec.feb:
+    if spec.doc_shapes:
 
         class AutoCompactionStart(Event, tag="auto_compaction_start"):
             reason: Literal["threshold", "overflow"]
@@ -161,12 +162,12 @@ def build_events(spec: Spec, m: MessageTypes, MessageUpdate: type, CompactionRes
 
         out += [AutoCompactionStart, AutoCompactionEnd]
 
-    if spec.v084:
+    if spec.delta_updates:
 
         class AgentSettled(Event, tag="agent_settled"):
             """pi will not continue automatically (after retries and auto-compaction)."""
 
-            if spec.v099:
+            if spec.dispositions:
                 aborted: Opt[bool] = UNSET
                 """pi >= 1.1: the run ended because it was aborted."""
 

@@ -8,7 +8,8 @@ from typing import Any, Literal, Union
 
 from msgspec import UNSET
 
-from rpcspy.protocol.base import Base, Checked, Getter, Opt, Problem, Spec, lit
+from rpcspy.protocol.base import Base, Checked, Getter, Opt, Problem, lit
+from rpcspy.protocol.spec import Spec
 
 
 class TextContent(Base, tag_field="type", tag="text"):
@@ -132,7 +133,7 @@ class MessageTypes:
 
 def build_messages(spec: Spec) -> MessageTypes:  # noqa: C901 - one class per message role
     """Build the message types of one dialect."""
-    Image: Any = FebImageContent if spec.feb else ImageContent
+    Image: Any = FebImageContent if spec.doc_shapes else ImageContent
     UserContent = Union[TextContent, Image]
 
     class ToolCall(Base, tag_field="type", tag="toolCall"):
@@ -143,9 +144,9 @@ def build_messages(spec: Spec) -> MessageTypes:  # noqa: C901 - one class per me
         partialArgs: Opt[str] = UNSET
         """Only while streaming (message_update); omp keeps it in message_end."""
         streamIndex: Opt[int] = UNSET
-        if spec.v084:
+        if spec.delta_updates:
             namespace: Opt[str] = UNSET
-        if spec.v099:
+        if spec.dispositions:  # pi >= 0.99 (1.5.2, 1.6.0)
             argumentsError: Opt[str] = UNSET
             """The arguments did not parse (``arguments`` is then ``{}``): the parse error, then
             ``\n\nReceived arguments:\n`` and the raw text (protocol-notes 12)."""
@@ -156,19 +157,19 @@ def build_messages(spec: Spec) -> MessageTypes:  # noqa: C901 - one class per me
         cacheRead: int
         cacheWrite: int
         totalTokens: int
-        cost: UsageCost099 if spec.v099 else UsageCost  # type: ignore[valid-type]  # runtime-built msgspec type
-        if spec.v084:
+        cost: UsageCost099 if spec.dispositions else UsageCost  # type: ignore[valid-type]  # runtime-built msgspec type
+        if spec.delta_updates:
             reasoning: Opt[int] = UNSET
             cacheWrite1h: Opt[int] = UNSET
 
     class UserMessage(Base, tag_field="role", tag="user"):
         content: Union[str, list[UserContent]]
         timestamp: int
-        if spec.omp:
+        if spec.omp_family:
             attribution: Opt[str] = UNSET
             steering: Opt[bool] = UNSET
             """A steering message delivered into the run (omp)."""
-        if spec.feb:
+        if spec.doc_shapes:
             attachments: Opt[list[Any]] = UNSET
 
     class AssistantMessage(Base, tag_field="role", tag="assistant"):
@@ -183,15 +184,15 @@ def build_messages(spec: Spec) -> MessageTypes:  # noqa: C901 - one class per me
         responseModel: Opt[str] = UNSET
         errorMessage: Opt[str] = UNSET
         diagnostics: Opt[list[Diagnostic]] = UNSET
-        if spec.v084:
+        if spec.delta_updates:
             rawStopReason: Opt[str] = UNSET
             providerThinkingLevel: Opt[str] = UNSET
             endTurn: Opt[bool] = UNSET
             deferred: Opt[Any] = UNSET
-        if spec.v099:
+        if spec.dispositions:
             thinkingLevel: Opt[str] = UNSET
             durationMs: Opt[float] = UNSET
-        if spec.omp:
+        if spec.omp_family:
             duration: Opt[float] = UNSET
             ttft: Opt[float] = UNSET
             completedAt: Opt[Union[int, None]] = UNSET
@@ -205,9 +206,9 @@ def build_messages(spec: Spec) -> MessageTypes:  # noqa: C901 - one class per me
         isError: bool
         timestamp: int
         details: Opt[Any] = UNSET
-        if spec.v084:
+        if spec.delta_updates:
             usage: Opt[Usage] = UNSET
-        if spec.v099:
+        if spec.dispositions:
             durationMs: Opt[float] = UNSET
             nestedCalls: Opt[NestedToolCalls] = UNSET
 
@@ -218,7 +219,7 @@ def build_messages(spec: Spec) -> MessageTypes:  # noqa: C901 - one class per me
         truncated: bool
         timestamp: int
         exitCode: Opt[int] = UNSET
-        fullOutputPath: Opt[Union[str, None]] if spec.feb else Opt[str] = UNSET  # type: ignore[valid-type]  # runtime-built msgspec type
+        fullOutputPath: Opt[Union[str, None]] if spec.doc_shapes else Opt[str] = UNSET  # type: ignore[valid-type]  # runtime-built msgspec type
         excludeFromContext: Opt[bool] = UNSET
 
     class CustomMessage(Base, tag_field="role", tag="custom"):
@@ -240,7 +241,7 @@ def build_messages(spec: Spec) -> MessageTypes:  # noqa: C901 - one class per me
 
     roles: list[Any] = [UserMessage, AssistantMessage, ToolResultMessage, BashExecutionMessage,
                         CustomMessage, BranchSummaryMessage, CompactionSummaryMessage]
-    if spec.v084:
+    if spec.delta_updates:
 
         class SystemMessage(Base, tag_field="role", tag="system"):
             """pi >= 0.86: emitted after turn_start when the prompt or tool loadout changed."""
@@ -260,7 +261,7 @@ def build_messages(spec: Spec) -> MessageTypes:  # noqa: C901 - one class per me
         content: list[Union[TextContent, Image]]
         details: Opt[Any] = UNSET
         terminate: Opt[bool] = UNSET
-        if spec.v099:
+        if spec.dispositions:
             structuredContent: Opt[Any] = UNSET
 
     return MessageTypes(

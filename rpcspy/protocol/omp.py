@@ -9,12 +9,13 @@ from typing import Any, Literal, Union
 import msgspec
 from msgspec import UNSET
 
-from rpcspy.protocol.base import Base, Open, Opt, Spec, lit
+from rpcspy.protocol.base import Base, Open, Opt, lit
 from rpcspy.protocol.commands import Command, ExtensionUIResponse, simple
 from rpcspy.protocol.events import Event
 from rpcspy.protocol.messages import MessageTypes, TextContent
 from rpcspy.protocol.omp_session import OmpTodoPhase as TodoPhase
 from rpcspy.protocol.responses import NONE, DataSpec
+from rpcspy.protocol.spec import Spec
 
 # --- agent -> client frames -----------------------------------------------------------------
 

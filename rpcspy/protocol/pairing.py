@@ -10,6 +10,11 @@ unknown commands without their id). omp answers a prompt sent while streaming tw
 (success, then error): that second response is a ``repeat``. omp skips a blank client line
 (:func:`is_blank`) without answering; pi answers it with a ``parse`` error. The ``omp`` flags say
 the session is omp's (its dialect: detected as ``check`` does).
+
+JSON-RPC 2.0 (ACP) pairs with the same model: :class:`Conversation` keeps one :class:`Pairing` per
+side that sends requests (each side numbers its own: independent id spaces, numbers or strings), keyed
+by ``method``; a response goes to the pairing of the other side's requests, and a notification waits
+for nothing.
 """
 
 from __future__ import annotations
@@ -133,7 +138,9 @@ class Pairing:
     checker), each command waits until answered, so it can be reported at the end.
     """
 
-    def __init__(self, *, bounded: bool = False) -> None:
+    def __init__(self, *, bounded: bool = False, jsonrpc: bool = False) -> None:
+        self._jsonrpc = jsonrpc
+        """JSON-RPC 2.0: a request's kind is its ``method``, and a response names none (no ``command``)."""
         self.pending: dict[Any, Pending] = {}
         """Commands with an id, by :func:`id_key`, oldest first."""
         self._reused: dict[Any, list[Pending]] = {}
@@ -168,7 +175,7 @@ class Pairing:
 
     def command(self, seq: int, t: float, obj: dict[str, Any]) -> tuple[Pending, Pending | None]:
         """Register a command; returns it and the older command still waiting under the same id."""
-        ctype = obj.get("type", MISSING)
+        ctype = obj.get("method" if self._jsonrpc else "type", MISSING)
         if "id" not in obj:
             p = Pending(seq, t, ctype, MISSING, obj)
             self._push_idless(ctype, p)
@@ -208,6 +215,8 @@ class Pairing:
     # ---- responses -------------------------------------------------------------------------
     def response(self, seq: int, obj: dict[str, Any], *, omp: bool = False) -> Answer:
         """Pair a response frame (``omp``: its prompts may be answered twice)."""
+        if self._jsonrpc:
+            return self._rpc_response(seq, obj)
         cmd = obj.get("command", MISSING)
         success = obj.get("success")
         if "id" in obj:
@@ -225,6 +234,19 @@ class Pairing:
                     return Answer("idless_error", p)
         return Answer("unexpected")
 
+    def _rpc_response(self, seq: int, obj: dict[str, Any]) -> Answer:
+        """A JSON-RPC response: by its id; ``id: null`` answers a message that could not be read (JSON-RPC
+        5: parse error, invalid request), the oldest such line waiting."""
+        rid = obj.get("id")
+        success = "error" not in obj
+        if rid is None:
+            for i, (_, p) in enumerate(self._idless):
+                del self._idless[i]
+                p.answers += 1
+                return Answer("idless", p)
+            return Answer("unexpected")
+        return self._by_id(seq, id_key(rid), MISSING, success, False)
+
     def _by_id(self, seq: int, key: Any, cmd: Any, success: Any, omp: bool) -> Answer:
         p = self._pop(key)
         if p is None:
@@ -236,6 +258,8 @@ class Pairing:
                 return Answer("repeat", done.p)
             return Answer("duplicate", done.p, first=done.resp)
         self._remember(key, p, seq, success)
+        if self._jsonrpc:
+            return Answer("id", p)
         return Answer("id", p, mismatch=cmd != p.type and not (cmd is MISSING and p.type is MISSING))
 
     def _pop(self, key: Any) -> Pending | None:
@@ -292,3 +316,32 @@ def _compatible(expect: Any, cmd: Any) -> bool:
     if expect is MISSING:
         return cmd is MISSING
     return bool(cmd == expect)
+
+
+class Conversation:
+    """JSON-RPC 2.0 pairing (ACP): requests both ways, each side's in its own id space.
+
+    ``message`` takes every decoded message in stream order and says what it was: a request (its
+    :class:`Pending`, waiting in the sender's pairing), a notification (nothing waits) or a response
+    (the :class:`Answer` from the pairing of the other side's requests)."""
+
+    def __init__(self, *, bounded: bool = False) -> None:
+        self.sides = {"c2a": Pairing(bounded=bounded, jsonrpc=True), "a2c": Pairing(bounded=bounded, jsonrpc=True)}
+        """Requests by the side that sent them: ``c2a`` the client's, ``a2c`` the agent's."""
+
+    def request(self, direction: str, seq: int, t: float, obj: dict[str, Any]) -> tuple[Pending, Pending | None]:
+        """A request (``id`` and ``method``) from ``direction``'s side; the older request waiting under its id."""
+        return self.sides[direction].command(seq, t, obj)
+
+    def unreadable(self, direction: str, seq: int, t: float) -> Pending:
+        """A line from ``direction`` that is no JSON-RPC message: the peer answers it with ``id: null``."""
+        return self.sides[direction].expect_idless(seq, t, PARSE)
+
+    def response(self, direction: str, seq: int, obj: dict[str, Any]) -> Answer:
+        """A response sent in ``direction``: it answers a request of the other side."""
+        return self.sides["a2c" if direction == "c2a" else "c2a"].response(seq, obj)
+
+    def waiting(self) -> list[tuple[str, Pending]]:
+        """(sender's direction, request) of every request still waiting, oldest first."""
+        return sorted(((d, p) for d, side in self.sides.items() for p in side.waiting_with_id()),
+                      key=lambda item: item[1].seq)

@@ -10,8 +10,9 @@ from typing import Any, Generic, Literal, TypeVar, Union
 from msgspec import UNSET
 
 from rpcspy.protocol import payloads as p
-from rpcspy.protocol.base import Base, Opt, Spec, lit
+from rpcspy.protocol.base import Base, Opt, lit
 from rpcspy.protocol.messages import ForkMessage, MessageTypes
+from rpcspy.protocol.spec import Spec
 
 E = TypeVar("E")
 
@@ -83,7 +84,7 @@ def compaction_result(spec: Spec, m: MessageTypes) -> type:
         tokensBefore: int
         details: Opt[Any] = UNSET
         """Default compactor: ``{"readFiles": [], "modifiedFiles": []}``."""
-        if spec.v084:
+        if spec.delta_updates:
             estimatedTokensAfter: Opt[float] = UNSET
             usage: Opt[m.Usage] = UNSET  # type: ignore[name-defined]  # runtime-built msgspec type
 
@@ -93,7 +94,7 @@ def compaction_result(spec: Spec, m: MessageTypes) -> type:
 def build_response_data(spec: Spec, m: MessageTypes, entry: Any, CompactionResult: type) -> dict[str, DataSpec]:
     """Map each pi command of the dialect to its success ``data`` type (omp adds its own)."""
     Level = lit(spec.thinking_levels)
-    ModelT: Any = p.OmpModel if spec.omp else p.Model
+    ModelT: Any = p.OmpModel if spec.omp_family else p.Model
 
     class MessagesData(Base):
         messages: list[m.AgentMessage]  # type: ignore[name-defined]  # runtime-built msgspec type
@@ -104,7 +105,7 @@ def build_response_data(spec: Spec, m: MessageTypes, entry: Any, CompactionResul
     class CycleModelData(Base):
         model: ModelT
         isScoped: bool
-        if spec.omp:
+        if spec.omp_family:
             thinkingLevel: Opt[Level] = UNSET  # type: ignore[valid-type]  # runtime-built msgspec type
         else:
             thinkingLevel: Level  # type: ignore[no-redef, valid-type]  # runtime-built msgspec type, per dialect
@@ -116,7 +117,7 @@ def build_response_data(spec: Spec, m: MessageTypes, entry: Any, CompactionResul
         messages: list[ForkMessage]
 
     class CommandsData(Base):
-        commands: list[p.FebSlashCommand] if spec.feb else list[p.SlashCommand]  # type: ignore[valid-type]  # runtime-built msgspec type
+        commands: list[p.FebSlashCommand] if spec.doc_shapes else list[p.SlashCommand]  # type: ignore[valid-type]  # runtime-built msgspec type
 
     class SessionState(Base):
         """``get_state`` data (pi)."""
@@ -130,7 +131,7 @@ def build_response_data(spec: Spec, m: MessageTypes, entry: Any, CompactionResul
         autoCompactionEnabled: bool
         messageCount: int
         pendingMessageCount: int
-        model: Opt[Union[ModelT, None]] if spec.feb else Opt[ModelT] = UNSET  # type: ignore[valid-type]  # runtime-built msgspec type
+        model: Opt[Union[ModelT, None]] if spec.doc_shapes else Opt[ModelT] = UNSET  # type: ignore[valid-type]  # runtime-built msgspec type
         sessionFile: Opt[str] = UNSET
         sessionName: Opt[str] = UNSET
 
@@ -148,7 +149,7 @@ def build_response_data(spec: Spec, m: MessageTypes, entry: Any, CompactionResul
         "compact": DataSpec(CompactionResult),
         "set_auto_compaction": NONE, "set_auto_retry": NONE, "abort_retry": NONE,
         "bash": DataSpec(p.BashResult), "abort_bash": NONE,
-        "get_session_stats": DataSpec(p.FebSessionStats if spec.feb else p.SessionStats),
+        "get_session_stats": DataSpec(p.FebSessionStats if spec.doc_shapes else p.SessionStats),
         "export_html": DataSpec(p.ExportResult),
         "switch_session": DataSpec(p.Cancelled),
         "fork": DataSpec(p.ForkResult),
@@ -157,9 +158,9 @@ def build_response_data(spec: Spec, m: MessageTypes, entry: Any, CompactionResul
         "set_session_name": NONE,
         "get_commands": DataSpec(CommandsData),
     }
-    if not spec.feb:
+    if not spec.doc_shapes:
         data["clone"] = DataSpec(p.Cancelled)
-    if spec.v084 or spec.omp:
+    if spec.delta_updates or spec.omp_family:
 
         class LevelsData(Base):
             levels: list[Level]  # type: ignore[valid-type]  # runtime-built msgspec type
@@ -175,12 +176,12 @@ def build_response_data(spec: Spec, m: MessageTypes, entry: Any, CompactionResul
         data["get_available_thinking_levels"] = DataSpec(LevelsData)
         data["get_entries"] = DataSpec(EntriesData)
         data["get_tree"] = DataSpec(TreeData)
-    if spec.v084:
+    if spec.delta_updates:
         data["clear_queue"] = DataSpec(p.QueueContents)
-    if spec.v099:
+    if spec.dispositions:
         data["prompt"] = DataSpec(PromptDisposition)
         data["steer"] = data["follow_up"] = DataSpec(QueuedDisposition)
-    if spec.omp:
+    if spec.omp_family:
         from rpcspy.protocol.omp_session import OmpBashResult, OmpSessionStats  # omp's modules: only for omp
 
         for name in ("fork", "get_fork_messages", "get_commands", "clone"):

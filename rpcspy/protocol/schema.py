@@ -11,7 +11,8 @@ import msgspec
 from msgspec import UNSET
 
 from rpcspy.protocol.base import Base, opt
-from rpcspy.protocol.dialects import DESCRIPTIONS, Protocol, get_protocol
+from rpcspy.protocol.dialects import Protocol, get_protocol
+from rpcspy.protocol.spec import DESCRIPTIONS, SPECS
 from rpcspy.protocol.walk import describe
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -36,7 +37,7 @@ def _responses(proto: Protocol) -> list[type]:
         out.append(cls)
     error: list[Any] = [("success", Literal[False]), ("error", str), ("id", opt(Any), UNSET),
                         ("command", opt(str), UNSET)]
-    if proto.spec.omp:
+    if proto.spec.omp_family:
         error.append(("code", opt(str), UNSET))
     cls = msgspec.defstruct("ErrorResponse", error, bases=(Base,), tag_field="type", tag="response")
     cls.__doc__ = ("Failure response. No `id` and no `command` for input that was not an object; "
@@ -78,6 +79,8 @@ def json_schema(dialect: str, direction: str | None = None) -> dict[str, Any]:
     """JSON Schema (2020-12) of the frames of ``dialect``: one direction, or both when ``None``."""
     if direction not in (None, "c2a", "a2c"):
         raise ValueError(f"direction must be 'c2a', 'a2c' or None, not {direction!r}")
+    if (spec := SPECS.get(dialect)) is not None and spec.jsonrpc:
+        return _jsonrpc_schema(dialect, direction)
     proto = get_protocol(dialect)
     directions = [direction] if direction else ["c2a", "a2c"]
     groups = {d: _frames(proto, d) for d in directions}
@@ -102,6 +105,23 @@ def json_schema(dialect: str, direction: str | None = None) -> dict[str, Any]:
     doc["oneOf"] = [{"$ref": _REF.format(name=titles[d])} for d in directions]
     doc["$defs"] = dict(sorted(components.items()))
     return _tidy_names(doc)
+
+
+def _jsonrpc_schema(dialect: str, direction: str | None) -> dict[str, Any]:
+    """ACP: the params and result of every method the direction sends (msgspec's view of the generated types;
+    the official schema is ``schema/v1/schema.json`` of npm ``@agentclientprotocol/sdk``)."""
+    from rpcspy.protocol.acp_types import METHODS, SDK_PACKAGE, SDK_VERSION
+
+    sides = {"c2a": ("agent", "protocol"), "a2c": ("client", "protocol")}
+    wanted = [d for d in ("c2a", "a2c") if direction in (None, d)]
+    types = [tp for m in METHODS.values() if any(m.side in sides[d] for d in wanted)
+             for tp in (m.params, m.result) if tp is not None]
+    _, components = msgspec.json.schema_components(types, ref_template=_REF)
+    return {"$schema": SCHEMA_DIALECT, "title": f"rpcspy: {dialect} method params and results",
+            "description": f"{DESCRIPTIONS[dialect]}. Generated from {SDK_PACKAGE} {SDK_VERSION}.",
+            "x-methods": {name: {"handledBy": m.side, "params": m.params.__name__ if m.params else None,
+                                 "result": getattr(m.result, "__name__", None)} for name, m in METHODS.items()},
+            "$defs": dict(sorted(components.items()))}
 
 
 def command_types(dialect: str) -> list[str]:

@@ -10,8 +10,9 @@ from typing import Any, Literal, Union
 
 from msgspec import UNSET
 
-from rpcspy.protocol.base import Base, Opt, Spec
+from rpcspy.protocol.base import Base, Opt
 from rpcspy.protocol.messages import MessageTypes
+from rpcspy.protocol.spec import Spec
 
 FORWARDED_EVENTS = (
     "text_start", "text_delta", "text_end",
@@ -23,7 +24,7 @@ FORWARDED_EVENTS = (
 def build_streaming(spec: Spec, m: MessageTypes) -> tuple[type, Any]:
     """Return (MessageUpdate class, AssistantMessageEvent union) for one dialect."""
     Assistant = m.Assistant
-    full = not spec.v084
+    full = not spec.delta_updates
 
     # One base per dialect: with a `partial` snapshot (pi 0.73, omp, Feb doc) or delta-only.
     if full:
@@ -55,7 +56,7 @@ def build_streaming(spec: Spec, m: MessageTypes) -> tuple[type, Any]:
         content: str
 
     class ToolcallStart(Event, tag="toolcall_start"):
-        if spec.v084:
+        if spec.delta_updates:
             id: Opt[str] = UNSET
             toolName: Opt[str] = UNSET
 
@@ -67,7 +68,7 @@ def build_streaming(spec: Spec, m: MessageTypes) -> tuple[type, Any]:
 
     members: list[Any] = [TextStart, TextDelta, TextEnd, ThinkingStart, ThinkingDelta, ThinkingEnd,
                           ToolcallStart, ToolcallDelta, ToolcallEnd]
-    if spec.feb:
+    if spec.doc_shapes:
 
         class Start(Base, tag_field="type", tag="start"):
             partial: Assistant  # type: ignore[valid-type]  # runtime-built msgspec type
@@ -89,7 +90,7 @@ def build_streaming(spec: Spec, m: MessageTypes) -> tuple[type, Any]:
         class MessageUpdate(Base, tag_field="type", tag="message_update"):
             assistantMessageEvent: AssistantMessageEvent  # type: ignore[valid-type]  # runtime-built msgspec type
             message: Assistant  # type: ignore[valid-type]  # runtime-built msgspec type
-            if spec.omp:
+            if spec.omp_family:
                 messageId: Opt[str] = UNSET
     else:
 

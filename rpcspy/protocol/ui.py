@@ -9,7 +9,8 @@ from typing import Any, Literal
 
 from msgspec import UNSET
 
-from rpcspy.protocol.base import Base, Opt, Spec
+from rpcspy.protocol.base import Base, Opt
+from rpcspy.protocol.spec import Spec
 
 ANSWER_FIELDS: dict[str, tuple[str, ...]] = {
     "select": ("value", "cancelled"),
@@ -103,6 +104,6 @@ class OpenUrl(UIRequest, tag="open_url"):
 def ui_requests(spec: Spec) -> list[Any]:
     """The request classes of one dialect."""
     common: list[Any] = [Confirm, Input, Notify, SetStatus, SetWidget, SetTitle, SetEditorText]
-    if spec.omp:
+    if spec.omp_family:
         return common + [OmpSelect, OmpEditor, Cancel, OpenUrl]
     return common + [Select, Editor]

@@ -14,9 +14,10 @@ import msgspec
 from msgspec import UNSET
 
 from rpcspy.framing import DECODE_ERRORS
-from rpcspy.protocol.dialects import DIALECTS, Protocol, get_protocol
+from rpcspy.protocol.dialects import Protocol, get_protocol
 from rpcspy.protocol.issues import SchemaIssue, from_msgspec_error, json_type
 from rpcspy.protocol.responses import DataSpec, Response
+from rpcspy.protocol.spec import JSONL_DIALECTS, SPECS
 
 _convert = msgspec.convert
 _ValidationError = msgspec.ValidationError
@@ -64,6 +65,10 @@ def _checker(tp: Any) -> Callable[[Any, str, str], list[SchemaIssue]]:
     return check
 
 
+type_checker = _checker
+"""``type_checker(tp)(value, path, name)``: the issues of a decoded value against ``tp`` (fast path, then the walker)."""
+
+
 def _walk(value: Any, tp: Any, path: str, name: str, error: str) -> list[SchemaIssue]:
     """Every issue, by the walker; msgspec's own error if the walker finds none."""
     from rpcspy.protocol.walk import walk  # imported on the first frame with an issue
@@ -102,7 +107,7 @@ def _data_checker(proto: Protocol, command: str, spec: DataSpec) -> Callable[[An
 
 def _elsewhere(type_: str, direction: str, dialect: str) -> str:
     """' (known in pi-0.84, omp)' when other dialects know the type, else ''."""
-    others = [d for d in DIALECTS if d != dialect and type_ in get_protocol(d).frames(direction)]
+    others = [d for d in JSONL_DIALECTS if d != dialect and type_ in get_protocol(d).frames(direction)]
     return f" (known in {', '.join(others)})" if others else ""
 
 
@@ -113,6 +118,10 @@ def validate(obj: Any, direction: str, dialect: str) -> list[SchemaIssue]:
     is a hard issue. A response's ``data`` is checked against the type of its ``command``
     (paths under ``$.data``). ``direction`` is ``"c2a"`` (client -> agent) or ``"a2c"``.
     """
+    if (spec := SPECS.get(dialect)) is not None and spec.jsonrpc:
+        from rpcspy.protocol.acp import validate_message
+
+        return validate_message(obj, direction)
     table = _tables.get((direction, dialect)) or _table(direction, dialect)
     if type(obj) is not dict:
         return [SchemaIssue("invalid", "$", f"frame is a JSON {json_type(obj)}, not an object")]
@@ -252,8 +261,15 @@ def validate_bytes(data: bytes, direction: str, dialect: str) -> tuple[object | 
     (field names are the wire keys; the ``type`` tag is ``frame_type(value)``) and
     ``issues`` is ``[]``. Otherwise ``value`` is the plain decoded JSON (as from
     ``msgspec.json.decode``) with the same issues :func:`validate` reports, or ``None``
-    (and one ``invalid`` issue) when the bytes are not JSON.
+    (and one ``invalid`` issue) when the bytes are not JSON. A JSON-RPC dialect's value is always the
+    decoded JSON.
     """
+    if (spec := SPECS.get(dialect)) is not None and spec.jsonrpc:
+        try:
+            obj = msgspec.json.decode(data)
+        except DECODE_ERRORS as exc:
+            return None, [_not_json(exc)]
+        return obj, validate(obj, direction, dialect)
     try:
         value = typed_decoder(direction, dialect)(data)
     except _ValidationError:

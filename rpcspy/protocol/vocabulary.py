@@ -108,6 +108,13 @@ MESSAGE_EDGES = names({"message_start", "message_end"})
 """Events that carry a whole ``message`` (its ``role``): one opens it, one closes it."""
 MESSAGE_EVENTS = names({"message_start", "message_update", "message_end"})
 """:data:`MESSAGE_EDGES` and the ``message_update`` events streamed between them."""
+TOOL_EXECUTION_EVENTS = names({"tool_execution_start", "tool_execution_update", "tool_execution_end"})
+"""The frames of one tool call: ordered within the call; parallel calls interleave freely."""
+SNAPSHOT_EVENTS = names({"message_start", "message_update"})
+"""Events that carry the message being streamed as it is when the frame is written (its usage too);
+``message_end`` carries the final message."""
+PROGRESS_UPDATES = names({"message_update", "tool_execution_update"})
+"""Progress frames: how many of them a run sends depends on how the data arrived."""
 OUTPUT_UPDATES = names({"tool_execution_update", "bash_execution_update"})
 """Events that stream a running tool's or ``bash`` command's output so far."""
 RUN_PROGRESS_EVENTS = names({"agent_start", "turn_start", "turn_end", "message_start", "message_update", "message_end",
@@ -125,5 +132,6 @@ __all__ = ["Names", "names", "ANSWER_TYPES", "AGENT_REQUEST_TYPES", "HOST_REQUES
            "DISPOSED_COMMANDS", "STOP_COMMANDS", "TEARDOWN_COMMANDS", "SESSION_START_COMMANDS", "SLOW_COMMANDS", "RUN_START", "RUN_END",
            "SETTLED", "RUN_BOUNDARIES", "OMP_PROMPT_RESULT", "OMP_SESSION_SETTLED", "COMPACTION_START",
            "COMPACTION_END", "RETRY_START", "RETRY_END", "QUEUE_UPDATE", "NOT_EMITTED_BY_OMP", "HOST_CALLS",
-           "HOST_CANCELS", "DELTA_EVENTS", "MESSAGE_EDGES", "MESSAGE_EVENTS", "OUTPUT_UPDATES", "RUN_PROGRESS_EVENTS",
+           "HOST_CANCELS", "DELTA_EVENTS", "MESSAGE_EDGES", "MESSAGE_EVENTS", "TOOL_EXECUTION_EVENTS",
+           "SNAPSHOT_EVENTS", "PROGRESS_UPDATES", "OUTPUT_UPDATES", "RUN_PROGRESS_EVENTS",
            "READY", "RESPONSE_TYPE"]

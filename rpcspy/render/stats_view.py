@@ -72,7 +72,9 @@ def commands(r: dict[str, Any]) -> Table | None:
 def runs(r: dict[str, Any]) -> Table | None:
     if not r["runs"]:
         return None
-    t = _table("Runs (agent_start .. agent_end)", "start s", "duration ms", "ttft ms", "messages", "tokens",
+    title = "Prompt turns (session/prompt .. its answer)" if r.get("runs_are") == "prompt turns" else \
+        "Runs (agent_start .. agent_end)"
+    t = _table(title, "start s", "duration ms", "ttft ms", "messages", "tokens",
                "tokens/s", "chars", "chars/s", "stop")
     for run in r["runs"]:
         t.add_row(f"{run['start_s']:.3f}", _n(run["duration_ms"]), _n(run["ttft_ms"]), _n(run["messages"]),

@@ -24,8 +24,8 @@ from typing import Any, Protocol
 
 from rpcspy.events import Event, Finding, Frame
 from rpcspy.frameinfo import NOT_JSON, parse, type_of
-from rpcspy.protocol.base import is_omp
 from rpcspy.protocol.pairing import Pairing, is_blank
+from rpcspy.protocol.spec import skips_blank_lines
 from rpcspy.protocol.vocabulary import ANSWER_TYPES, MESSAGE_EVENTS, OUTPUT_UPDATES
 from rpcspy.render import describe
 from rpcspy.render.items import Block, Item
@@ -80,7 +80,7 @@ class Timeline:
         self._group: _Group | None = None
         self._tail: Item | None = None
         self._pairing = Pairing()
-        self._omp = is_omp(dialect)
+        self._omp = skips_blank_lines(dialect)
         self._tools: dict[Any, float] = {}
         self._dialogs: dict[Any, tuple[float, Any]] = {}
         self._answered: OrderedDict[Any, None] = OrderedDict()

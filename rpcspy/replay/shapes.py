@@ -34,6 +34,7 @@ import msgspec
 
 from rpcspy.events import Frame
 from rpcspy.framing import DECODE_ERRORS
+from rpcspy.protocol.vocabulary import PROGRESS_UPDATES, SNAPSHOT_EVENTS, TOOL_EXECUTION_EVENTS
 from rpcspy.replay.differ import label_of
 from rpcspy.replay.jsondiff import child
 from rpcspy.replay.normalise import Normaliser
@@ -43,13 +44,10 @@ ENUM_KEYS = frozenset({
     "origin", "api", "level", "mode", "streamingBehavior", "thinkingLevel", "steeringMode", "followUpMode",
 })
 """Keys whose string values are enums for clients (a new value is a warning, not free text)."""
-TOOL_FRAMES = frozenset({"tool_execution_start", "tool_execution_update", "tool_execution_end"})
-"""Frames of one tool call: ordered within the call; parallel calls interleave freely."""
-STREAMED = ("message_update", "tool_execution_update")
-"""Progress frames: how many of them a run sends depends on how the data arrived."""
-SNAPSHOTS = frozenset({"message_start", "message_update"})
-"""Frames that carry the message being streamed as it is when the frame is written (its usage too):
-what streaming has filled in by then is timing; ``message_end`` carries the final message."""
+TOOL_FRAMES = TOOL_EXECUTION_EVENTS
+STREAMED = PROGRESS_UPDATES
+SNAPSHOTS = SNAPSHOT_EVENTS
+"""What streaming has filled into these by the time they are written is timing."""
 _DISC = re.compile(r"^[\w.:/@+-]{1,64}$")
 _SUB = re.compile(r"^\$\.[\w$]+<([^<>]*)>")
 _MARK = re.compile(r"<[^<>\[\]]*>|\[[^\]\"]*\]")

@@ -210,6 +210,10 @@ CASES: dict[str, Case] = {
 }
 
 SPECIAL: dict[str, str] = {
+    **{f"acp.{name}": "tests/checker/test_acp_rules.py::test_each_rule_fires" for name in (
+        "unknown_id", "duplicate_response", "notification_with_id", "request_without_id", "capability",
+        "protocol_version", "before_initialize", "unknown_session", "unknown_tool_call", "tool_status_backwards",
+        "prompt_during_permission", "cancel_not_honoured", "permission_not_cancelled", "bad_error", "unanswered")},
     "checker.internal_error": "tests/checker/test_engine.py::test_internal_error_is_a_finding",
     "checker.gap": "tests/checker/test_gap.py::test_gap_is_a_warning_with_its_size",
     "schema.invalid": "tests/checker/test_schema.py::test_issue_kinds_map_to_rules",

@@ -85,8 +85,9 @@ def test_response_data_is_validated() -> None:
 
 def test_traits() -> None:
     assert set(known_dialects()) >= {"pi-0.73", "pi-0.84", "omp"}
-    assert traits_of("omp").omp and not traits_of("omp").closes_runs
-    assert traits_of("pi-0.84").closes_runs and not traits_of("pi-0.73").closes_runs
+    assert traits_of("omp").blank_lines_skipped and traits_of("omp").retry_in_run and not traits_of("omp").settles
+    assert traits_of("pi-0.84").settles and not traits_of("pi-0.73").settles
+    assert not traits_of("pi-0.99").blank_lines_skipped
 
 
 _SOURCE_IMAGE = {"type": "image", "source": {"type": "base64", "mediaType": "image/png", "data": "aGk="}}

@@ -11,8 +11,9 @@ from rpcspy.cli import COMMANDS
 
 HEAVY = ("msgspec", "rich", "prompt_toolkit", "rpcspy.checker", "rpcspy.protocol", "rpcspy.render", "rpcspy.pump",
          "rpcspy.recording", "rpcspy.replay", "rpcspy.interactive")
-LIGHT = ("rpcspy.protocol", "rpcspy.protocol.vocabulary")
-"""The protocol package's face (it imports on first use) and its vocabulary (literal name sets)."""
+LIGHT = ("rpcspy.protocol", "rpcspy.protocol.vocabulary", "rpcspy.protocol.spec")
+"""The protocol package's face (it imports on first use), its vocabulary (literal name sets) and the
+dialects' specs (the ``--dialect`` choices; it imports nothing)."""
 PROBE = """
 import sys
 sys.argv = ["rpcspy", *sys.argv[1:], "--help"]

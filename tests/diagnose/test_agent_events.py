@@ -5,11 +5,12 @@ from __future__ import annotations
 from rpcspy.diagnose.agent_events import EVENTS
 from rpcspy.diagnose.tracker import Tracker
 from rpcspy.events import Frame
-from rpcspy.protocol import DIALECTS, get_protocol
+from rpcspy.protocol import get_protocol
+from rpcspy.protocol.spec import JSONL_DIALECTS
 
 
 def test_every_event_handled_is_an_agent_frame_type_of_some_dialect() -> None:
-    agent_types = {t for d in DIALECTS for t in get_protocol(d).a2c}
+    agent_types = {t for d in JSONL_DIALECTS for t in get_protocol(d).a2c}
     assert set(EVENTS) <= agent_types, set(EVENTS) - agent_types
 
 

@@ -5,15 +5,24 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from rpcspy.protocol import DIALECTS, get_protocol
+from rpcspy.protocol import get_protocol
 from rpcspy.protocol.base import tag_of
+from rpcspy.protocol.spec import JSONL_DIALECTS
 
 
 def test_dialect_names() -> None:
-    assert DIALECTS == ("pi-0.73", "pi-0.84", "pi-0.99", "pi-feb2026", "omp")
+    from rpcspy.protocol import DIALECTS
+
+    assert DIALECTS == ("pi-0.73", "pi-0.84", "pi-0.99", "pi-feb2026", "omp", "acp-v1")
+    assert JSONL_DIALECTS == DIALECTS[:-1]
 
 
-@pytest.mark.parametrize("dialect", DIALECTS)
+def test_a_jsonrpc_dialect_has_no_pi_protocol() -> None:
+    with pytest.raises(ValueError, match="JSON-RPC dialect"):
+        get_protocol("acp-v1")
+
+
+@pytest.mark.parametrize("dialect", JSONL_DIALECTS)
 def test_every_command_has_a_response_data_entry(dialect: str) -> None:
     proto = get_protocol(dialect)
     assert set(proto.commands) == set(proto.data)
@@ -21,7 +30,7 @@ def test_every_command_has_a_response_data_entry(dialect: str) -> None:
     assert "extension_ui_response" in proto.c2a and "extension_ui_response" not in proto.commands
 
 
-@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("dialect", JSONL_DIALECTS)
 def test_frame_tables_are_keyed_by_their_tags(dialect: str) -> None:
     proto = get_protocol(dialect)
     for table in (proto.c2a, proto.a2c):
@@ -31,7 +40,7 @@ def test_frame_tables_are_keyed_by_their_tags(dialect: str) -> None:
     assert {tag_of(c) for c in proto.ui_requests.values()} == set(proto.ui_requests)
 
 
-@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("dialect", JSONL_DIALECTS)
 def test_every_schema_type_builds_a_decoder(dialect: str) -> None:
     proto = get_protocol(dialect)
     for tp in [*proto.c2a.values(), *proto.a2c.values(), *(s.type for s in proto.data.values() if s.type)]:

@@ -6,13 +6,14 @@ import json
 
 import pytest
 
-from rpcspy.protocol import DIALECTS, command_fields, command_types, json_schema, validate
+from rpcspy.protocol import command_fields, command_types, json_schema, validate
+from rpcspy.protocol.spec import JSONL_DIALECTS
 from tests.protocol.corpus import CORPORA, NOT_JSON, dialect_of, frames
 
 jsonschema = pytest.importorskip("jsonschema")
 
 
-@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("dialect", JSONL_DIALECTS)
 @pytest.mark.parametrize("direction", [None, "c2a", "a2c"])
 def test_schema_is_valid_json_schema(dialect: str, direction: str | None) -> None:
     doc = json_schema(dialect, direction)

