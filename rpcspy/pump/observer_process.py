@@ -187,13 +187,17 @@ def _child_main(data_fd: int, tape: Tape | None, make_observers: ObserverFactory
     decoder = wire.WireDecoder()
     last_t, last_at = 0.0, time.monotonic()
     told_failure = exited = False
-    while (chunk := spool.get(timeout=TICK_SECONDS)) != b"":
+    while (chunk := spool.get(timeout=0 if dispatcher.behind else TICK_SECONDS)) != b"":
         if not told_failure and (failure := spool.failure) is not None:
             told_failure = True
             text = (f"the observers' spool could not be written ({failure}); they now read the proxy's pipe "
                     "directly, and whatever they cannot keep up with is left out of the recording (gaps)")
             warn(text)
             dispatcher.event(Note(0, last_t, "warning", text))
+        if chunk is None and dispatcher.behind:  # nothing to record: the live check's turn
+            dispatcher.work()
+            dispatcher.flush()
+            continue
         if chunk is None:  # quiet for a while: let observers report what is overdue
             dispatcher.tick(last_t + time.monotonic() - last_at)
             dispatcher.flush()
