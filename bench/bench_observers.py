@@ -113,10 +113,11 @@ def feed(kind: str, chunks: list[bytes], tmp: str) -> float:
     return elapsed
 
 
-def cost_round(frames: int, kind: str) -> dict[str, float]:
+def cost_round(frames: int, kind: str, path: str) -> dict[str, float]:
     """One kind, in this process (the tree it imports): a process per kind, so none pays for another's
-    leftovers (a control socket's threads, objects the garbage collector walks)."""
-    data = stream(frames)
+    leftovers (a control socket's threads, objects the garbage collector walks). ``path``: the stream."""
+    with open(path, "rb") as f:
+        data = f.read()
     chunks = [data[i:i + 65536] for i in range(0, len(data), 65536)]
     tree_first()
     import rpcspy
@@ -130,17 +131,21 @@ def cost_round(frames: int, kind: str) -> dict[str, float]:
 def cost_table(frames: int, rounds: int, baseline: str | None) -> str:
     """Rounds interleaved between this tree and ``baseline`` (each round a fresh process per tree)."""
     trees = {"this tree": str(ROOT)} | ({"tree before": baseline} if baseline else {})
+    fd, path = tempfile.mkstemp(suffix=".jsonl")
+    with os.fdopen(fd, "wb") as f:
+        f.write(stream(frames))  # made once: stream_gen's generator is slow
     secs: dict[str, dict[str, list[float]]] = {t: {k: [] for k in KINDS} for t in trees}
     for r in range(rounds):
         for name, tree in trees.items():
             env = {**os.environ, "RPCSPY_BENCH_TREE": tree}
             for kind in KINDS:
-                out = subprocess.run([sys.executable, __file__, "--cost-round", kind, "--frames", str(frames)],
+                out = subprocess.run([sys.executable, __file__, "--cost-round", kind, "--stream", path],
                                      check=True, capture_output=True, text=True, env=env).stdout
                 for k, v in msgspec.json.decode(out.strip().splitlines()[-1]).items():
                     secs[name][k].append(v)
             print(f"round {r + 1}: {name}: " + ", ".join(f"{k} {v[-1]:.2f}" for k, v in secs[name].items()),
                   file=sys.stderr)
+    os.unlink(path)
     us = {t: {k: [s / frames * 1e6 for s in v] for k, v in ks.items()} for t, ks in secs.items()}
     head = "| observers | " + " | ".join(f"{t}: us per frame" for t in trees) + " | " + (
         "this tree / tree before |" if baseline else "vs bare decode |")
@@ -211,6 +216,7 @@ def main() -> None:
     ap.add_argument("--commands", type=int, default=600_000)
     ap.add_argument("--memory-only", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--cost-round", metavar="KIND", help=argparse.SUPPRESS)
+    ap.add_argument("--stream", help=argparse.SUPPRESS)
     ap.add_argument("--baseline-tree", metavar="DIR",
                     help="also run both tables on the rpcspy in DIR, interleaved (e.g. `git archive OLD rpcspy | "
                          "tar -x -C DIR`)")
@@ -220,7 +226,7 @@ def main() -> None:
         print(memory_table(args.commands) + "\n\n" + unanswered_table(args.commands))
         return
     if args.cost_round:
-        print(msgspec.json.encode(cost_round(args.frames, args.cost_round)).decode())
+        print(msgspec.json.encode(cost_round(args.frames, args.cost_round, args.stream)).decode())
         return
     # the memory table in a fresh process: its RSS is not the cost table's leftovers
     def memory_of(tree: str | None) -> str:

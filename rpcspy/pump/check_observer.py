@@ -179,7 +179,8 @@ class CheckObserver:
             self._write(f"rpcspy: dialect {self.checker.dialect} ({self.checker.dialect_reason})", "note")
 
     def stop(self, emit: Emit) -> None:
-        """End of session: if frames still wait (the grace ran out), stop here and say so."""
+        """The agent exited or the session ends: if frames still wait (the grace ran out), stop here and
+        say so; caught up, go on."""
         if self._stopped:
             self._give_up(self._stopped, emit)
         elif self._behind:
@@ -227,8 +228,9 @@ class CheckObserver:
     def close(self) -> None:
         c = self.options.counts
         if c["error"]:
+            upto = f", checked live up to seq {self.checked}" if self._stopped == "" else ""
             line = (f"rpcspy: protocol check: {c['error']} error(s), {c['warning']} warning(s), {c['info']} info "
-                    f"(dialect {self.checker.dialect}); see the recording or `rpcspy check`\n")
+                    f"(dialect {self.checker.dialect}{upto}); see the recording or `rpcspy check`\n")
             try:
                 os.write(self.options.summary_fd, line.encode())
             except OSError:

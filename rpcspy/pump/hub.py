@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from rpcspy.backpressure import POLL, STALL_AFTER, Backpressure, Verdict, gap_reason, gap_warning
-from rpcspy.events import DIRECTIONS, Direction, Eof, Event, Frame, Note, frames_of
+from rpcspy.events import DIRECTIONS, Direction, Eof, Event, Exit, Frame, Note, frames_of
 from rpcspy.framing import LineFramer, split_cr
 
 if TYPE_CHECKING:
@@ -135,8 +135,13 @@ class TapeSink(Sink, Protocol):
 class Dispatcher:
     """Single-threaded: turns chunks and events into numbered events for observers."""
 
-    def __init__(self, observers: Iterable[Observer], *, warn: Callable[[str], None]) -> None:
+    def __init__(self, observers: Iterable[Observer], *, warn: Callable[[str], None],
+                 grace: float = LAG_GRACE) -> None:
+        """``grace``: seconds lagging observers get to catch up when the agent exits and at the end."""
         self.observers: list[Observer] = []
+        self.grace = grace
+        self._t = 0.0
+        """The latest time handed on: what lagging observers derive is recorded no earlier (``t`` never goes back)."""
         self._emitters: tuple[Observer, ...] = ()
         """Observers called per event (they may emit); the others take batches."""
         self._batched: tuple[Batched, ...] = ()
@@ -156,6 +161,8 @@ class Dispatcher:
 
     def data(self, direction: Direction, t: float, chunk: bytes, injected: bool = False) -> None:
         self.counts[direction] += len(chunk)
+        if t > self._t:
+            self._t = t
         lines = self._framers[direction].feed(chunk)
         if not lines:
             return
@@ -235,6 +242,10 @@ class Dispatcher:
                            dropped_bytes=n))
 
     def event(self, event: Event) -> None:
+        if event.t > self._t:
+            self._t = event.t
+        if type(event) is Exit and self._lagging:  # the agent is gone: nothing to hold back any more
+            self._catch_up(self.grace)  # so the findings about its frames come before its exit entry
         event.seq = self._next()
         self.dispatch(event)
 
@@ -296,11 +307,18 @@ class Dispatcher:
                     obs.work(derived.append, budget)
                 except Exception as exc:
                     self._drop(obs, exc)  # type: ignore[arg-type]
+        self._late(derived)
+
+    def _late(self, derived: list[Event]) -> None:
+        """Number and hand on what lagging observers derived, at the time it is recorded or later."""
         for extra in derived:
+            if extra.t < self._t:
+                extra.t = self._t
             self.event(extra)
 
     def _catch_up(self, grace: float) -> None:
-        """End of session: the lagging observers get up to ``grace`` seconds, then stop where they are."""
+        """The agent exited, or the session ends: the lagging observers get up to ``grace`` seconds, then
+        stop where they are if still behind (a caught-up one goes on: the exit's findings are still to come)."""
         deadline = time.monotonic() + grace
         while self.behind and time.monotonic() < deadline:
             self.work()
@@ -310,8 +328,7 @@ class Dispatcher:
                 obs.stop(derived.append)
             except Exception as exc:
                 self._drop(obs, exc)  # type: ignore[arg-type]
-        for extra in derived:
-            self.event(extra)
+        self._late(derived)
 
 
     def tick(self, t: float) -> None:
@@ -335,10 +352,11 @@ class Dispatcher:
             except Exception as exc:
                 self._drop(obs, exc)
 
-    def close(self, grace: float = LAG_GRACE) -> None:
-        """End of the session, for every observer; lagging ones first get ``grace`` seconds to catch up."""
+    def close(self, grace: float | None = None) -> None:
+        """End of the session, for every observer; lagging ones first get ``grace`` seconds (None: the
+        dispatcher's) to catch up."""
         if self._lagging:
-            self._catch_up(grace)
+            self._catch_up(self.grace if grace is None else grace)
         for obs in list(self.observers):
             try:
                 obs.close()

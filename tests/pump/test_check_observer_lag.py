@@ -31,7 +31,7 @@ def session(path: Path, frames: int, *, work: bool, behind_frames: int | None = 
     if behind_frames is not None:
         check.behind_frames = behind_frames
     d = Dispatcher([Recorder(RecordingWriter(str(path), make_header(["pi"]), warn=pytest.fail)), check],
-                   warn=pytest.fail)
+                   warn=pytest.fail, grace=grace)
     for n in range(frames // 100):
         d.data("a2c", n * 0.01, BROKEN * 100)
         if work or n < checked_first:
@@ -41,7 +41,7 @@ def session(path: Path, frames: int, *, work: bool, behind_frames: int | None = 
     if work:
         while d.behind:
             d.work()
-    d.close(grace=grace)
+    d.close()
     return check
 
 
@@ -97,7 +97,7 @@ def test_a_session_that_ends_with_the_check_behind_says_so(tmp_path: Path) -> No
     got = entries(rec)
     seqs = [e.seq for e in got if isinstance(e, FrameEntry)]
     notes = [e for e in got if isinstance(e, NoteEntry)]
-    assert [n.text for n in notes] == ["the session ended with the live check 1,501 frames behind the recording: "
+    assert [n.text for n in notes] == ["the session ended with the live check 1,500 frames behind the recording: "
                                        f"checked live up to seq {seqs[499]}; `rpcspy check` covers the rest"]
     assert check.checked == seqs[499] and len(seqs) == 2000
 
