@@ -8,9 +8,13 @@ against a bare baseline that splits the same chunks on LF and `msgspec.json.deco
 line. From the per-frame cost of "all three" follows the backlog the observers have to catch
 up on after a fast stream: frames x cost, minus what they did while it poured in.
 
-Memory: a Checker fed a session of small commands, each answered (`set_auto_retry`),
-RSS of this process at checkpoints (the checker's answered-command table is the only
-structure that grows with the number of commands, up to its documented bound).
+Per-frame cost is CPU time, each round a fresh process per tree, interleaved with --baseline-tree.
+"recording path" is what the recording waits on: since issue 20 the live check lags (it is handed
+its frames, and checks them when nothing waits to be recorded); "all three" includes its work.
+
+Memory: a Checker fed a session of small commands, each answered (`set_auto_retry`), and one fed
+commands never answered (`get_state`), RSS of this process at checkpoints (the checker's tables
+grow with the number of commands up to their documented bounds).
 
     python bench/bench_observers.py [--frames 400000] [--rounds 5] [--commands 600000] [--write-docs]
 """
@@ -28,7 +32,16 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, os.environ.get("RPCSPY_BENCH_TREE") or str(ROOT))  # --baseline-tree: another rpcspy
+TREE = os.environ.get("RPCSPY_BENCH_TREE") or str(ROOT)
+sys.path.insert(0, TREE)  # --baseline-tree: another rpcspy
+
+
+def tree_first() -> None:
+    """Put the tree measured first on sys.path again (bench_check, which stream_gen imports, puts this
+    checkout there: before, a --baseline-tree run of the cost table measured this tree twice)."""
+    while TREE in sys.path:
+        sys.path.remove(TREE)
+    sys.path.insert(0, TREE)
 
 import msgspec  # noqa: E402
 from perfdoc import write_section  # noqa: E402
@@ -66,47 +79,84 @@ def observers(kind: str, tmp: str) -> list:
     return out
 
 
+KINDS = ["bare", "dispatch only", "recorder", "checker", "control", "recording path", "all three"]
+"""``recording path``: recorder, control socket and live check, the check only handed its frames (a lagging
+observer since issue 20: what the recording waits on); ``all three``: the same with the check's work done."""
+
+
 def feed(kind: str, chunks: list[bytes], tmp: str) -> float:
+    """CPU seconds of this process to feed ``chunks`` to the observers of ``kind``."""
     if kind == "bare":
         decode = msgspec.json.decode
-        start = time.perf_counter()
+        start = time.process_time()
         for chunk in chunks:  # the same chunks, split on LF and decoded (lines cut by a chunk end skipped)
             for line in chunk.split(b"\n")[1:-1]:
                 decode(line)
-        return time.perf_counter() - start
+        return time.process_time() - start
     from rpcspy.pump.hub import Dispatcher
 
-    obs = observers("" if kind == "dispatch only" else kind, tmp)
+    obs = observers({"dispatch only": "", "recording path": "all three"}.get(kind, kind), tmp)
     hub = Dispatcher(obs, warn=print)
-    start = time.perf_counter()
+    lagging = kind != "recording path" and hasattr(hub, "work")  # the tree before: the check is inline
+    start = time.process_time()
     for chunk in chunks:
         hub.data("a2c", 1.0, chunk)
+        while lagging and hub.behind:
+            hub.work()
         for o in obs:
             o.flush()
-    elapsed = time.perf_counter() - start
-    for o in obs:
-        o.close()
+    elapsed = time.process_time() - start
+    if hasattr(hub, "work"):
+        hub.close(grace=0.0)
+    else:
+        hub.close()
     return elapsed
 
 
-def cost_table(frames: int, rounds: int) -> str:
-    data = stream(frames)
+def cost_round(frames: int, kind: str, path: str) -> dict[str, float]:
+    """One kind, in this process (the tree it imports): a process per kind, so none pays for another's
+    leftovers (a control socket's threads, objects the garbage collector walks). ``path``: the stream."""
+    with open(path, "rb") as f:
+        data = f.read()
     chunks = [data[i:i + 65536] for i in range(0, len(data), 65536)]
-    kinds = ["bare", "dispatch only", "recorder", "checker", "control", "both", "all three"]
-    secs: dict[str, list[float]] = {k: [] for k in kinds}
+    tree_first()
+    import rpcspy
+
+    assert rpcspy.__file__.startswith(os.path.join(TREE, "")), (rpcspy.__file__, TREE)
     with tempfile.TemporaryDirectory() as tmp:
-        feed("both", chunks[:20], tmp)  # warm up: schemas are built on first use
-        for r in range(rounds):
-            for k in kinds:
-                secs[k].append(feed(k, chunks, tmp))
-                print(f"round {r + 1}: {k:14s} {secs[k][-1]:.3f} s", file=sys.stderr)
-    us = {k: [s / frames * 1e6 for s in v] for k, v in secs.items()}
-    lines = [f"{frames:,} delta-only frames of ~280 bytes fed in 64 KiB chunks, {rounds} interleaved rounds, "
-             "median (min-max).", "",
-             "| observers | us per frame | vs bare decode | 2 M frames take |", "|---|---:|---:|---:|"]
-    for k in kinds:
-        lines.append(f"| {k} | {spread(us[k])} | {spread(ratios(us[k], us['bare']))}x | "
-                     f"{spread([u * 2 for u in us[k]], '{:.1f}')} s |")
+        feed("all three", chunks[:20], tmp)  # warm up: schemas are built on first use
+        return {kind: feed(kind, chunks, tmp)}
+
+
+def cost_table(frames: int, rounds: int, baseline: str | None) -> str:
+    """Rounds interleaved between this tree and ``baseline`` (each round a fresh process per tree)."""
+    trees = {"this tree": str(ROOT)} | ({"tree before": baseline} if baseline else {})
+    fd, path = tempfile.mkstemp(suffix=".jsonl")
+    with os.fdopen(fd, "wb") as f:
+        f.write(stream(frames))  # made once: stream_gen's generator is slow
+    secs: dict[str, dict[str, list[float]]] = {t: {k: [] for k in KINDS} for t in trees}
+    for r in range(rounds):
+        for name, tree in trees.items():
+            env = {**os.environ, "RPCSPY_BENCH_TREE": tree}
+            for kind in KINDS:
+                out = subprocess.run([sys.executable, __file__, "--cost-round", kind, "--stream", path],
+                                     check=True, capture_output=True, text=True, env=env).stdout
+                for k, v in msgspec.json.decode(out.strip().splitlines()[-1]).items():
+                    secs[name][k].append(v)
+            print(f"round {r + 1}: {name}: " + ", ".join(f"{k} {v[-1]:.2f}" for k, v in secs[name].items()),
+                  file=sys.stderr)
+    os.unlink(path)
+    us = {t: {k: [s / frames * 1e6 for s in v] for k, v in ks.items()} for t, ks in secs.items()}
+    head = "| observers | " + " | ".join(f"{t}: us per frame" for t in trees) + " | " + (
+        "this tree / tree before |" if baseline else "vs bare decode |")
+    lines = [f"{frames:,} delta-only frames of ~280 bytes fed in 64 KiB chunks, {rounds} interleaved rounds "
+             "(a fresh process per tree, kind and round), CPU time of the process, median (min-max).", "",
+             head, "|---|" + "---:|" * (len(trees) + 1)]
+    for k in KINDS:
+        cells = [spread(us[t][k]) for t in trees]
+        ratio = (ratios(us["this tree"][k], us["tree before"][k]) if baseline
+                 else ratios(us["this tree"][k], us["this tree"]["bare"]))
+        lines.append(f"| {k} | " + " | ".join(cells) + f" | {spread(ratio)}x |")
     return "\n".join(lines)
 
 
@@ -142,18 +192,41 @@ def memory_table(commands: int) -> str:
                       "|---:|---:|---:|---:|", *rows])
 
 
+def unanswered_table(commands: int) -> str:
+    from rpcspy.checker import Checker
+    from rpcspy.events import Frame
+
+    checker = Checker(dialect="pi-0.84")
+    marks = sorted(m for m in {1000, 65536, 131072, commands // 2, commands} if 0 < m <= commands)
+    rows = []
+    base = rss_mib()
+    for i in range(1, commands + 1):
+        checker.feed(Frame(i, i * 1e-3, "c2a", b'{"id":"req-%d","type":"get_state"}' % i))
+        if i in marks:
+            rows.append(f"| {i:,} | {rss_mib():.1f} | {len(checker._corr.pairing.pending):,} |")
+    return "\n".join([f"A Checker fed {commands:,} commands never answered; RSS of the process ({base:.1f} MiB "
+                      "before the first command).", "", "| commands | RSS MiB | waiting commands held |",
+                      "|---:|---:|---:|", *rows])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--frames", type=int, default=400_000)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--commands", type=int, default=600_000)
     ap.add_argument("--memory-only", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--cost-round", metavar="KIND", help=argparse.SUPPRESS)
+    ap.add_argument("--stream", help=argparse.SUPPRESS)
     ap.add_argument("--baseline-tree", metavar="DIR",
-                    help="also run the memory table on the rpcspy in DIR (e.g. `git archive OLD rpcspy | tar -x -C DIR`)")
+                    help="also run both tables on the rpcspy in DIR, interleaved (e.g. `git archive OLD rpcspy | "
+                         "tar -x -C DIR`)")
     ap.add_argument("--write-docs", action="store_true")
     args = ap.parse_args()
     if args.memory_only:
-        print(memory_table(args.commands))
+        print(memory_table(args.commands) + "\n\n" + unanswered_table(args.commands))
+        return
+    if args.cost_round:
+        print(msgspec.json.encode(cost_round(args.frames, args.cost_round, args.stream)).decode())
         return
     # the memory table in a fresh process: its RSS is not the cost table's leftovers
     def memory_of(tree: str | None) -> str:
@@ -164,7 +237,7 @@ def main() -> None:
     memory = memory_of(None)
     if args.baseline_tree:
         memory += f"\n\nThe same on the baseline tree ({args.baseline_tree}):\n\n" + memory_of(args.baseline_tree)
-    body = cost_table(args.frames, args.rounds) + "\n\n" + memory + (
+    body = cost_table(args.frames, args.rounds, args.baseline_tree) + "\n\n" + memory + (
         f"\n\nCommand: `python bench/bench_observers.py --frames {args.frames} --rounds {args.rounds} "
         f"--commands {args.commands}{' --baseline-tree ' + args.baseline_tree if args.baseline_tree else ''}`.")
     print(body)

@@ -106,3 +106,11 @@ class Finding:
 
 
 Event = Union[Frame, Start, SpawnFailed, Eof, Exit, Note, Finding]
+
+
+def frames_of(first: int, t: float, direction: Direction, lines: list[bytes], injected: bool = False) -> list[Frame]:
+    """The frames ``first``, ``first + 1``, ... of ``lines`` (each read with its LF; a CR before it is
+    taken off and flagged ``cr``), as the dispatcher numbers a chunk's lines."""
+    return [Frame(seq, t, direction, line[:-1], True, True, injected) if line.endswith(b"\r")
+            else Frame(seq, t, direction, line, True, False, injected)
+            for seq, line in zip(range(first, first + len(lines)), lines, strict=True)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from rpcspy.checker.findings import Sink
-from rpcspy.protocol.pairing import MISSING, Pairing, Pending, id_key, show_id, show_type
+from rpcspy.protocol.pairing import MISSING, WAITING_CAP, Pairing, Pending, id_key, show_id, show_type
 from rpcspy.protocol.vocabulary import SLOW_COMMANDS
 
 __all__ = ["Correlator"]
@@ -21,7 +21,8 @@ class Correlator:
 
     def __init__(self, sink: Sink) -> None:
         self.sink = sink
-        self.pairing = Pairing()
+        self.pairing = Pairing(bounded=True, answered=True)
+        """Bounded: past WAITING_CAP unanswered commands the oldest are forgotten (``correlation.forgotten``)."""
 
     # ---- stdin -----------------------------------------------------------------------------
     def expect_idless(self, seq: int, t: float, expect: Any) -> None:
@@ -34,7 +35,14 @@ class Correlator:
 
     def command(self, seq: int, t: float, obj: dict[str, Any]) -> Pending:
         """Register a command frame; returns its :class:`Pending`."""
-        p, older = self.pairing.command(seq, t, obj)
+        pairing = self.pairing
+        forgotten = pairing.forgotten
+        p, older = pairing.command(seq, t, obj)
+        if pairing.forgotten != forgotten and not forgotten:  # said once: the count is in the summary at the end
+            self.sink.emit("correlation.forgotten", t, seq, "c2a",
+                           f"more than {WAITING_CAP:,} commands wait for an answer: the oldest "
+                           f"{pairing.forgotten:,} are forgotten (memory stays bounded); an answer to one of "
+                           "them reads as an unknown id, and they are not listed as unanswered")
         if older is not None:
             self.sink.emit("correlation.reused_id", t, seq, "c2a",
                            f"command {p.label()} reuses the id of {older.label()}, still awaiting its response",
@@ -88,6 +96,11 @@ class Correlator:
 
     def finish(self, t: float, why: str) -> None:
         """End of session: every command with an id still pending was never answered."""
+        if self.pairing.forgotten:
+            self.sink.emit("correlation.forgotten", t, None, "c2a",
+                           f"{self.pairing.forgotten:,} commands were forgotten unanswered in all, more than "
+                           f"{WAITING_CAP:,} waiting at once; the ones still waiting at the end follow",
+                           extra={"forgotten": self.pairing.forgotten})
         for p in self.pairing.waiting_with_id():
             if p.reported:
                 continue

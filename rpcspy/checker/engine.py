@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from rpcspy.checker.acp import AcpRules
 from rpcspy.checker.correlation import Correlator
 from rpcspy.checker.decoding import HANDLED, UNTRIED, FrameDecoder
-from rpcspy.checker.findings import Sink
+from rpcspy.checker.findings import PER_RULE, Sink
 from rpcspy.checker.framing import KIB64, Unparsed
 from rpcspy.checker.lifecycle import Lifecycle
 from rpcspy.checker.misuse import MisuseTracker
@@ -43,7 +43,9 @@ class Checker:
     also makes agent frame types the dialect does not know errors instead of info (a newer
     agent's events are info by default);
     ``ignore`` is a set of rule ids never reported; ``absent``, the directions a one-sided input lacks
-    (:mod:`rpcspy.checker.sides`: the rules that need them are skipped); ``unanswered_after`` (seconds)
+    (:mod:`rpcspy.checker.sides`: the rules that need them are skipped); ``per_rule`` findings of one rule are
+    listed, the rest summarised in one finding at the end (:mod:`rpcspy.checker.findings`; 0: all listed);
+    ``unanswered_after`` (seconds)
     reports commands still unanswered that long after they were sent (checked on
     every frame, and on :meth:`tick` when the live proxy has no frame to feed).
     """
@@ -57,6 +59,7 @@ class Checker:
         dialect_reason: str | None = None,
         strict_unknown: bool = False,
         absent: frozenset[str] = frozenset(),
+        per_rule: int = PER_RULE,
     ) -> None:
         self.absent = absent
         """Directions the input does not hold (a one-sided transcript): the rules that need them are skipped."""
@@ -64,7 +67,7 @@ class Checker:
         overrides = {"schema.unknown_field": "warning"} if strict_fields or strict_unknown else {}
         if strict_unknown:
             overrides["schema.unknown_agent_type"] = "error"
-        self._sink = sink = Sink(frozenset(ignore), overrides)
+        self._sink = sink = Sink(frozenset(ignore), overrides, per_rule)
         self._schema = SchemaChecker(sink, dialect, dialect_reason)
         self._corr = Correlator(sink)
         self._ui = UiTracker(sink)
@@ -327,4 +330,9 @@ class Checker:
         except Exception as exc:
             self._sink.emit("checker.internal_error", t, None, None,
                             f"checker failed at end of session: {type(exc).__name__}: {exc}")
-        return self._sink.take()
+        return self._sink.take() + self._sink.summaries(t)
+
+    def summarise(self, t: float) -> list[Finding]:
+        """The live check stops before the end: the summaries of rules past the cap so far (:meth:`finish`
+        ends with them too)."""
+        return self._sink.summaries(t)

@@ -126,6 +126,12 @@ _CATALOGUE: tuple[Rule, ...] = (
        while they are pending (a `prompt` running an extension command that waits on a dialog, commands
        sent after a crash or `ctx.shutdown()`). Fix: wait for responses before closing stdin, answer
        pending dialogs, and time out requests in the client."""),
+    _r("correlation.forgotten", "warning", "So many commands waited unanswered that the oldest were forgotten.",
+       """The checker keeps at most 65,536 commands waiting for an answer (a session whose agent never
+       answers must not grow rpcspy's memory without end). Past that, the oldest are forgotten: a late
+       answer to one of them is reported as `correlation.unknown_id`, and they are not reported as
+       unanswered at the end. Said when it first happens, and with the total at the end of the session.
+       Fix: the client should wait for answers (or time out) instead of piling up commands."""),
     _r("correlation.command_mismatch", "error", "The response's `command` differs from the request's `type`.",
        """A response must echo the request's `type` in `command` (`parse` only for unparsable lines).
        A mismatch means ids were reused or the agent mixed up responses. Fix: use a fresh id per command."""),

@@ -42,7 +42,9 @@ a recording path that is refused (nothing is started then).""",
               help="Directory for automatically named recordings (UTC time + agent name).")
 @click.option("--no-record", is_flag=True, help="Relay only; write no recording.")
 @click.option("--check/--no-check", default=True, show_default=True,
-              help="Run the protocol checker live (in the observer process, off the forwarding path).")
+              help="Run the protocol checker live (in the observer process, off the forwarding path, at its own "
+                   "pace behind the recording: if it falls too far behind it stops with a note, and "
+                   "`rpcspy check FILE` covers the rest).")
 @click.option("--dialect", type=click.Choice(DIALECT_CHOICES), default="auto", show_default=True,
               help="Protocol dialect for the live check; auto detects it from the traffic.")
 @click.option("--report", metavar="stderr|FILE",

@@ -132,13 +132,14 @@ class _Answered:
 class Pairing:
     """Commands waiting for responses; feed client lines and agent responses in stream order.
 
-    ``bounded`` (the diagnosis tracker, which runs live): a session that never answers must not
-    grow without end. Past :data:`WAITING_CAP` commands with an id waiting, the oldest are
-    forgotten, and answered ids are kept up to :data:`BOUNDED_ANSWERED_CAP`. Unbounded (the
-    checker), each command waits until answered, so it can be reported at the end.
+    ``bounded`` (the checker and the diagnosis tracker, which run live): a session that never answers
+    must not grow without end. Past :data:`WAITING_CAP` commands with an id waiting, the oldest are
+    forgotten (counted in ``forgotten``), and answered ids are kept up to :data:`BOUNDED_ANSWERED_CAP`.
+    Unbounded (show, stats, the timeline), each command waits until answered.
     """
 
-    def __init__(self, *, bounded: bool = False, jsonrpc: bool = False) -> None:
+    def __init__(self, *, bounded: bool = False, jsonrpc: bool = False, answered: bool = False) -> None:
+        """``answered``: keep answered ids up to :data:`ANSWERED_CAP` even when ``bounded`` (the checker)."""
         self._jsonrpc = jsonrpc
         """JSON-RPC 2.0: a request's kind is its ``method``, and a response names none (no ``command``)."""
         self.pending: dict[Any, Pending] = {}
@@ -146,9 +147,11 @@ class Pairing:
         self._reused: dict[Any, list[Pending]] = {}
         self._nreused = 0
         self._bounded = bounded
-        self._answered_cap = BOUNDED_ANSWERED_CAP if bounded else ANSWERED_CAP
+        self._answered_cap = BOUNDED_ANSWERED_CAP if bounded and not answered else ANSWERED_CAP
         self._idless: deque[tuple[Any, Pending]] = deque()
         self._answered: dict[Any, _Answered] = {}
+        self.forgotten = 0
+        """Commands with an id forgotten unanswered by the bound (``bounded`` only)."""
 
     # ---- client lines ----------------------------------------------------------------------
     def client(self, seq: int, t: float, obj: Any, *, parsed: bool = True, blank: bool = False,
@@ -197,9 +200,13 @@ class Pairing:
         if len(self.pending) > WAITING_CAP + WAITING_CAP // 4:
             for key in list(islice(self.pending, len(self.pending) - WAITING_CAP)):
                 del self.pending[key]
-                self._nreused -= len(self._reused.pop(key, ()))
+                n = len(self._reused.pop(key, ()))
+                self._nreused -= n
+                self.forgotten += 1 + n
         while self._nreused > WAITING_CAP:
-            self._nreused -= len(self._reused.pop(next(iter(self._reused))))
+            n = len(self._reused.pop(next(iter(self._reused))))
+            self._nreused -= n
+            self.forgotten += n
 
     def _push_idless(self, expect: Any, p: Pending) -> None:
         self._idless.append((expect, p))

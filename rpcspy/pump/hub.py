@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from typing import Protocol, runtime_checkable
 
 from rpcspy.backpressure import POLL, STALL_AFTER, Backpressure, Verdict, gap_reason, gap_warning
-from rpcspy.events import DIRECTIONS, Direction, Eof, Event, Frame, Note
+from rpcspy.events import DIRECTIONS, Direction, Eof, Event, Exit, Frame, Note, frames_of
 from rpcspy.framing import LineFramer, split_cr
 
 Emit = Callable[[Event], None]
@@ -61,6 +61,46 @@ class Batched(Protocol):
 
 
 @runtime_checkable
+class Lines(Protocol):
+    """A :class:`Batched` observer that also takes the frames of a chunk as their lines (the recorder,
+    the live check): no :class:`Frame` is built for it.
+
+    ``handle_lines(direction, t, first, lines, injected)`` means ``handle_batch(frames_of(first, t,
+    direction, lines, injected))`` (:func:`rpcspy.events.frames_of`): each line is a frame's bytes as
+    read, without its LF; one ending in CR is a CR LF frame. Other events still come by ``handle_batch``."""
+
+    def handle_batch(self, events: list[Event]) -> None: ...
+    def handle_lines(self, direction: Direction, t: float, first: int, lines: list[bytes], injected: bool) -> None: ...
+
+
+@runtime_checkable
+class Lagging(Protocol):
+    """A :class:`Lines` observer that works at its own pace (the live check): it only queues what it
+    is handed, and derives its events (findings) when the dispatcher gives it time (:meth:`work`),
+    never holding the others back. Its events are numbered when they come, after the frames they are
+    about. It bounds its own backlog (past the bound it gives up and says so, through :meth:`work`)."""
+
+    def handle_batch(self, events: list[Event]) -> None: ...
+    def handle_lines(self, direction: Direction, t: float, first: int, lines: list[bytes], injected: bool) -> None: ...
+
+    @property
+    def behind(self) -> int:
+        """Frames queued and not yet worked through (0: caught up)."""
+
+    def work(self, emit: Emit, budget: int) -> None:
+        """Work through about ``budget`` queued frames (and what came with them); ``emit`` what it derives."""
+
+    def stop(self, emit: Emit) -> None:
+        """End of session, caught up or not: ``emit`` the last of what it derives (a note if it is behind)."""
+
+
+LAG_BUDGET = 2048
+"""Frames a lagging observer works through per :meth:`Dispatcher.work` call."""
+LAG_GRACE = 1.0
+"""Seconds lagging observers get at the end of the session to catch up (:meth:`Dispatcher.close`)."""
+
+
+@runtime_checkable
 class Ticking(Protocol):
     """An observer that also reports when time passes with no traffic (overdue answers)."""
 
@@ -78,11 +118,20 @@ class Sink(Protocol):
 class Dispatcher:
     """Single-threaded: turns chunks and events into numbered events for observers."""
 
-    def __init__(self, observers: Iterable[Observer], *, warn: Callable[[str], None]) -> None:
+    def __init__(self, observers: Iterable[Observer], *, warn: Callable[[str], None],
+                 grace: float = LAG_GRACE) -> None:
+        """``grace``: seconds lagging observers get to catch up when the agent exits and at the end."""
         self.observers: list[Observer] = []
+        self.grace = grace
+        self._t = 0.0
+        """The latest time handed on: what lagging observers derive is recorded no earlier (``t`` never goes back)."""
         self._emitters: tuple[Observer, ...] = ()
         """Observers called per event (they may emit); the others take batches."""
         self._batched: tuple[Batched, ...] = ()
+        """Observers that take batches of events, frames included."""
+        self._lines: tuple[Lines, ...] = ()
+        """Observers that take frames as lines (and other events in batches)."""
+        self._lagging: tuple[Lagging, ...] = ()
         self._warn = warn
         self._framers = {d: LineFramer() for d in DIRECTIONS}
         self._seq = 0
@@ -95,6 +144,8 @@ class Dispatcher:
 
     def data(self, direction: Direction, t: float, chunk: bytes, injected: bool = False) -> None:
         self.counts[direction] += len(chunk)
+        if t > self._t:
+            self._t = t
         lines = self._framers[direction].feed(chunk)
         if not lines:
             return
@@ -109,35 +160,46 @@ class Dispatcher:
     def _frames(self, direction: Direction, t: float, lines: list[bytes], crs: bool, injected: bool) -> None:
         """Number ``lines`` as frames, show them to the emitters one by one, then to the rest at once."""
         events: list[Event]
-        if not crs and not self._emitters:  # nothing can come between two frames: numbered in one go
+        if not self._emitters:  # nothing can come between two frames: numbered in one go
             first = self._seq + 1
             self._seq += len(lines)
-            events = [Frame(seq, t, direction, line, True, False, injected)
-                      for seq, line in zip(range(first, self._seq + 1), lines, strict=True)]
             self.last_frame[direction] = self._seq
-        else:
-            events = []
-            append = events.append
-            derived: list[Event] = []
-            emit = derived.append
-            seq = self._seq
-            for line in lines:
-                cr = crs and line.endswith(b"\r")
-                self._seq = seq = self._seq + 1
-                frame = Frame(seq, t, direction, line[:-1] if cr else line, True, cr, injected)
-                append(frame)
-                for obs in self._emitters:
-                    try:
-                        obs.handle(frame, emit)
-                    except Exception as exc:  # an observer must never take the session down
-                        self._drop(obs, exc)
-                if derived:  # numbered after their frame, and shown to the emitters in turn
-                    extras = derived[:]
-                    derived.clear()
-                    for extra in extras:
-                        extra.seq = self._next()
-                        self._one(extra, events)
-            self.last_frame[direction] = seq
+            for taker in self._lines:
+                try:
+                    taker.handle_lines(direction, t, first, lines, injected)
+                except Exception as exc:
+                    self._drop(taker, exc)  # type: ignore[arg-type]
+            if not self._batched:
+                return
+            if crs:
+                events = frames_of(first, t, direction, lines, injected)  # type: ignore[assignment]
+            else:
+                events = [Frame(seq, t, direction, line, True, False, injected)
+                          for seq, line in zip(range(first, self._seq + 1), lines, strict=True)]
+            self._deliver(events, self._batched)
+            return
+        events = []
+        append = events.append
+        derived: list[Event] = []
+        emit = derived.append
+        seq = self._seq
+        for line in lines:
+            cr = crs and line.endswith(b"\r")
+            self._seq = seq = self._seq + 1
+            frame = Frame(seq, t, direction, line[:-1] if cr else line, True, cr, injected)
+            append(frame)
+            for obs in self._emitters:
+                try:
+                    obs.handle(frame, emit)
+                except Exception as exc:  # an observer must never take the session down
+                    self._drop(obs, exc)
+            if derived:  # numbered after their frame, and shown to the emitters in turn
+                extras = derived[:]
+                derived.clear()
+                for extra in extras:
+                    extra.seq = self._next()
+                    self._one(extra, events)
+        self.last_frame[direction] = seq
         self._deliver(events)
 
     def eof(self, direction: Direction, t: float) -> None:
@@ -163,6 +225,10 @@ class Dispatcher:
                            dropped_bytes=n))
 
     def event(self, event: Event) -> None:
+        if event.t > self._t:
+            self._t = event.t
+        if type(event) is Exit and self._lagging:  # the agent is gone: nothing to hold back any more
+            self._catch_up(self.grace)  # so the findings about its frames come before its exit entry
         event.seq = self._next()
         self.dispatch(event)
 
@@ -191,9 +257,9 @@ class Dispatcher:
             extra.seq = self._next()
             self._one(extra, out)
 
-    def _deliver(self, events: list[Event]) -> None:
-        """The events of one batch, in order, to the observers that take batches."""
-        for obs in self._batched:
+    def _deliver(self, events: list[Event], to: tuple[Batched, ...] | None = None) -> None:
+        """The events of one batch, in order, to the observers that take batches (``to``: only those)."""
+        for obs in self._batched + self._lines if to is None else to:
             try:
                 obs.handle_batch(events)
             except Exception as exc:
@@ -204,8 +270,48 @@ class Dispatcher:
         self._sort()
 
     def _sort(self) -> None:
-        self._batched = tuple(o for o in self.observers if isinstance(o, Batched))
+        self._lines = tuple(o for o in self.observers if isinstance(o, Lines))
+        self._lagging = tuple(o for o in self._lines if isinstance(o, Lagging))
+        self._batched = tuple(o for o in self.observers if isinstance(o, Batched) and not isinstance(o, Lines))
         self._emitters = tuple(o for o in self.observers if not isinstance(o, Batched))
+
+    # --- lagging observers (the live check) ----------------------------------------------
+    @property
+    def behind(self) -> int:
+        """Frames the lagging observers have queued and not worked through yet (0: all caught up)."""
+        return sum(obs.behind for obs in self._lagging) if self._lagging else 0
+
+    def work(self, budget: int = LAG_BUDGET) -> None:
+        """Give the lagging observers time (call when nothing else waits); number and hand on what they derive."""
+        derived: list[Event] = []
+        for obs in self._lagging:
+            if obs.behind:
+                try:
+                    obs.work(derived.append, budget)
+                except Exception as exc:
+                    self._drop(obs, exc)  # type: ignore[arg-type]
+        self._late(derived)
+
+    def _late(self, derived: list[Event]) -> None:
+        """Number and hand on what lagging observers derived, at the time it is recorded or later."""
+        for extra in derived:
+            if extra.t < self._t:
+                extra.t = self._t
+            self.event(extra)
+
+    def _catch_up(self, grace: float) -> None:
+        """The agent exited, or the session ends: the lagging observers get up to ``grace`` seconds, then
+        stop where they are if still behind (a caught-up one goes on: the exit's findings are still to come)."""
+        deadline = time.monotonic() + grace
+        while self.behind and time.monotonic() < deadline:
+            self.work()
+        derived: list[Event] = []
+        for obs in self._lagging:
+            try:
+                obs.stop(derived.append)
+            except Exception as exc:
+                self._drop(obs, exc)  # type: ignore[arg-type]
+        self._late(derived)
 
 
     def tick(self, t: float) -> None:
@@ -229,8 +335,11 @@ class Dispatcher:
             except Exception as exc:
                 self._drop(obs, exc)
 
-    def close(self) -> None:
-        """End of the session, for every observer."""
+    def close(self, grace: float | None = None) -> None:
+        """End of the session, for every observer; lagging ones first get ``grace`` seconds (None: the
+        dispatcher's) to catch up."""
+        if self._lagging:
+            self._catch_up(self.grace if grace is None else grace)
         for obs in list(self.observers):
             try:
                 obs.close()
@@ -332,10 +441,13 @@ class Hub:
         d = self.dispatcher
         while True:
             with self._cond:
-                self._cond.wait_for(lambda: self._queue or self._closed)
+                if not d.behind:  # else the lagging observers get time when nothing is queued
+                    self._cond.wait_for(lambda: self._queue or self._closed)
                 batch = list(self._queue)
                 self._queue.clear()
                 closing = self._closed and not batch
+            if not batch and not closing:
+                d.work()
             for item in batch:
                 kind = item[0]
                 if kind == "data":

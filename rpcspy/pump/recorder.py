@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from rpcspy.events import Event
+from rpcspy.events import Direction, Event
 from rpcspy.pump.hub import Emit
 from rpcspy.recording.writer import RecordingWriter
 
 
 class Recorder:
-    """Writes events through a :class:`RecordingWriter`, a batch of events encoded together."""
+    """Writes events through a :class:`RecordingWriter`: a batch of events, or a chunk's frames as their
+    lines (:meth:`RecordingWriter.write_lines`), encoded together."""
 
     name = "recorder"
 
@@ -20,6 +21,9 @@ class Recorder:
 
     def handle_batch(self, events: list[Event]) -> None:
         self.writer.write_events(events)
+
+    def handle_lines(self, direction: Direction, t: float, first: int, lines: list[bytes], injected: bool) -> None:
+        self.writer.write_lines(direction, t, first, lines, injected)
 
     def flush(self) -> None:
         self.writer.flush()

@@ -24,6 +24,7 @@ Seq = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
 
 _WS = frozenset(b" \t\r\n")
 _raw_decoder = msgspec.json.Decoder(msgspec.Raw)
+_raws_decoder = msgspec.json.Decoder(list[msgspec.Raw])
 _encode = msgspec.json.encode
 
 
@@ -197,6 +198,40 @@ def frames_lines(frames: list[Frame]) -> list[bytes]:
 
 
 _DIR_BYTES = {"c2a": b"c2a", "a2c": b"a2c", "err": b"err"}
+
+
+def chunk_lines(first: int, t: float, direction: Direction, lines: list[bytes], injected: bool = False) -> bytes | None:
+    """The entry lines of the frames ``first``, ``first + 1``, ... whose bytes are ``lines`` (each ended by
+    LF, none cut by EOF), all read at ``t``: byte for byte what :func:`frame_pieces` makes of each, or
+    None when a line is not embeddable as it stands (then ask :func:`frames_lines`).
+
+    One decode of all the lines as a JSON array of raw values, one formatting operation, no Python
+    object per frame but the decoder's. The proof that each line is exactly one JSON value (no
+    whitespace, no value spanning two lines, no line holding two) is that the array has as many
+    values as there are lines and each value is exactly as long as its line: the values are then
+    packed one comma apart from the array's start, so value ``i`` covers line ``i`` and nothing else.
+    A line ending in CR (a CR LF frame) fails it, as whitespace is not part of a value.
+    """
+    if not lines:
+        return b""
+    body = b",".join(lines)
+    if not body.isascii():  # the decoder does not check the UTF-8 of strings it keeps raw
+        try:
+            body.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    try:
+        raws = _raws_decoder.decode(b"[%s]" % body)
+    except DECODE_ERRORS:
+        return None
+    if len(raws) != len(lines) or list(map(len, raws)) != list(map(len, lines)):
+        return None
+    tail = b',"injected":true}\n' if injected else b"}\n"
+    fmt = (b'{"kind":"frame","seq":%%d,"t":%.6f,"dir":"%s","json":%%s%s' % (t, _DIR_BYTES[direction], tail)) * len(lines)
+    args: list[object] = [None] * (2 * len(lines))
+    args[0::2] = range(first, first + len(lines))
+    args[1::2] = lines
+    return fmt % tuple(args)
 
 
 def encode_frame(frame: Frame, embed: bool | None = None) -> bytes:

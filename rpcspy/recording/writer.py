@@ -11,9 +11,10 @@ import datetime as _dt
 import os
 from collections.abc import Callable, Sequence
 
-from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed, Start
+from rpcspy.events import Direction, Eof, Event, Exit, Finding, Frame, Note, SpawnFailed, Start, frames_of
 from rpcspy.recording.claim import RecordingRefused, open_recording_file
 from rpcspy.recording.format import (
+    SMALL_FRAME,
     EofEntry,
     ExitEntry,
     FindingEntry,
@@ -21,6 +22,7 @@ from rpcspy.recording.format import (
     NoteEntry,
     SpawnFailedEntry,
     StartEntry,
+    chunk_lines,
     encode_entry,
     encode_frame,
     frame_pieces,
@@ -142,6 +144,25 @@ class RecordingWriter:
             else:
                 self._add([event_line(events[i])])
                 i += 1
+
+    def write_lines(self, direction: Direction, t: float, first: int, lines: list[bytes],
+                    injected: bool = False) -> None:
+        """Append the frames ``first``, ``first + 1``, ... of one chunk's ``lines`` (as
+        :func:`~rpcspy.events.frames_of` makes them), byte for byte what :meth:`write_events` writes.
+
+        Small embeddable frames (most of a session) are encoded together by
+        :func:`~rpcspy.recording.format.chunk_lines`, with no Python object per frame; a chunk with
+        a line that is not (CR LF, not JSON, whitespace, not UTF-8) or a long one takes the frames' path."""
+        if self._fd is None or not lines:
+            return
+        out = chunk_lines(first, t, direction, lines, injected) if max(map(len, lines)) <= SMALL_FRAME else None
+        if out is not None:
+            self._buf.append(out)
+            self._buffered += len(out)
+            if self._buffered >= FLUSH_AT:
+                self.flush()
+        else:
+            self._add(frames_lines(frames_of(first, t, direction, lines, injected)))
 
     def _add(self, pieces: list[bytes]) -> None:
         self._buf.extend(pieces)

@@ -216,6 +216,8 @@ SPECIAL: dict[str, str] = {
         "prompt_during_permission", "cancel_not_honoured", "permission_not_cancelled", "bad_error", "unanswered")},
     "checker.internal_error": "tests/checker/test_engine.py::test_internal_error_is_a_finding",
     "checker.gap": "tests/checker/test_gap.py::test_gap_is_a_warning_with_its_size",
+    "correlation.forgotten":
+        "tests/checker/test_bounded.py::test_unanswered_commands_are_bounded_and_the_forgetting_is_said",
     "schema.invalid": "tests/checker/test_schema.py::test_issue_kinds_map_to_rules",
     "recording.truncated": "tests/checker/test_recording.py::test_a_killed_session_is_flagged_by_check_and_show",
     "recording.unreadable_line": "tests/checker/test_recording.py::test_damaged_lines_are_findings_with_their_line",

@@ -119,8 +119,12 @@ def test_stopped_observers_do_not_stop_forwarding(tmp_path: Path) -> None:
     frames = [f.raw() for f in open_recording(rec).frames()]
     assert b'{"type":"before"}\n' in frames and resumed in frames
     findings = [e for e in open_recording(rec).entries() if isinstance(e, FindingEntry) and e.rule == "checker.gap"]
-    assert len(findings) == len(gaps)  # the live check flags each gap
-    assert isinstance(list(open_recording(rec).entries())[-1], ExitEntry)
+    more = sum(f.extra.get("more", 0) for f in findings)  # past 1,000 a rule's findings are counted in one
+    stopped = any(isinstance(e, NoteEntry) and e.text.endswith("`rpcspy check` covers the rest")
+                  for e in open_recording(rec).entries())  # or the live check fell behind and said so
+    assert len(findings) - (1 if more else 0) + more == len(gaps) or stopped  # the live check flags each gap
+    rest = [e for e in open_recording(rec).entries() if not isinstance(e, FindingEntry)]
+    assert isinstance(rest[-1], ExitEntry)  # end-of-session findings (the count past the cap) may follow it
 
 
 def test_a_full_tmpdir_costs_nothing(tmp_path: Path) -> None:
