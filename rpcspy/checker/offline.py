@@ -15,6 +15,22 @@ if TYPE_CHECKING:
     from rpcspy.checker.recording import RecordingAudit
 
 
+def recording_dialect(rec: Any, *, refine: bool = True) -> tuple[str, str | None]:
+    """A recording's dialect and why, from a first pass up to the agent frame that decides it (as
+    ``check --dialect auto`` does); ``("auto", None)`` when no frame decides. Without ``refine``,
+    a pi >= 0.84 decision is not refined (to pi-0.99) by later frames: enough to pair responses.
+    The reader's problems of this pass are dropped: the next pass reads the file again and reports them."""
+    from rpcspy.checker import detect_dialect
+
+    frames = rec.frames()
+    try:
+        found = detect_dialect(frames, refine=refine)
+    finally:
+        frames.close()
+    del rec.problems[:]
+    return found or ("auto", None)
+
+
 class CheckerUnavailable(RuntimeError):
     """The checker module is not part of this build."""
 

@@ -226,14 +226,9 @@ def _stderr_is_tty() -> bool:
 
 def _read_baseline(path: str) -> Any:
     from rpcspy.checker.baseline import BaselineError, load
+    from rpcspy.cli.textfile import read_option_file
 
-    try:
-        with open(path, encoding="utf-8") as f:
-            return load(f.read())
-    except OSError as exc:
-        raise click.BadParameter(f"cannot read {path}: {exc.strerror or exc}", param_hint="--baseline") from None
-    except (BaselineError, UnicodeDecodeError) as exc:
-        raise click.BadParameter(f"{path}: {exc}", param_hint="--baseline") from None
+    return read_option_file(path, load, (BaselineError,), "--baseline")
 
 
 def _apply_baseline(results: list[Any], accepted: Any) -> None:
@@ -254,17 +249,9 @@ def _apply_baseline(results: list[Any], accepted: Any) -> None:
 
 def _write_baseline(path: str, results: list[Any]) -> None:
     from rpcspy.checker.baseline import dump
-    from rpcspy.cli.recfile import atomic_output
+    from rpcspy.cli.textfile import write_whole
 
-    text = dump({r.path: r.findings for r in results})
-    try:
-        with atomic_output(path, "w", encoding="utf-8") as out:
-            out.write(text)
-    except OSError as exc:
-        from rpcspy.cli.exits import OUTPUT
-
-        click.echo(f"rpcspy: error: cannot write {path}: {exc.strerror or exc}", err=True)
-        sys.exit(OUTPUT)
+    write_whole(path, dump({r.path: r.findings for r in results}))
     n = sum(len(r.findings) for r in results)
     click.echo(f"rpcspy: baseline {path}: {n} finding(s) of {len(results)} recording(s) accepted", err=True)
 

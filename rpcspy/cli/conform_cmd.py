@@ -85,6 +85,7 @@ def command(agent: tuple[str, ...], patterns: tuple[str, ...], no_model: bool, f
 
     export = case_exporter(otel, otel_content)
     current: list[str] = []
+    from rpcspy.cli.textfile import write_whole
     from rpcspy.conform import matrix as conform_matrix
     from rpcspy.conform.report import FORMATS, Row
     from rpcspy.pump.conform_runner import run_battery
@@ -124,7 +125,7 @@ def command(agent: tuple[str, ...], patterns: tuple[str, ...], no_model: bool, f
                    "reported", err=True)
         sys.exit(INTERRUPTED)
     if write_baseline is not None:
-        _write(write_baseline, conform_matrix.dump_baseline(results))
+        write_whole(write_baseline, conform_matrix.dump_baseline(results))
     if accepted is not None:
         verdict = conform_matrix.against_baseline(results, accepted)
         for label, row in verdict.new:
@@ -156,25 +157,7 @@ def _agent_spec(spec: str) -> tuple[str, list[str]]:
 
 
 def _read_baseline(path: str) -> dict[tuple[str, str], str]:
+    from rpcspy.cli.textfile import read_option_file
     from rpcspy.conform.matrix import ConformBaselineError, load_baseline
 
-    try:
-        with open(path, encoding="utf-8") as f:
-            return load_baseline(f.read())
-    except OSError as exc:
-        raise click.BadParameter(f"cannot read {path}: {exc.strerror or exc}", param_hint="--baseline") from None
-    except (ConformBaselineError, UnicodeDecodeError) as exc:
-        raise click.BadParameter(f"{path}: {exc}", param_hint="--baseline") from None
-
-
-def _write(path: str, text: str) -> None:
-    from rpcspy.cli.recfile import atomic_output
-
-    try:
-        with atomic_output(path, "w", encoding="utf-8") as out:
-            out.write(text)
-    except OSError as exc:
-        from rpcspy.cli.exits import OUTPUT
-
-        click.echo(f"rpcspy: error: cannot write {path}: {exc.strerror or exc}", err=True)
-        sys.exit(OUTPUT)
+    return read_option_file(path, load_baseline, (ConformBaselineError,), "--baseline")

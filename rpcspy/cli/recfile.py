@@ -93,15 +93,9 @@ def detect_dialect(rec: Any, *, refine: bool = True) -> tuple[str, str | None]:
     """The session's dialect and why, from a first pass up to the agent frame that decides it (as
     ``check --dialect auto`` does); ``("auto", None)`` when no frame decides. Without ``refine``,
     a pi >= 0.84 decision is not refined (to pi-0.99) by later frames: enough to pair responses."""
-    from rpcspy.checker import detect_dialect as detect
+    from rpcspy.checker.offline import recording_dialect
 
-    frames = rec.frames()
-    try:
-        found = detect(frames, refine=refine)
-    finally:
-        frames.close()
-    del rec.problems[:]  # the next pass reads the file again and reports them
-    return found or ("auto", None)
+    return recording_dialect(rec, refine=refine)
 
 
 def flagged_frames(rec: Any, frame_filter: Any, *, check: bool = False) -> set[int] | None:

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from rpcspy.checker import detect_dialect
-from rpcspy.checker.offline import with_checker
+from rpcspy.checker.offline import recording_dialect, with_checker
 from rpcspy.checker.recording import audited
 from rpcspy.events import Event
 from rpcspy.fleet.summary import Summary, summarise
@@ -24,13 +23,7 @@ def summarise_file(path: str, check: bool = False) -> Summary:
     """The summary of the recording at ``path`` (``error`` set when it cannot be read)."""
     try:
         rec = open_recording(path)
-        frames = rec.frames()
-        try:
-            found = detect_dialect(frames, refine=False)
-        finally:
-            frames.close()
-        del rec.problems[:]  # the next pass reads the file again and reports them
-        dialect = found[0] if found else "auto"
+        dialect = recording_dialect(rec, refine=False)[0]
         stream: Iterator[Event] = audited(rec.kind, rec.problems, events(rec.entries()))
         if check:
             stream = with_checker(stream, dialect)
