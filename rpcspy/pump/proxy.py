@@ -12,7 +12,8 @@ from typing import Any, Protocol
 
 from rpcspy.backpressure import STALL_AFTER
 from rpcspy.events import Direction, Exit, Note, SpawnFailed, Start
-from rpcspy.pump.hub import Hub, Observer, Sink
+from rpcspy.pump.hub import Observer, Sink
+from rpcspy.pump.hub_thread import Hub
 from rpcspy.pump.relay import Relay, monotonic_clock
 from rpcspy.pump.session import ObserverFactory, Session
 from rpcspy.pump.signals import SignalForwarder

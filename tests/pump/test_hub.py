@@ -5,7 +5,8 @@ from __future__ import annotations
 import threading
 
 from rpcspy.events import Eof, Event, Finding, Frame, Note
-from rpcspy.pump.hub import Dispatcher, Emit, Hub, Ticking
+from rpcspy.pump.hub import Dispatcher, Emit, Ticking
+from rpcspy.pump.hub_thread import Hub
 
 
 class Collect:
