@@ -18,6 +18,7 @@ Usage: python bench/bench_fleet.py [--recordings 1000] [--rounds 5] [--write-doc
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import tempfile
@@ -61,8 +62,10 @@ def main() -> None:
     secs = {k: [s for s, _ in v] for k, v in got.items()}
     rss = {k: [r / 1024 for _, r in v] for k, v in got.items()}
     n = args.recordings
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     body = f"""`python bench/bench_fleet.py --recordings {n} --rounds {args.rounds}`: {n} copies of the real sessions in
-`recordings/` (pi 0.73.1, 0.87.1, 1.5.2, omp 18.2.3), whole processes, interleaved rounds; median (range).
+`recordings/` (pi 0.73.1, 0.87.1, 1.5.2, 1.6.0, omp 18.2.3), whole processes, interleaved rounds; median (range).
+Load average when it finished: {load} (2 cores; other work ran beside it).
 
 | variant | wall s | check / variant | peak RSS MiB |
 |---|---|---|---|
