@@ -18,8 +18,8 @@ def test_console_is_plain_and_100_wide_in_a_pipe(monkeypatch: pytest.MonkeyPatch
     monkeypatch.delenv("COLUMNS", raising=False)
     out = io.StringIO()
     console = recfile.make_console(out)
-    console.print("[bold]x[/bold]", style="red")
-    assert console.width == 100 and out.getvalue() == "x\n"
+    console.print("[bold]x[/bold]", style="red")  # no colour in a pipe, and recorded text is not markup
+    assert console.width == 100 and out.getvalue() == "[bold]x[/bold]\n"
     coloured = io.StringIO()
     recfile.make_console(coloured, color="always").print("x", style="red")
     assert "\x1b[" in coloured.getvalue()
