@@ -48,6 +48,9 @@ class Faulted:
         agent = fake("echo", self.marker)  # echo ignores its argument: it only marks the session's processes
         self.proc = spawn(self.rec, agent, "--gap-after", "1")
         self.got = b""
+        self.faulted = threading.Event()
+        """Set once the fault is delivered: the client keeps its input open until then, so the fault always
+        lands in a live session (a fast machine may have forwarded the whole flood by the seeded moment)."""
 
     def run(self) -> None:
         observer = _wait_for_observer_tree(self.proc.pid)[0]
@@ -60,18 +63,20 @@ class Faulted:
             os.kill(observer, signal.SIGKILL)
         else:
             os.kill(observer, signal.SIGSTOP)
-            if self.fault == "stop-and-resume":
-                time.sleep(self.rng.uniform(0.1, 1.5))
-                try:
-                    os.kill(observer, signal.SIGCONT)
-                except ProcessLookupError:
-                    pass  # ended by the proxy meanwhile (the session ended while it was stopped)
+        self.faulted.set()
+        if self.fault == "stop-and-resume":
+            time.sleep(self.rng.uniform(0.1, 1.5))
+            try:
+                os.kill(observer, signal.SIGCONT)
+            except ProcessLookupError:
+                pass  # ended by the proxy meanwhile (the session ended while it was stopped)
         writer.join(180)
         reader.join(180)  # hang guards
 
     def _write(self) -> None:
         assert self.proc.stdin is not None
         self.proc.stdin.write(self.sent)
+        self.faulted.wait(60)
         self.proc.stdin.close()
 
     def _read(self) -> None:
