@@ -24,8 +24,9 @@ from rpcspy.replay.model import MISSING, ClientFrame, RecordedCommand, classify
 _enc = msgspec.json.encode
 _dec = msgspec.json.decode
 
-REPLAY_ERROR = -32000
-"""JSON-RPC 2.0 reserves -32000..-32099 for implementation-defined server errors: a divergence is one."""
+REPLAY_ERROR = -32603
+"""Internal error: a divergence is the fake agent's failure to answer (ACP gives -32000 a meaning of its own,
+authentication required, which would send a client to ``authenticate``)."""
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 

@@ -70,7 +70,7 @@ def test_a_divergent_prompt_gets_a_jsonrpc_error_and_a_divergence(tmp_path: Path
     assert proc.returncode != 0
     assert "RequestError: rpcspy replay: no recorded match" in proc.stderr
     error = frames(out, "a2c")[-1]
-    assert error["id"] == 2 and error["error"]["code"] == -32000
+    assert error["id"] == 2 and error["error"]["code"] == -32603
     assert "differs at $.params.prompt[0].text" in error["error"]["message"]
     divergences = json.loads(report.read_text())["divergences"]
     assert [(d["command"], d["path"]) for d in divergences] == [("session/prompt", "$.params.prompt[0].text")]
@@ -84,7 +84,7 @@ def test_a_denied_permission_ends_the_prompt_with_an_error_not_a_hang(tmp_path: 
     assert "cannot answer session/prompt: your answer to the agent's request diverged" in proc.stderr
     assert "TimeoutError" not in proc.stderr
     last = frames(out, "a2c")[-1]
-    assert last["id"] == 3 and last["error"]["code"] == -32000
+    assert last["id"] == 3 and last["error"]["code"] == -32603
     assert "differs at $.result.outcome.optionId" in proc.stderr
 
 
