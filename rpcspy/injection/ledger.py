@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from rpcspy.framing import DECODE_ERRORS
+from rpcspy.protocol.acp import looks_jsonrpc
 from rpcspy.protocol.vocabulary import ANSWER_TYPES
 
 PREFIX = "rpcspy-inject-"
@@ -75,15 +76,9 @@ class _Pending(Generic[C]):
     early: dict[str, Any] | None = None
 
 
-def is_rpc(command: dict[str, Any]) -> bool:
-    """A JSON-RPC 2.0 (ACP) message rather than a pi command."""
-    return "jsonrpc" in command or ("type" not in command and ("method" in command or "result" in command
-                                                               or "error" in command))
-
-
 def refusal(command: Any, *, exited: bool, input_closed: bool) -> str | None:
     """Why ``command`` cannot be injected now, or None."""
-    if isinstance(command, dict) and is_rpc(command):
+    if isinstance(command, dict) and looks_jsonrpc(command):
         if command.get("jsonrpc", "2.0") != "2.0":
             return 'a JSON-RPC message must say "jsonrpc":"2.0"'
         if not isinstance(command.get("method"), str) and not ("id" in command and ("result" in command)
@@ -114,7 +109,7 @@ class Ledger(Generic[C]):
     def register(self, conn: C, ref: Any, command: dict[str, Any]) -> Injection:
         """A (checked: :func:`refusal`) command from ``conn`` to inject; then :meth:`acknowledge` it
         once sent, or :meth:`withdraw` it if sending failed."""
-        rpc = is_rpc(command)
+        rpc = looks_jsonrpc(command)
         if rpc:
             from rpcspy.protocol.acp import NOTIFICATIONS
 

@@ -14,6 +14,7 @@ from typing import Any, Literal
 import msgspec
 
 from rpcspy.framing import DECODE_ERRORS
+from rpcspy.protocol.acp import looks_jsonrpc
 from rpcspy.protocol.vocabulary import ANSWER_TYPES as CLIENT_ANSWER_TYPES
 
 _ID_ERRORS: tuple[type[Exception], ...] = (*DECODE_ERRORS, KeyError)
@@ -65,12 +66,6 @@ class ClientFrame(msgspec.Struct):
         return "<no type>" if self.type is None else repr(self.type)
 
 
-def is_jsonrpc(obj: dict[str, Any]) -> bool:
-    """A JSON-RPC 2.0 message rather than a pi frame: it says ``jsonrpc``, or has no ``type`` but a ``method``,
-    ``result`` or ``error``."""
-    return "jsonrpc" in obj or ("type" not in obj and ("method" in obj or "result" in obj or "error" in obj))
-
-
 def classify(data: bytes) -> ClientFrame:
     """Decode and classify one client line (without LF and CR)."""
     try:
@@ -79,7 +74,7 @@ def classify(data: bytes) -> ClientFrame:
         return ClientFrame(data, "invalid")
     if not isinstance(obj, dict):
         return ClientFrame(data, "non_object", obj)
-    if is_jsonrpc(obj):
+    if looks_jsonrpc(obj):
         method = obj.get("method")
         frame = ClientFrame(data, "command" if "method" in obj else "answer", obj,
                             method if isinstance(method, str) else None, rpc=True)
