@@ -118,3 +118,27 @@ def test_unreadable_lines_get_jsonrpc_errors_with_a_null_id() -> None:
     assert msgspec.json.decode(engine.client_line(b"[1]", line=2, complete=True).reply or b"")["error"]["code"] \
         == -32600
     assert rpc_failure(classify(b'{"jsonrpc":"2.0","id":0,"result":{}}'), "x") is None
+
+
+@pytest.mark.agents
+def test_acpx_as_an_independent_client_against_the_replay(request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """npm acpx 0.19.1 (another ACP client implementation, in TypeScript) runs a one-shot prompt against the
+    replayed omp session. Its initialize differs from the SDK client's (clientInfo, capabilities), so it is
+    matched by method (--match type); the text and stopReason are the recorded ones."""
+    from tests.conftest import _installed
+
+    acpx = _installed("acpx-0.19.1", request.getfixturevalue("_agent_specs"))
+    out = tmp_path / "replayed.jsonl"
+    agent = f"{sys.executable} -m rpcspy replay --match type --speed 0 -o {out} {OMP}"
+    (tmp_path / "project").mkdir()
+    env = acpx.environ({**os.environ, "HOME": str(tmp_path / "home"),
+                        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))})
+    proc = subprocess.run([*acpx.argv_prefix, "--cwd", str(tmp_path / "project"), "--approve-all", "--format", "text",
+                           "--agent", agent, "exec", "hello there"],
+                          capture_output=True, text=True, timeout=TIMEOUT, env=env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "Hello" in proc.stdout and "world!" in proc.stdout and "end_turn" in proc.stdout
+    sent = frames(out, "c2a")
+    assert [m["method"] for m in sent] == ["initialize", "session/new", "session/prompt"]
+    assert sent[0]["params"]["clientInfo"]["name"] == "acpx"
+    assert frames(out, "a2c")[-1]["result"]["stopReason"] == "end_turn"
