@@ -67,6 +67,7 @@ TABLE: dict[str, tuple[tuple[int | str, str], ...]] = {
     "drive": ((OK, "every step completed"), (FAILED, "a step timed out, or the agent exited first"),
               (USAGE, "usage error, or a script that cannot be read")),
     "why": ((OK, "nothing is outstanding"), (FINDINGS, "something is outstanding"), *_COMMON),
+    "legs": ((OK, "shown"), *_COMMON),
     "conform": ((OK, "no case failed (deviations are reported, not failures)"), (FAILED, "a case failed"),
                 *_COMMON),
     "model-server": ((OK, "stopped (SIGINT, SIGTERM), or --print-only printed"), (USAGE, "usage error")),
