@@ -142,3 +142,24 @@ def test_acpx_as_an_independent_client_against_the_replay(request: pytest.Fixtur
     assert [m["method"] for m in sent] == ["initialize", "session/new", "session/prompt"]
     assert sent[0]["params"]["clientInfo"]["name"] == "acpx"
     assert frames(out, "a2c")[-1]["result"]["stopReason"] == "end_turn"
+
+
+def test_renames_follow_the_session_and_its_directory_both_ways() -> None:
+    from rpcspy.replay.rpc import Renames
+
+    fresh = iter(["live-1", "live-2"])
+    renames = Renames(lambda: next(fresh))
+    recorded = [RecordedCommand(index=0, seq=1, t=0.0, frame=classify(
+        b'{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/rec/proj","mcpServers":[]}}'))]
+    live = renames.client_frame(classify(
+        b'{"jsonrpc":"2.0","id":7,"method":"session/new","params":{"cwd":"/live/p","mcpServers":[]}}'), recorded)
+    assert live.obj["params"]["cwd"] == "/rec/proj" and live.id == 7
+    assert renames.agent_frame(b'{"jsonrpc":"2.0","id":7,"result":{"sessionId":"S"}}') == \
+        b'{"jsonrpc":"2.0","id":7,"result":{"sessionId":"live-1"}}'
+    read = renames.agent_frame(b'{"jsonrpc":"2.0","id":0,"method":"fs/read_text_file",'
+                               b'"params":{"sessionId":"S","path":"/rec/proj/a.txt"}}')
+    assert msgspec.json.decode(read)["params"] == {"sessionId": "live-1", "path": "/live/p/a.txt"}
+    assert renames.agent_frame(b'{"path":"/rec/project2"}') == b'{"path":"/rec/project2"}'  # not under the cwd
+    back = renames.client_frame(classify(b'{"jsonrpc":"2.0","id":8,"method":"session/prompt",'
+                                         b'"params":{"sessionId":"live-1","prompt":[]}}'), recorded)
+    assert back.obj["params"]["sessionId"] == "S"
