@@ -58,6 +58,30 @@ class Legs:
     caused: list[tuple[str, list[str]]] = field(default_factory=list)
     """(ACP request, the pi commands sent for it), in order."""
     observations: list[str] = field(default_factory=list)
+    turns: list[Turn] = field(default_factory=list)
+    """Each ACP ``session/prompt`` and the moments of its pi run: where the adapter adds delay."""
+
+
+@dataclass
+class Turn:
+    """One ACP prompt turn on both legs (times on the front's clock; None: not seen)."""
+
+    name: str
+    t: float
+    pi_prompt: float | None = None
+    pi_text: float | None = None
+    acp_text: float | None = None
+    pi_end: float | None = None
+    acp_end: float | None = None
+
+    def describe(self) -> str:
+        def gap(a: float | None, b: float | None) -> str:
+            return "-" if a is None or b is None else f"+{_ms(b - a)}"
+
+        return (f"{self.name} at {self.t:.3f}: pi prompt {gap(self.t, self.pi_prompt)}; first text: pi "
+                f"{gap(self.t, self.pi_text)}, ACP {gap(self.t, self.acp_text)} (adapter {gap(self.pi_text, self.acp_text)}); "
+                f"pi agent_end {gap(self.t, self.pi_end)}, ACP stopReason {gap(self.t, self.acp_end)} "
+                f"(adapter {gap(self.pi_end, self.acp_end)})")
 
 
 def find_legs(path: str) -> tuple[str, list[str]]:
@@ -121,6 +145,8 @@ def merge(front: str, backs: list[str], items: Iterable[Item]) -> Legs:
     causes: list[Item] = []
     dialogs: dict[Any, tuple[Item, bool]] = {}  # pi dialog id -> (request, an ACP agent request followed)
     asked_since_prompt = False
+    turns: dict[Any, Turn] = {}
+    turn: Turn | None = None
     for it in out.items:
         obj = it.obj if isinstance(it.obj, dict) else {}
         if it.leg == ACP and it.dir == "c2a":
@@ -129,9 +155,16 @@ def merge(front: str, backs: list[str], items: Iterable[Item]) -> Legs:
                 last_request = it
                 if obj["method"] == "session/prompt":
                     asked_since_prompt = False
+                    turn = turns[_key(obj["id"])] = Turn(_name(it), it.t)
+                    out.turns.append(turn)
         elif it.leg == ACP:
             if "method" not in obj and "id" in obj:
                 waiting.pop(_key(obj["id"]), None)
+                done = turns.pop(_key(obj["id"]), None)
+                if done is not None:
+                    done.acp_end = it.t
+            if turn is not None and turn.acp_text is None and it.label == "agent_message_chunk":
+                turn.acp_text = it.t
             if "method" in obj and "id" in obj:
                 asked_since_prompt = True
                 for did, (req, _) in dialogs.items():
@@ -139,6 +172,8 @@ def merge(front: str, backs: list[str], items: Iterable[Item]) -> Legs:
             if last_pi is not None:
                 it.note = f"from pi {_name(last_pi)} +{_ms(it.t - last_pi.t)}"
         elif it.dir == "c2a":
+            if turn is not None and turn.pi_prompt is None and it.label == "prompt":
+                turn.pi_prompt = it.t
             cause = max(waiting.values(), key=lambda i: i.t, default=None) or last_request
             if cause is not None:
                 it.note = f"for ACP {_name(cause)} +{_ms(it.t - cause.t)}"
@@ -153,6 +188,11 @@ def merge(front: str, backs: list[str], items: Iterable[Item]) -> Legs:
                         "the ACP client was never asked")
         else:
             last_pi = it
+            if turn is not None and turn.pi_prompt is not None:
+                if turn.pi_text is None and it.label == "message_update" and _text_delta(obj):
+                    turn.pi_text = it.t
+                elif turn.pi_end is None and it.label == "agent_end":
+                    turn.pi_end = it.t
             if it.label == "extension_ui_request" and obj.get("method") in DIALOGS:
                 dialogs[_key(obj.get("id"))] = (it, False)
             elif it.label == "tool_execution_start" and not asked_since_prompt:
@@ -167,6 +207,11 @@ def merge(front: str, backs: list[str], items: Iterable[Item]) -> Legs:
         out.observations.append(f"{it.t:.3f}: ACP {_name(it)} never answered by the adapter")
     out.caused = [(_name(c), by_cause[id(c)]) for c in causes]
     return out
+
+
+def _text_delta(obj: dict[str, Any]) -> bool:
+    event = obj.get("assistantMessageEvent")
+    return isinstance(event, dict) and event.get("type") == "text_delta"
 
 
 def _key(value: Any) -> Any:
@@ -201,6 +246,10 @@ def render(legs: Legs, *, collapse: bool = True, width: int = 46) -> str:
         lines.append("which ACP request caused which pi commands:")
         for cause, cmds in legs.caused:
             lines.append(f"  {cause}: {', '.join(cmds)}")
+    if legs.turns:
+        lines.append("")
+        lines.append("prompt turns (from the ACP session/prompt):")
+        lines += [f"  {turn.describe()}" for turn in legs.turns]
     if legs.observations:
         lines.append("")
         lines.append("observations:")

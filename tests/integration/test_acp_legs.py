@@ -59,6 +59,9 @@ def test_pi_acp_both_legs_on_one_clock(request: pytest.FixtureRequest, agent_hom
     assert ["[for ACP session/prompt #2 +" in prompts[0], "[for ACP session/prompt #3 +" in prompts[1]] == [True, True]
     assert "pi ran tool bash (call_1) with no session/request_permission asked of the ACP client" in text
     assert prompts[0].index("→ prompt") > 40  # side by side: the pi column
+    turns = text.split("prompt turns (from the ACP session/prompt):\n")[1].split("\n\n")[0].splitlines()
+    assert [t.split(" at ")[0] for t in turns] == ["  session/prompt #2", "  session/prompt #3"]
+    assert all("pi prompt +" in t and "first text: pi +" in t and "ACP stopReason +" in t for t in turns)
 
 
 def test_legs_refuses_an_ordinary_recording(tmp_path: Path) -> None:

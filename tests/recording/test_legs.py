@@ -42,3 +42,18 @@ def test_a_dialog_turned_into_a_permission_request_is_no_observation() -> None:
         item(0.6, ACP, "a2c", {"jsonrpc": "2.0", "id": 1, "result": {"stopReason": "end_turn"}}),
     ]
     assert merge("f.jsonl", [], frames).observations == []
+
+
+def test_a_turn_times_the_adapter_s_share() -> None:
+    frames = [
+        item(0.0, ACP, "c2a", {"jsonrpc": "2.0", "id": 1, "method": "session/prompt", "params": {}}),
+        item(0.010, PI, "c2a", {"type": "prompt", "id": "p", "message": "x"}),
+        item(0.100, PI, "a2c", {"type": "message_update", "assistantMessageEvent": {"type": "text_delta"}}),
+        item(0.400, ACP, "a2c", {"jsonrpc": "2.0", "method": "session/update",
+                                 "params": {"update": {"sessionUpdate": "agent_message_chunk"}}}),
+        item(0.500, PI, "a2c", {"type": "agent_end", "messages": []}),
+        item(0.520, ACP, "a2c", {"jsonrpc": "2.0", "id": 1, "result": {"stopReason": "end_turn"}}),
+    ]
+    [turn] = merge("f.jsonl", [], frames).turns
+    assert turn.describe() == ("session/prompt #1 at 0.000: pi prompt +10 ms; first text: pi +100 ms, ACP +400 ms "
+                               "(adapter +300 ms); pi agent_end +500 ms, ACP stopReason +520 ms (adapter +20 ms)")
