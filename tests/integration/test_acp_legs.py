@@ -68,3 +68,9 @@ def test_legs_refuses_an_ordinary_recording(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "rpcspy", "legs", str(REPO / "tests/data/acp/omp-18.2.3-acp-permission.jsonl")],
                          capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(REPO)})
     assert out.returncode == 2 and "not a recording of `rpcspy run --legs`" in out.stderr
+
+
+def test_legs_needs_a_recording() -> None:
+    out = subprocess.run([sys.executable, "-m", "rpcspy", "run", "--legs", "--no-record", "--", "true"],
+                         capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert out.returncode == 2 and "--legs records the back end next to the recording" in out.stderr

@@ -57,3 +57,23 @@ def test_a_turn_times_the_adapter_s_share() -> None:
     [turn] = merge("f.jsonl", [], frames).turns
     assert turn.describe() == ("session/prompt #1 at 0.000: pi prompt +10 ms; first text: pi +100 ms, ACP +400 ms "
                                "(adapter +300 ms); pi agent_end +500 ms, ACP stopReason +520 ms (adapter +20 ms)")
+
+
+def test_only_a_leg_s_header_names_its_leg(tmp_path) -> None:
+    """Every other recording's header stays as it was (older readers and golden files see no change); a leg's
+    header reads back with its two fields, and an older header without them reads as no leg."""
+    import msgspec
+
+    from rpcspy.recording import open_recording
+    from rpcspy.recording.writer import make_header
+
+    plain = msgspec.json.decode(msgspec.json.encode(make_header(["pi"])))
+    assert "leg" not in plain and "front" not in plain
+    back = make_header(["pi"], leg="back", front="/r/s.jsonl")
+    path = tmp_path / "s.back.1.jsonl"
+    path.write_bytes(msgspec.json.encode(back) + b"\n")
+    header = open_recording(path).header
+    assert (header.leg, header.front) == ("back", "/r/s.jsonl")
+    old = tmp_path / "old.jsonl"
+    old.write_bytes(msgspec.json.encode(plain) + b"\n")
+    assert getattr(open_recording(old).header, "leg", None) is msgspec.UNSET
