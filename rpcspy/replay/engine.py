@@ -116,7 +116,7 @@ class ReplayEngine:
             closest_seq=choice.closest.seq if choice.closest else None, path=choice.path, t=t,
         )
         self.report.divergences.append(div)
-        rpc = frame.rpc or self.jsonrpc
+        rpc = self.jsonrpc if self.matcher.commands else frame.rpc  # answer in the recording's protocol
         reply = rpc_failure(frame, PREFIX + choice.message) if rpc else failure_response(frame, choice.message)
         if rpc and frame.kind == "answer":
             reply = self._strand(choice.message)

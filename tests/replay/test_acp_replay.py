@@ -163,3 +163,11 @@ def test_renames_follow_the_session_and_its_directory_both_ways() -> None:
     back = renames.client_frame(classify(b'{"jsonrpc":"2.0","id":8,"method":"session/prompt",'
                                          b'"params":{"sessionId":"live-1","prompt":[]}}'), recorded)
     assert back.obj["params"]["sessionId"] == "S"
+
+
+def test_a_json_rpc_line_sent_to_a_replayed_pi_is_answered_as_pi_would() -> None:
+    engine = ReplayEngine(Matcher("exact", normaliser=Normaliser(stable=False)), recording="mem")
+    engine.add_recorded(RecordedCommand(index=0, seq=1, t=0.0, frame=classify(b'{"id":"a","type":"get_state"}')))
+    out = engine.client_line(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}', line=1, complete=True)
+    reply = msgspec.json.decode(out.reply or b"")
+    assert reply["type"] == "response" and reply["success"] is False and reply["id"] == 1
