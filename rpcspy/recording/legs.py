@@ -10,7 +10,7 @@ What it says (decided here, without I/O but reading the recordings):
 * each pi command is *for* the ACP request still waiting when the adapter sent it (the latest, if
   several), with the delay: which ACP request caused which pi commands;
 * each agent frame in front is *from* the latest pi frame before it: where the adapter translated;
-* observations: a pi dialog (``extension_ui_request``) turned into an ACP request or answered by the
+* observations: a pi dialog (``extension_ui_request``) translated into an ACP request, or answered by the
   adapter itself, a tool pi ran with no ``session/request_permission`` asked in front, an ACP request the
   adapter never answered, a pi command that failed.
 """
@@ -167,7 +167,11 @@ def merge(front: str, backs: list[str], items: Iterable[Item]) -> Legs:
                 turn.acp_text = it.t
             if "method" in obj and "id" in obj:
                 asked_since_prompt = True
-                for did, (req, _) in dialogs.items():
+                for did, (req, asked) in dialogs.items():
+                    if not asked:
+                        out.observations.append(
+                            f"{it.t:.3f}: pi dialog {req.obj.get('method')} #{req.ident} translated to ACP {_name(it)} "
+                            f"+{_ms(it.t - req.t)}")
                     dialogs[did] = (req, True)
             if last_pi is not None:
                 it.note = f"from pi {_name(last_pi)} +{_ms(it.t - last_pi.t)}"

@@ -31,7 +31,7 @@ def test_a_dialog_the_adapter_answers_itself_and_a_request_it_never_answers() ->
     assert "→ prompt #p   [for ACP session/prompt #1 +100 ms]" in render(legs)
 
 
-def test_a_dialog_turned_into_a_permission_request_is_no_observation() -> None:
+def test_a_dialog_turned_into_a_permission_request_is_said() -> None:
     frames = [
         item(0.0, ACP, "c2a", {"jsonrpc": "2.0", "id": 1, "method": "session/prompt", "params": {}}),
         item(0.1, PI, "a2c", {"type": "extension_ui_request", "id": "d1", "method": "select", "options": []}),
@@ -41,7 +41,8 @@ def test_a_dialog_turned_into_a_permission_request_is_no_observation() -> None:
         item(0.5, PI, "a2c", {"type": "tool_execution_start", "toolName": "bash", "toolCallId": "c"}),
         item(0.6, ACP, "a2c", {"jsonrpc": "2.0", "id": 1, "result": {"stopReason": "end_turn"}}),
     ]
-    assert merge("f.jsonl", [], frames).observations == []
+    assert merge("f.jsonl", [], frames).observations == [
+        "0.200: pi dialog select #d1 translated to ACP session/request_permission #0 +100 ms"]
 
 
 def test_a_turn_times_the_adapter_s_share() -> None:
