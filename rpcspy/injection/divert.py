@@ -71,10 +71,16 @@ def classify(head: bytes, ids: InjectedIds, window: int = DIVERT_WINDOW) -> Rout
         return None  # neither the whole line nor the whole window yet
     w = head[:window]
     if _RESPONSE_NAME in w and _RESPONSE.search(w) is not None:
-        pass
-    elif _RPC_NAME not in w or _RPC_ANSWER.search(w) is None or _RPC_METHOD.search(w) is not None:
-        return PASS
-    if ids.marker.search(w) is None:
+        if ids.marker.search(w) is None:
+            return PASS
+    elif _RPC_NAME in w:
+        marker, answer = ids.marker.search(w), _RPC_ANSWER.search(w)
+        if marker is None or answer is None:
+            return PASS
+        method = _RPC_METHOD.search(w)
+        if method is not None and method.start() < max(marker.start(), answer.start()):
+            return PASS  # a request (its method comes first); a `method` nested in a long result does not count
+    else:
         return PASS
     if nl < 0:
         return DIVERT  # longer than the window: the markers are all there is to go by

@@ -57,6 +57,11 @@ def test_only_responses_to_injected_ids_are_diverted() -> None:
     assert classify(line(nested), IDS) == PASS
     big = {"jsonrpc": "2.0", "id": "rpcspy-inject-4", "result": {"text": "x" * 10000}}
     assert classify(line(big)[:5000], IDS) == DIVERT  # longer than the window: the markers decide
+    nested = {"jsonrpc": "2.0", "id": "rpcspy-inject-5", "result": {"modes": [{"method": "m"}], "text": "x" * 10000}}
+    assert classify(line(nested)[:5000], IDS) == DIVERT  # a `method` inside the result is no request
+    request = {"jsonrpc": "2.0", "id": "rpcspy-inject-6", "method": "fs/write_text_file",
+               "params": {"content": "x" * 10000, "result": 1}}
+    assert classify(line(request)[:5000], IDS) == PASS
 
 
 @given(st.lists(st.integers(min_value=1, max_value=60), min_size=1, max_size=20))
