@@ -106,9 +106,9 @@ class IdMapper:
         """The recording is omp's (it skips blank lines, may answer a prompt twice): given, or learnt from
         the ``ready`` played first (the source plays a late ``ready`` with the prelude)."""
         self._pairing = Pairing(bounded=True)
+        """Recorded commands (each :class:`Served` in its ``note``) and the recorded responses played."""
         self._rpc = Pairing(bounded=True, jsonrpc=True)
         """The same for JSON-RPC requests."""
-        """Recorded commands (each :class:`Served` in its ``note``) and the recorded responses played."""
         self._seq = 0
         self._queued: deque[Served] = deque()
         """Served commands whose exchange has not started, in serve (= play) order."""
