@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "inject": ("rpcspy.cli.inject_cmd", "Inject commands into a live session; its client never sees their answers."),
     "drive": ("rpcspy.cli.drive_cmd", "Send a JSONL script of commands to an agent, step by step, and record the session."),
     "why": ("rpcspy.cli.why_cmd", "Why is the client stuck: what is outstanding in a session, and why (exit 1 if any)."),
+    "legs": ("rpcspy.cli.legs_cmd", "Both legs of an ACP adapter (run --legs) side by side: which request caused what."),
     "conform": ("rpcspy.cli.conform_cmd", "Run the conformance battery against a real agent: passed / deviation / failed per case."),
     "model-server": ("rpcspy.cli.modelserver_cmd", "Serve a scripted OpenAI-compatible model on loopback: agents run offline."),
 }

@@ -73,6 +73,7 @@ TABLE: dict[str, tuple[tuple[int | str, str], ...]] = {
               (USAGE, "usage error, a script that cannot be read, or -o FILE refused (as for run)"),
               (INTERRUPTED, "Ctrl-C: the agent was stopped and its exit recorded")),
     "why": ((OK, "nothing is outstanding"), (FINDINGS, "something is outstanding"), *_COMMON),
+    "legs": ((OK, "shown"), *_COMMON),
     "conform": ((OK, "no case failed (deviations are reported, not failures)"), (FAILED, "a case failed"),
                 *_COMMON, (INTERRUPTED, "Ctrl-C: the cases that finished are reported")),
     "model-server": ((OK, "stopped (SIGINT, SIGTERM), or --print-only printed"), (USAGE, "usage error")),

@@ -19,6 +19,7 @@ Examples:
   rpcspy inject                                   the REPL, attached to the only live session
   rpcspy inject 12345 --once get_state            one command, its response on stdout
   rpcspy inject --once '{"type":"steer","message":"stop and summarise"}'
+  rpcspy inject --once '{"jsonrpc":"2.0","id":1,"method":"session/list","params":{}}'   (ACP)
 \b
 Exit status with --once: 0 when the agent answered with success (or the
 frame needs no answer), 1 when it answered with a failure, did not answer in
@@ -41,7 +42,10 @@ def command(session: str | None, once: str | None, timeout: float, dialect: str,
     Commands reach the agent between the client's frames, never inside one,
     with ids of their own (rpcspy-inject-N); their responses come back here
     and never reach the client, which sees only the events they cause. The
-    recording marks injected frames. Without --once, the REPL of `rpcspy repl`
+    recording marks injected frames. An ACP (JSON-RPC 2.0) session takes JSON-RPC
+    messages: a request gets the id rpcspy-inject-N, which no client uses, and its
+    response comes back here with your id; a notification (session/cancel) or a
+    response to the agent's own request goes as it is. Without --once, the REPL of `rpcspy repl`
     opens on the session, showing its live stream; Ctrl-D detaches.
     """
     from rpcspy.pump.control_client import ControlError, find_session
@@ -107,4 +111,5 @@ def _once(target: Any, text: str, timeout: float, dialect: str) -> int:
         return 1
     response = msg["response"]
     click.echo(inert_json(json.dumps(response, ensure_ascii=False, separators=(",", ":"))))
-    return 1 if isinstance(response, dict) and response.get("success") is False else 0
+    failed = isinstance(response, dict) and (response.get("success") is False or "error" in response)  # JSON-RPC
+    return 1 if failed else 0

@@ -81,6 +81,12 @@ def command(recording: str | None, agent: tuple[str, ...], match: str | None, re
     divergences and unconsumed recorded commands goes to stderr at exit.
     At EOF on stdin the recorded end is played and the recorded exit status
     returned.
+
+    An ACP recording (JSON-RPC 2.0) replays as a fake ACP agent: the agent's own
+    requests (session/request_permission, fs/*, terminal/*) wait for the
+    client's answers, each recorded sessionId becomes a fresh one, the client's
+    cwd stands for the recorded one, and an unmatched request gets a JSON-RPC
+    error (docs/acp.md).
     """
     if scenario is not None:
         recording, chaos, match, reuse = _scenario(scenario, recording, chaos, match, reuse, client)

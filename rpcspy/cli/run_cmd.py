@@ -63,13 +63,20 @@ a recording path that is refused (nothing is started then).""",
 @click.option("--no-control", is_flag=True, help="Do not offer a control socket (rpcspy sessions/inject/watch).")
 @click.option("--tmp-dir", "tmp_dir", metavar="DIR", envvar="RPCSPY_TMPDIR", hidden=True,
               help="Accepted and ignored: rpcspy keeps nothing in temporary files any more (older scripts pass it).")
+@click.option("--legs", is_flag=True,
+              help="Record an ACP adapter's back end too (pi-acp: the command in PI_ACP_PI_COMMAND, default pi): "
+                   "each back-end process is run through `rpcspy run` into a sibling recording REC.back.PID.jsonl "
+                   "on the same clock; `rpcspy legs REC` shows both side by side (docs/acp.md).")
+@click.option("--leg-of", "leg_of", metavar="FRONT", hidden=True,
+              help="(used by --legs) This is a back leg of the recording FRONT.")
 @gap_after_option
 @otel_options
 @click.argument("agent", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- AGENT_CMD [ARGS...]")
 def command(output: str | None, overwrite: bool, directory: str, no_record: bool, check: bool, dialect: str,
             report: str | None, report_level: str, strict_fields: bool, strict_unknown: bool,
             unanswered_after: float | None, ignore: tuple[str, ...], no_control: bool,
-            tmp_dir: str | None, gap_after: float, otel: bool, otel_content: bool, agent: tuple[str, ...]) -> None:
+            tmp_dir: str | None, legs: bool, leg_of: str | None, gap_after: float, otel: bool, otel_content: bool,
+            agent: tuple[str, ...]) -> None:
     """Proxy AGENT_CMD transparently and record both directions and its stderr.
 
     Your client spawns `rpcspy -- pi --mode rpc` instead of `pi --mode rpc` and
@@ -109,11 +116,49 @@ def command(output: str | None, overwrite: bool, directory: str, no_record: bool
     check_content(otel, otel_content)
     if otel and (settings := otel_settings()) is not None:
         observers.append(otel_observer(settings, otel_content))
+    env = None
+    wrapper_dir = None
+    if legs:
+        if path is None:
+            raise click.UsageError("--legs records the back end next to the recording: drop --no-record")
+        path = os.path.abspath(path)
+        wrapper_dir, env = _back_leg_env(path, check)
     config = ProxyConfig(argv=argv, record_path=path, observers=observers, observer_process=True,
                          control=not no_control, record_fd=claim_recording(path, overwrite), tmp_dir=tmp_dir,
-                         gap_after=gap_after)
-    code = run_proxy(config)
+                         gap_after=gap_after, env=env, leg="front" if legs else ("back" if leg_of else None),
+                         front=leg_of)
+    try:
+        code = run_proxy(config)
+    finally:
+        if wrapper_dir is not None:
+            import shutil
+
+            shutil.rmtree(wrapper_dir, ignore_errors=True)
     if sys.stdout is not None:  # None when rpcspy was started with stdout closed
         sys.stdout.flush()
     os._exit(code)  # relay threads may still block in read(stdin); nothing is left to flush
+
+
+LEG_ENV = "PI_ACP_PI_COMMAND"
+"""The variable an adapter reads its back-end command from (pi-acp's), and its default."""
+LEG_DEFAULT = "pi"
+
+
+def _back_leg_env(front: str, check: bool) -> tuple[str, dict[str, str]]:
+    """A directory holding a wrapper that runs the back end through ``rpcspy run --leg-of FRONT``, and the
+    environment that points the adapter at it."""
+    import shlex
+    import tempfile
+
+    back = shlex.quote(front.removesuffix(".jsonl")) + '.back.$$.jsonl'
+    inner = os.environ.get(LEG_ENV) or LEG_DEFAULT
+    directory = tempfile.mkdtemp(prefix="rpcspy-legs-")
+    wrapper = os.path.join(directory, "back-leg")
+    flags = "" if check else " --no-check"
+    with open(wrapper, "w", encoding="utf-8") as f:  # exec keeps the shell's pid: $$ names the back leg's rpcspy
+        f.write(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -m rpcspy run --leg-of {shlex.quote(front)}{flags} "
+                f"-o {back} -- {shlex.quote(inner)} \"$@\"\n")
+    os.chmod(wrapper, 0o700)
+    return directory, {**os.environ, LEG_ENV: wrapper}
+
 

@@ -1,7 +1,8 @@
 """Which of the agent's lines answer an injection, decided from each line's head over chunks split anywhere.
 
 An answer to an injected command must not reach the client, which never asked for it. A line is
-*diverted* when it is a response (``"type":"response"``) whose ``id`` is an injected one (a prefix
+*diverted* when it is a response (``"type":"response"``, or JSON-RPC's: ``jsonrpc`` with
+``result`` or ``error`` and no ``method``) whose ``id`` is an injected one (a prefix
 asked for with :meth:`Diverter.divert`, then decimal digits: :func:`rpcspy.injection.ledger.injected_id`).
 The decision reads the line's first :data:`DIVERT_WINDOW` bytes only, so it is the same however the
 stream is cut into chunks, and at most that much of a line is held back from the client:
@@ -38,6 +39,10 @@ _WS = rb"[ \t\r\n]*"
 _RESPONSE_NAME = b'"' + RESPONSE_TYPE.encode() + b'"'
 """A substring every response's head holds: most lines are passed on this test alone."""
 _RESPONSE = re.compile(rb'"type"' + _WS + b":" + _WS + b'"' + re.escape(RESPONSE_TYPE.encode()) + rb'"')
+_RPC_NAME = b'"jsonrpc"'
+"""JSON-RPC 2.0 (ACP): a response says ``jsonrpc`` and carries ``result`` or ``error``, and no ``method``."""
+_RPC_ANSWER = re.compile(rb'"(?:result|error)"' + _WS + b":")
+_RPC_METHOD = re.compile(rb'"method"' + _WS + b":")
 
 
 class InjectedIds:
@@ -65,7 +70,17 @@ def classify(head: bytes, ids: InjectedIds, window: int = DIVERT_WINDOW) -> Rout
     if nl < 0 and len(head) < window:
         return None  # neither the whole line nor the whole window yet
     w = head[:window]
-    if _RESPONSE_NAME not in w or _RESPONSE.search(w) is None or ids.marker.search(w) is None:
+    if _RESPONSE_NAME in w and _RESPONSE.search(w) is not None:
+        if ids.marker.search(w) is None:
+            return PASS
+    elif _RPC_NAME in w:
+        marker, answer = ids.marker.search(w), _RPC_ANSWER.search(w)
+        if marker is None or answer is None:
+            return PASS
+        method = _RPC_METHOD.search(w)
+        if method is not None and method.start() < max(marker.start(), answer.start()):
+            return PASS  # a request (its method comes first); a `method` nested in a long result does not count
+    else:
         return PASS
     if nl < 0:
         return DIVERT  # longer than the window: the markers are all there is to go by
@@ -77,7 +92,11 @@ def _answers_injection(line: bytes, ids: InjectedIds) -> bool:
         obj = json.loads(line.decode("utf-8", "replace"))  # a stray invalid byte does not make it the client's
     except DECODE_ERRORS:
         return False
-    return isinstance(obj, dict) and obj.get("type") == RESPONSE_TYPE and ids.matches(obj.get("id"))
+    if not isinstance(obj, dict) or not ids.matches(obj.get("id")):
+        return False
+    if obj.get("type") == RESPONSE_TYPE:
+        return True
+    return "jsonrpc" in obj and "method" not in obj and ("result" in obj or "error" in obj)
 
 
 class Diverter:

@@ -10,6 +10,10 @@ connections are opaque here (any value). Messages are those of docs/control-prot
 * ``{"op":"response","inject_id":ID,"ok":false,"error":...}``, when no answer will come.
 
 A response is never pushed before its acknowledgement: one that arrives first waits for it.
+
+JSON-RPC 2.0 (ACP) frames are injected too: a request gets an id in the same namespace (a string
+the client never uses), a notification (``session/cancel``) and a response to one of the agent's
+requests go as they are, with no answer to wait for.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from rpcspy.framing import DECODE_ERRORS
+from rpcspy.protocol.acp import looks_jsonrpc
 from rpcspy.protocol.vocabulary import ANSWER_TYPES
 
 PREFIX = "rpcspy-inject-"
@@ -73,7 +78,14 @@ class _Pending(Generic[C]):
 
 def refusal(command: Any, *, exited: bool, input_closed: bool) -> str | None:
     """Why ``command`` cannot be injected now, or None."""
-    if not isinstance(command, dict) or not isinstance(command.get("type"), str):
+    if isinstance(command, dict) and looks_jsonrpc(command):
+        if command.get("jsonrpc", "2.0") != "2.0":
+            return 'a JSON-RPC message must say "jsonrpc":"2.0"'
+        if not isinstance(command.get("method"), str) and not ("id" in command and ("result" in command)
+                                                                 != ("error" in command)):
+            return ("a JSON-RPC message must be a request or notification (a string method) or a response "
+                    "to the agent's request (an id and one of result/error)")
+    elif not isinstance(command, dict) or not isinstance(command.get("type"), str):
         return ("command must be a JSON object with a string type (anything else would be answered "
                 "to the client, which never asked)")
     if exited:
@@ -97,12 +109,20 @@ class Ledger(Generic[C]):
     def register(self, conn: C, ref: Any, command: dict[str, Any]) -> Injection:
         """A (checked: :func:`refusal`) command from ``conn`` to inject; then :meth:`acknowledge` it
         once sent, or :meth:`withdraw` it if sending failed."""
-        if command["type"] in ANSWER_TYPES:
+        rpc = looks_jsonrpc(command)
+        if rpc:
+            from rpcspy.protocol.acp import NOTIFICATIONS
+
+            command = {"jsonrpc": "2.0", **command}
+            if not isinstance(command.get("method"), str) or command["method"] in NOTIFICATIONS:
+                return Injection(command, None, None)  # an answer to the agent, or a notification: none comes
+        elif command["type"] in ANSWER_TYPES:
             return Injection(command, None, None)
         self._n += 1
         rid = injected_id(self._n)
         self._pending[rid] = self._unacked[rid] = _Pending(conn, ref, "id" in command, command.get("id"))
-        line = {"id": rid, **{k: v for k, v in command.items() if k != "id"}}
+        rest = {k: v for k, v in command.items() if k != "id"}
+        line = {"jsonrpc": rest.pop("jsonrpc"), "id": rid, **rest} if rpc else {"id": rid, **rest}
         return Injection(line, rid, None if self._diverting else PREFIX.encode())
 
     def diverted(self) -> None:

@@ -17,8 +17,11 @@ from collections.abc import Iterable
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.text import Text
 
-from rpcspy.events import Event, Finding
+from rpcspy.events import Event, Finding, Frame
+from rpcspy.frameinfo import parse
 from rpcspy.interactive.state import SessionState
+from rpcspy.protocol.acp import looks_jsonrpc
+from rpcspy.protocol.spec import ACP_V1
 from rpcspy.render.items import Item
 from rpcspy.render.summarize import clean
 from rpcspy.render.text import (
@@ -68,6 +71,7 @@ class LiveView:
         self.wrap = max(wrap, 20)
         """A streamed line longer than this prints before its end (at a space), not only in the tail."""
         self.timeline = Timeline()
+        self._decided = False
         self.state = SessionState()
         self.tail = ""
         """The last, unfinished line of the message being streamed ("" if none)."""
@@ -77,6 +81,13 @@ class LiveView:
         self._clipped = 0
 
     def feed(self, event: Event) -> list[RenderableType]:
+        if not self._decided and isinstance(event, Frame) and event.dir in ("c2a", "a2c"):
+            self._decided = True  # the first frame tells an ACP session (JSON-RPC) from pi's
+            obj = parse(event.data)
+            if isinstance(obj, dict) and looks_jsonrpc(obj):
+                from rpcspy.render.acp_timeline import timeline_for
+
+                self.timeline = timeline_for(ACP_V1)
         self.state.feed(event)
         if not self.show_info and isinstance(event, Finding) and event.severity == "info":
             return []

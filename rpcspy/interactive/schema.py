@@ -113,6 +113,9 @@ class CommandSchema:
 
     def problems(self, obj: Any) -> list[str]:
         """Why ``obj`` is not a valid command (hard schema issues); [] when it is, or when unknowable."""
+        if isinstance(obj, dict) and _acp_issues(obj) is not None:
+            return [f"{i.message} (at {i.path})" if i.path != "$" else i.message for i in _acp_issues(obj) or []
+                    if i.hard]
         p = _protocol()
         if p is None:
             return []
@@ -131,6 +134,8 @@ class CommandSchema:
 
     def remarks(self, obj: Any) -> list[str]:
         """Soft issues (unknown fields): sent anyway, but worth a word."""
+        if isinstance(obj, dict) and _acp_issues(obj) is not None:
+            return [i.message for i in _acp_issues(obj) or [] if not i.hard]
         p = _protocol()
         if p is None or not self._candidates():
             return []
@@ -139,3 +144,15 @@ class CommandSchema:
         except Exception:  # noqa: BLE001 - validation must never stop the REPL
             return []
         return [i.message for i in issues if not i.hard]
+
+
+def _acp_issues(obj: dict[str, Any]) -> list[Any] | None:
+    """A JSON-RPC message's (ACP) issues as the client sends it (``jsonrpc`` added), None for a pi frame."""
+    from rpcspy.protocol.acp import looks_jsonrpc, numbered, validate_message
+
+    if not looks_jsonrpc(obj):
+        return None
+    try:
+        return list(validate_message(numbered(obj, 0), "c2a"))
+    except Exception:  # noqa: BLE001 - validation must never stop the REPL
+        return []

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from rpcspy.interactive.schema import CommandSchema, FieldInfo
+from rpcspy.protocol.acp import looks_jsonrpc, numbered
 from rpcspy.protocol.vocabulary import ANSWER_TYPES
 
 META_COMMANDS = {
@@ -266,11 +267,25 @@ class IdAllocator:
         return f"{self.prefix}{self.n + 1}"
 
     def assign(self, obj: dict[str, Any]) -> dict[str, Any]:
-        """``obj`` with an id first, unless it has one or is an answer (which must keep the dialog's)."""
+        """``obj`` with an id first, unless it has one or is an answer (which must keep the dialog's).
+
+        A JSON-RPC message (ACP) gets ``"jsonrpc":"2.0"`` and, if it is a request, the id: a
+        notification (``session/cancel``) and a response to the agent's request get none."""
+        if looks_jsonrpc(obj):
+            out = numbered(obj, self.peek())
+            if out.get("id") == self.peek() and "id" not in obj:
+                self.n += 1
+            return out
         if "id" in obj or obj.get("type") in ANSWER_TYPES:
             return obj
         self.n += 1
         return {"id": f"{self.prefix}{self.n}", **obj}
+
+    def wants_id(self, obj: dict[str, Any]) -> bool:
+        """Whether :meth:`assign` would give ``obj`` an id."""
+        if looks_jsonrpc(obj):
+            return "id" not in obj and "id" in numbered(obj, 0)
+        return "id" not in obj and obj.get("type") not in ANSWER_TYPES
 
 
 @dataclass
@@ -295,8 +310,7 @@ def prepare(parsed: Parsed, schema: CommandSchema, ids: IdAllocator) -> Outgoing
         return Outgoing(line=text.encode("utf-8", "surrogateescape"))
     if parsed.kind != "command" or parsed.obj is None:
         return Outgoing(refused=parsed.error or "nothing to send")
-    candidate = parsed.obj if "id" in parsed.obj or parsed.obj.get("type") in ANSWER_TYPES \
-        else {"id": ids.peek(), **parsed.obj}
+    candidate = {"id": ids.peek(), **parsed.obj} if ids.wants_id(parsed.obj) else parsed.obj
     problems = schema.problems(candidate)
     if problems and not parsed.force:
         return Outgoing(refused="; ".join(problems) + "  (prefix with ! to send it anyway)")

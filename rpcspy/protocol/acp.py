@@ -43,6 +43,22 @@ ERROR_CODES = {-32700: "parse error", -32600: "invalid request", -32601: "method
                -32002: "resource not found"}
 
 
+def looks_jsonrpc(obj: dict[str, Any]) -> bool:
+    """A JSON-RPC 2.0 message rather than a pi frame: it says ``jsonrpc``, or has no ``type`` but a
+    ``method``, ``result`` or ``error`` (replay, inject and the REPL tell the two apart by this)."""
+    return "jsonrpc" in obj or ("type" not in obj and ("method" in obj or "result" in obj or "error" in obj))
+
+
+def numbered(obj: dict[str, Any], new_id: Any) -> dict[str, Any]:
+    """A JSON-RPC message as sent: ``"jsonrpc":"2.0"`` first, and ``new_id`` for a request of ours that
+    carries none (a notification, such as ``session/cancel``, and a response keep what they have)."""
+    out = {"jsonrpc": JSONRPC, **obj}
+    method = out.get("method")
+    if "id" in out or not isinstance(method, str) or method in NOTIFICATIONS:
+        return out
+    return {"jsonrpc": out.pop("jsonrpc"), "id": new_id, **out}
+
+
 def kind_of(obj: dict[str, Any]) -> Kind:
     """What JSON-RPC message ``obj`` is (``invalid``: neither request, notification nor response)."""
     method = obj.get("method", UNSET)

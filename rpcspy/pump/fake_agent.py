@@ -326,7 +326,7 @@ class FakeAgent:
         if stop is not None:
             self.stopping = True  # --strict: nothing after the first divergence is answered
         if out.reply is not None or stop is not None:  # after what earlier commands are owed, as an agent would
-            items = [PlayItem(0.0, "a2c", out.reply)] if out.reply is not None else []
+            items = [PlayItem(0.0, "a2c", line) for line in out.reply.split(b"\n")] if out.reply is not None else []
             self.playbacks.append(_Playback(iter(items), 0.0, t, raw=True, stop=stop))
 
     def _expire(self, now: float) -> None:

@@ -50,6 +50,10 @@ class ProxyConfig:
     """Unused: nothing goes to temporary files any more (kept so older callers still work)."""
     gap_after: float = STALL_AFTER
     """At a bound, how long observers that are stopped or dead are waited for before gaps (0: never wait)."""
+    leg: str | None = None
+    """``front``/``back`` with ``rpcspy run --legs`` (recorded in the header), else None."""
+    front: str | None = None
+    """A back leg's front recording."""
 
 
 def relay_patience(drain_timeout: float, gap_after: float) -> float:
@@ -132,7 +136,8 @@ class ProxySession:
             from rpcspy.pump.recorder import Recorder
             from rpcspy.recording.writer import RecordingWriter, make_header
 
-            header = make_header(cfg.argv, mode=cfg.mode, started=self.started, pid=self.pid)
+            header = make_header(cfg.argv, mode=cfg.mode, started=self.started, pid=self.pid, leg=cfg.leg,
+                                 front=cfg.front)
             observers.append(Recorder(RecordingWriter(cfg.record_path, header, warn=self.warn, fd=cfg.record_fd)))
         for factory in cfg.observers:
             observers += factory(session)

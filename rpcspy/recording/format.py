@@ -45,6 +45,11 @@ class Header(msgspec.Struct, kw_only=True):
     """proxy, replay, repl, client or drive: which rpcspy command made the recording."""
     source: str | None = None
     """For replays and fixtures: the recording this one was made from."""
+    leg: str | msgspec.UnsetType = msgspec.UNSET
+    """``rpcspy run --legs`` (an adapter and its back end on one clock): ``front`` on the adapter's
+    recording, ``back`` on each of its back end's. Absent on every other recording."""
+    front: str | msgspec.UnsetType = msgspec.UNSET
+    """On a ``back`` leg: the front recording's path (absolute)."""
 
 
 class StartEntry(msgspec.Struct, tag="start", tag_field="kind", kw_only=True):

@@ -31,12 +31,14 @@ from rpcspy.recording.format import (
 
 
 def make_header(argv: Sequence[str], *, mode: str = "proxy", source: str | None = None,
-                started: float | None = None, pid: int | None = None) -> Header:
-    """The header line; ``started`` (Unix time) and ``pid`` default to now and this process."""
+                started: float | None = None, pid: int | None = None, leg: str | None = None,
+                front: str | None = None) -> Header:
+    """The header line; ``started`` (Unix time) and ``pid`` default to now and this process; ``leg`` and
+    ``front`` for ``rpcspy run --legs``."""
     from rpcspy import __version__
 
     now = _dt.datetime.fromtimestamp(started, _dt.timezone.utc) if started else _dt.datetime.now(_dt.timezone.utc)
-    return Header(
+    header = Header(
         rpcspy=__version__,
         argv=list(argv),
         cwd=os.getcwd(),
@@ -46,6 +48,11 @@ def make_header(argv: Sequence[str], *, mode: str = "proxy", source: str | None 
         mode=mode,
         source=source,
     )
+    if leg:
+        header.leg = leg
+    if front:
+        header.front = front
+    return header
 
 
 def event_line(event: Event) -> bytes:

@@ -22,6 +22,7 @@ from rpcspy.replay.model import (
     Report,
     classify,
 )
+from rpcspy.replay.rpc import Renames, needs_cwd, rpc_failure
 
 PREFIX = "rpcspy replay: "
 
@@ -79,8 +80,13 @@ class ReplayEngine:
         self.ids = ids or IdMapper()
         self.report = Report(recording=recording, match=matcher.mode)
         self._dialogs: dict[bytes, _Dialog] = {}
+        self.jsonrpc = False
+        """The recording is JSON-RPC (ACP): learnt from its client frames."""
+        self.renames = Renames(self.ids.new_id)
 
     def add_recorded(self, command: RecordedCommand) -> None:
+        if command.frame.rpc:
+            self.jsonrpc = True
         self.matcher.add(command)
 
     # -- client side ----------------------------------------------------------------------
@@ -88,6 +94,10 @@ class ReplayEngine:
                     frame: ClientFrame | None = None) -> Outcome:
         """Decide about one live client line (without LF/CR)."""
         frame = frame or classify(data)
+        if frame.rpc:
+            if not complete and self.renames.cwd is None and needs_cwd(frame, self.matcher.commands):
+                return Outcome(frame, need_more=True)
+            frame = self.renames.client_frame(frame, self.matcher.commands)
         answer_id = self.ids.answer_id(frame) if frame.kind == "answer" else MISSING
         choice = self.matcher.choose(frame, complete=complete, answer_id=answer_id)
         if choice is NEED_MORE:
@@ -106,13 +116,28 @@ class ReplayEngine:
             closest_seq=choice.closest.seq if choice.closest else None, path=choice.path, t=t,
         )
         self.report.divergences.append(div)
-        return Outcome(frame, reply=failure_response(frame, choice.message), divergence=div)
+        rpc = self.jsonrpc if self.matcher.commands else frame.rpc  # answer in the recording's protocol
+        reply = rpc_failure(frame, PREFIX + choice.message) if rpc else failure_response(frame, choice.message)
+        if rpc and frame.kind == "answer":
+            reply = self._strand(choice.message)
+        return Outcome(frame, reply=reply, divergence=div)
+
+    def _strand(self, message: str) -> bytes | None:
+        """A JSON-RPC client answered an agent request differently: the recording cannot go on, so each live
+        request whose recorded answer was still to come gets a JSON-RPC error instead of waiting forever."""
+        lines = [rpc_failure(s.live, f"{PREFIX}cannot answer {s.live.label}: your answer to the agent's request "
+                                     f"diverged ({message})")
+                 for s in self.ids.rpc_waiting()]
+        out = [line for line in lines if line is not None]
+        return b"\n".join(out) if out else None
 
     # -- agent side -----------------------------------------------------------------------
     def agent_frame(self, data: bytes, served: Served | None = None, *, now: float = 0.0,
                     rec_t: float = 0.0) -> bytes:
         """Rewrite a recorded agent frame for the live client; start dialog timers."""
         out = self.ids.agent_frame(data, served)
+        if self.jsonrpc:
+            out = self.renames.agent_frame(out)
         req = self.ids.last_request
         if (req is not None and req.type == "extension_ui_request" and isinstance(req.method, str)
                 and req.method in DIALOG_METHODS

@@ -14,6 +14,11 @@
   recorded the first time, with a fresh id when a recorded request is sent again;
   the live answer's id is mapped back to the recorded one before matching, and
   ``targetId`` of cancel frames follows the same map.
+* JSON-RPC 2.0 (ACP): the same with a request's ``method`` for its type. A response
+  is paired to the recorded request (a second pairing, ``jsonrpc=True``) and given the
+  live request's id; an agent request (``session/request_permission``, ``fs/*``,
+  ``terminal/*``) keeps its recorded id the first time and gets a fresh one when sent
+  again; notifications pass as they are.
 """
 
 from __future__ import annotations
@@ -46,6 +51,9 @@ class _Envelope(msgspec.Struct):
     method: Any = None
     targetId: msgspec.Raw = msgspec.Raw(b"")
     timeout: Any = None
+    jsonrpc: Any = None
+    result: msgspec.Raw = msgspec.Raw(b"")
+    error: msgspec.Raw = msgspec.Raw(b"")
 
 
 _env_decoder = msgspec.json.Decoder(_Envelope)
@@ -93,12 +101,14 @@ class IdMapper:
     """Both directions of id translation for one replay run."""
 
     def __init__(self, new_id: Callable[[], str] = _fresh_uuid, *, omp: bool = False) -> None:
-        self._new_id = new_id
+        self.new_id = new_id
         self.omp = omp
         """The recording is omp's (it skips blank lines, may answer a prompt twice): given, or learnt from
         the ``ready`` played first (the source plays a late ``ready`` with the prelude)."""
         self._pairing = Pairing(bounded=True)
         """Recorded commands (each :class:`Served` in its ``note``) and the recorded responses played."""
+        self._rpc = Pairing(bounded=True, jsonrpc=True)
+        """The same for JSON-RPC requests."""
         self._seq = 0
         self._queued: deque[Served] = deque()
         """Served commands whose exchange has not started, in serve (= play) order."""
@@ -127,6 +137,13 @@ class IdMapper:
             s.started = True
             self._seq += 1
             rec = s.recorded
+            if rec.rpc:
+                p = self._rpc.command(self._seq, 0.0, rec.obj)[0] if rec.kind == "command" else None
+                if p is not None:
+                    p.note = s
+                if s is served:
+                    return
+                continue
             p = self._pairing.client(self._seq, 0.0, rec.obj, parsed=rec.kind != "invalid", blank=is_blank(rec.data),
                                      omp=self.omp)
             if p is not None:
@@ -160,6 +177,8 @@ class IdMapper:
 
     def _rewrite(self, data: bytes, env: _Envelope, served: Served | None) -> bytes:
         typ = env.type
+        if env.jsonrpc is not None or (typ is None and (env.method is not None or len(env.result) or len(env.error))):
+            return self._rpc_frame(data, served, env)
         if not isinstance(typ, str):
             return data
         rec_id = bytes(env.id)
@@ -172,7 +191,7 @@ class IdMapper:
                 data = self._retarget(data, bytes(env.targetId))
             key = canon(rec_id)
             if key in self._rec_to_live:  # sent before (--reuse): a fresh id keeps ids unique
-                live = _enc(self._new_id())
+                live = _enc(self.new_id())
             else:
                 live = key
             self._rec_to_live[key] = live
@@ -182,6 +201,38 @@ class IdMapper:
         if typ in CANCEL_TYPES and len(env.targetId):
             return self._retarget(data, bytes(env.targetId))
         return data
+
+    def _rpc_frame(self, data: bytes, served: Served | None, env: _Envelope) -> bytes:
+        """A JSON-RPC agent frame: a response gets its live request's id, a request an id of its own."""
+        rec_id = bytes(env.id)
+        if self._queued:  # any frame of an exchange: it has begun playing (and those served before it)
+            self._start(served)
+        if env.method is not None:
+            if not rec_id:
+                return data  # a notification
+            key = canon(rec_id)
+            live = _enc(self.new_id()) if key in self._rec_to_live else key
+            self._rec_to_live[key] = live
+            self._live_to_rec[live] = key
+            self.last_request = AgentRequest("request", key, live, env.method, None)
+            return data if live == key else _set_id(data, rec_id, live)
+        if not rec_id or rec_id == b"null":
+            return data  # an answer to an unreadable line: nothing to map
+        self._seq += 1
+        answer = self._rpc.response(self._seq, {"id": _dec(rec_id), **({"error": 1} if len(env.error) else {})})
+        s = answer.command.note if answer.command is not None else None
+        if not isinstance(s, Served) or s.live_id is None:
+            return data
+        live = s.live_id
+        return data if live == canon(rec_id) else _set_id(data, rec_id, live)
+
+    def rpc_waiting(self) -> list[Served]:
+        """Live JSON-RPC requests whose exchange is playing and whose recorded response has not been sent."""
+        served = [p.note for p in self._rpc.waiting_with_id()]
+        for p in self._rpc.waiting_with_id():
+            p.answers += 1
+        self._rpc.forget()
+        return [s for s in served if isinstance(s, Served)]
 
     def _echo(self, data: bytes, typ: str, rec_id: bytes, env: _Envelope) -> bytes:
         """A response (paired by the pairing) or another echo of a command id, with the live id."""

@@ -3,7 +3,8 @@
 Modes:
 
 * ``exact`` (default): the first unused recorded frame with the same payload, the
-  ``id`` aside and volatile values normalised. Answers to agent requests
+  ``id`` aside and volatile values normalised (JSON-RPC: the same ``method``, a request
+  never standing for a notification). Answers to agent requests
   (``extension_ui_response`` ...) must also name the same dialog once ids are mapped.
   A ``<redacted>`` in a recorded string stands for any text (a fixture redacts a secret
   wherever it occurs, also where the live frame gives no rule a hint that it is one).
@@ -77,6 +78,8 @@ def type_key(frame: ClientFrame, answer_id: Any = MISSING) -> bytes:
     if frame.kind == "non_object":
         return b"N"
     key = b"T" + _enc(frame.type)
+    if frame.rpc:  # a JSON-RPC notification is never served a request's exchange, nor the other way round
+        key = b"R" + _enc(frame.type) + (b"!" if frame.kind == "command" and frame.id is MISSING else b"")
     if frame.kind == "answer":
         ident = frame.id if answer_id is MISSING else answer_id
         key += b"#" + (b"-" if ident is MISSING else _enc(ident))

@@ -15,6 +15,7 @@ import msgspec
 
 from rpcspy.framing import DECODE_ERRORS
 from rpcspy.inert import inert_line
+from rpcspy.protocol.acp import looks_jsonrpc
 from rpcspy.protocol.vocabulary import ANSWER_TYPES as CLIENT_ANSWER_TYPES
 
 _ID_ERRORS: tuple[type[Exception], ...] = (*DECODE_ERRORS, KeyError)
@@ -49,12 +50,16 @@ class ClientFrame(msgspec.Struct):
     """``obj["id"]`` as decoded, or :data:`MISSING`."""
     id_raw: bytes | None = None
     """The id's JSON bytes as sent (None when absent)."""
+    rpc: bool = False
+    """A JSON-RPC 2.0 message (ACP): ``type`` is its ``method``; an ``answer`` is a response to an agent request."""
 
     @property
     def label(self) -> str:
-        """A short human name: the command type, or the frame kind."""
+        """A short human name: the command type (JSON-RPC: the method), or the frame kind."""
         if isinstance(self.type, str):
             return self.type
+        if self.rpc and self.kind == "answer":
+            return "response"
         if self.kind == "invalid":
             return "<invalid JSON>"
         if self.kind == "non_object":
@@ -70,11 +75,16 @@ def classify(data: bytes) -> ClientFrame:
         return ClientFrame(data, "invalid")
     if not isinstance(obj, dict):
         return ClientFrame(data, "non_object", obj)
-    typ = obj.get("type")
-    if not isinstance(typ, str):  # a list or an object is no type (and cannot key a table)
-        typ = None
-    kind: FrameKind = "answer" if typ in CLIENT_ANSWER_TYPES else "command"
-    frame = ClientFrame(data, kind, obj, typ)
+    if looks_jsonrpc(obj):
+        method = obj.get("method")
+        frame = ClientFrame(data, "command" if "method" in obj else "answer", obj,
+                            method if isinstance(method, str) else None, rpc=True)
+    else:
+        typ = obj.get("type")
+        if not isinstance(typ, str):  # a list or an object is no type (and cannot key a table)
+            typ = None
+        kind: FrameKind = "answer" if typ in CLIENT_ANSWER_TYPES else "command"
+        frame = ClientFrame(data, kind, obj, typ)
     if "id" in obj:
         frame.id = obj["id"]
         try:

