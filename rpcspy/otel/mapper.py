@@ -27,12 +27,14 @@ import msgspec
 
 from rpcspy.events import Event, Exit, Finding, Frame, Note, SpawnFailed, Start
 from rpcspy.otel import semconv as S
+from rpcspy.otel.acp import AcpSpans
 from rpcspy.otel.builder import OpenSpan, SpanBuilder
 from rpcspy.otel.content import Content, result_text
 from rpcspy.otel.frames import agent_frame
 from rpcspy.otel.ids import TraceParent, parse_traceparent, session_key, span_id, trace_id
 from rpcspy.otel.spans import Attributes, AttrValue, SpanRecord
 from rpcspy.protocol import vocabulary as V
+from rpcspy.protocol.acp import looks_jsonrpc
 from rpcspy.protocol.pairing import Pairing, id_key
 from rpcspy.recording.naming import agent_name
 
@@ -81,6 +83,8 @@ class SpanMapper(SpanBuilder):
         self._dialogs: dict[Any, OpenSpan] = {}
         self._conversation: str | None = None
         self._done = False
+        self._acp: AcpSpans | None = None
+        """Set by the first JSON-RPC frame (an ACP session): it maps every JSON-RPC frame from then on."""
 
     def _begin(self, start: Start | None, t: float) -> None:
         self._key = session_key(self._started, start.t if start else t, start.pid if start else 0,
@@ -153,6 +157,16 @@ class SpanMapper(SpanBuilder):
         return out
 
     def _frame(self, frame: Frame, out: list[SpanRecord]) -> None:
+        if self._acp is not None or frame.data.startswith(b'{"jsonrpc"'):
+            try:
+                obj = _decode(frame.data)
+            except (msgspec.DecodeError, UnicodeDecodeError, RecursionError, ValueError):
+                return
+            if type(obj) is dict and looks_jsonrpc(obj):
+                if self._acp is None:
+                    self._acp = AcpSpans(self, self._agent)
+                self._acp.frame(frame, obj, self._session, out)
+                return
         if frame.dir == "a2c":
             agent = agent_frame(frame.data, self._content is not None)
             if agent is None:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 _WRAPPERS = {"node", "nodejs", "bun", "npx", "bunx", "deno", "python", "python3", "env", "uv", "uvx"}
 
 
-_PACKAGES = (("@oh-my-pi/", "omp"), ("oh-my-pi", "omp"), ("pi-coding-agent", "pi"))
+_PACKAGES = (("/pi-acp/", "pi-acp"), ("@oh-my-pi/", "omp"), ("oh-my-pi", "omp"), ("pi-coding-agent", "pi"))
 """Package paths in a command line that name the agent better than its file (``cli.js``)."""
 UNKNOWN = "unknown"
 _VERSION = r"(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)"
