@@ -59,19 +59,33 @@ class Comparison:
     """baseline entries (with the count left unmatched) that no finding matched"""
 
 
-def load(text: str) -> Counter[Key]:
-    """The accepted findings of a baseline file's text."""
+def entries_of(text: str, fmt: str = FORMAT, version: int = VERSION) -> list[Any]:
+    """The ``entries`` of a baseline file of format ``fmt`` (this one, or conform's), checked for its shape."""
     try:
         doc = json.loads(text)
     except ValueError as exc:
         raise BaselineError(f"not JSON: {exc}") from None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise BaselineError(f"not an rpcspy baseline (no \"format\": \"{FORMAT}\")")
-    if not isinstance(doc.get("version"), int) or doc["version"] > VERSION:
-        raise BaselineError(f"baseline version {doc.get('version')!r}: this rpcspy reads version {VERSION}")
+    if not isinstance(doc, dict) or doc.get("format") != fmt:
+        raise BaselineError(f"not an rpcspy baseline (no \"format\": \"{fmt}\")")
+    if not isinstance(doc.get("version"), int) or doc["version"] > version:
+        raise BaselineError(f"baseline version {doc.get('version')!r}: this rpcspy reads version {version}")
     entries = doc.get("entries")
     if not isinstance(entries, list):
         raise BaselineError("\"entries\" is not a list")
+    return entries
+
+
+def dump_entries(lines: list[str], fmt: str = FORMAT, version: int = VERSION) -> str:
+    """A baseline file: its format and version, then one entry (already JSON) a line, so diffs review well."""
+    if not lines:
+        return f'{{"format": "{fmt}", "version": {version}, "entries": []}}\n'
+    body = ",\n  ".join(lines)
+    return f'{{"format": "{fmt}", "version": {version},\n "entries": [\n  {body}\n ]}}\n'
+
+
+def load(text: str) -> Counter[Key]:
+    """The accepted findings of a baseline file's text."""
+    entries = entries_of(text)
     out: Counter[Key] = Counter()
     for n, e in enumerate(entries, start=1):
         try:
@@ -90,9 +104,7 @@ def dump(findings: dict[str, list[Finding]]) -> str:
     lines = [json.dumps({"file": k[0], "rule": k[1], "dir": k[2] or None, "path": k[3] or None, "message": k[4],
                          "count": n}, ensure_ascii=False)
              for k, n in sorted(counts.items())]
-    body = ",\n  ".join(lines)
-    return (f'{{"format": "{FORMAT}", "version": {VERSION},\n "entries": [\n  {body}\n ]}}\n' if lines
-            else f'{{"format": "{FORMAT}", "version": {VERSION}, "entries": []}}\n')
+    return dump_entries(lines)
 
 
 def compare(findings: dict[str, list[Finding]], accepted: Counter[Key]) -> Comparison:

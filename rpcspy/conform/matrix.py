@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from xml.sax.saxutils import quoteattr
 
+from rpcspy.checker.baseline import BaselineError, dump_entries, entries_of
 from rpcspy.conform.cases import Case
 from rpcspy.conform.report import MARK, Row, counts, junit, summary
 
@@ -84,7 +85,7 @@ def to_junit(results: Mapping[str, Sequence[Row]]) -> str:
 FORMATS = {"text": text, "json": to_json, "junit": to_junit}
 
 
-class ConformBaselineError(ValueError):
+class ConformBaselineError(BaselineError):
     """Not a conformance baseline this rpcspy reads."""
 
 
@@ -92,23 +93,17 @@ def dump_baseline(results: Mapping[str, Sequence[Row]]) -> str:
     """Every outcome that is not ``passed``, per agent and case, one entry a line."""
     entries = [json.dumps({"agent": a, "case": r.case.id, "status": r.verdict.status}, ensure_ascii=False)
                for a, rows in results.items() for r in rows if _RANK[r.verdict.status] > 0]
-    body = ",\n  ".join(entries)
-    return f'{{"format": "{FORMAT}", "version": {VERSION},\n "entries": [\n  {body}\n ]}}\n' if entries else \
-        f'{{"format": "{FORMAT}", "version": {VERSION}, "entries": []}}\n'
+    return dump_entries(entries, FORMAT, VERSION)
 
 
 def load_baseline(text: str) -> dict[tuple[str, str], str]:
     """(agent, case) -> the accepted status."""
     try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        raise ConformBaselineError(f"not JSON: {exc}") from None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise ConformBaselineError(f"not a conformance baseline (no \"format\": \"{FORMAT}\")")
-    if not isinstance(doc.get("version"), int) or doc["version"] > VERSION or not isinstance(doc.get("entries"), list):
-        raise ConformBaselineError(f"unsupported baseline (this rpcspy reads version {VERSION} with entries)")
+        entries = entries_of(text, FORMAT, VERSION)
+    except BaselineError as exc:
+        raise ConformBaselineError(str(exc)) from None
     out: dict[tuple[str, str], str] = {}
-    for n, e in enumerate(doc["entries"], start=1):
+    for n, e in enumerate(entries, start=1):
         if not isinstance(e, dict) or e.get("status") not in _RANK or not isinstance(e.get("case"), str) \
                 or not isinstance(e.get("agent"), str):
             raise ConformBaselineError(f"entry {n} needs agent, case and a status")
