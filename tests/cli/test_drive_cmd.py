@@ -47,8 +47,9 @@ def test_a_step_that_times_out_says_why_and_exits_1(tmp_path: Path) -> None:
               "--", *fake("pid"))
     assert r.returncode == 1
     assert "line 1: get_state 's': timeout: waited 1.0 s for its response: `get_state` (id 's', frame" in r.stderr
-    age = re.search(r"has had no response for (\d+(?:\.\d+)?) ?s", r.stderr)
-    assert age and float(age.group(1)) >= 1.0, "outstanding for at least as long as the drive waited"
+    # The age counts from when the proxy saw the frame, which is after drive sent it: under load it reads
+    # a little under the 1 s drive waited. The user-visible promise is that the step is named as unanswered.
+    assert re.search(r"has had no response for \d+(?:\.\d+)? ?s", r.stderr), r.stderr
     assert "line 2: get_state 't': skipped" in r.stderr and "0/2 steps completed" in r.stderr
 
 
