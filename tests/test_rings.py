@@ -25,7 +25,7 @@ IO = ("rpcspy.pump",)
 PROCESS_AND_THREAD = ("subprocess", "threading", "_thread", "socket", "signal", "queue", "select", "selectors",
                       "multiprocessing", "asyncio", "concurrent", "ctypes")
 """Stdlib modules that start processes or threads, catch signals or open sockets: the pump's alone."""
-RENDERS = ("rpcspy.render", "rpcspy.replay.diff_render")
+RENDERS = ("rpcspy.render",)
 """Core modules that build rich renderables."""
 
 

@@ -6,7 +6,7 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rpcspy.replay.normalise import (
+from rpcspy.normalise.normaliser import (
     REDACTED,
     NormaliseOptions,
     Normaliser,
@@ -189,7 +189,7 @@ def test_tokens_equal_for_fixture_and_original(value):
 
 def test_tool_call_ids_are_replaced_alike_on_toolcall_start_and_the_tool_call() -> None:
     """pi >= 0.84 repeats the tool call id on toolcall_start; one placeholder must serve both."""
-    from rpcspy.replay.normalise import Normaliser
+    from rpcspy.normalise.normaliser import Normaliser
 
     norm = Normaliser(stable=True)
     start = norm.value({"type": "message_update", "assistantMessageEvent": {"type": "toolcall_start", "id": "call_9",

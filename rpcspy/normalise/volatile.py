@@ -1,4 +1,4 @@
-"""What counts as volatile in a frame: the detection rules :mod:`rpcspy.replay.normalise` applies.
+"""What counts as volatile in a frame: the detection rules :mod:`rpcspy.normalise.normaliser` applies.
 
 Patterns (UUIDs, ISO times, temp paths, home directories, loopback ports, token-shaped secrets), the cheap hints
 that say a pattern can match at all, the object keys whose values are times, durations, ids,

@@ -6,8 +6,8 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rpcspy.replay import normalise
-from rpcspy.replay.normalise import NormaliseOptions, Normaliser
+from rpcspy.normalise import normaliser as normalise
+from rpcspy.normalise.normaliser import NormaliseOptions, Normaliser
 
 VOLATILE = st.sampled_from([
     "01a20213-d398-77e8-928f-7e42015cc8a7", "89bf6fa8-af91-410d-90cb-29e458611070", "2026-11-23T10:00:00.123Z",

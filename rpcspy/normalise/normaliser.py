@@ -24,8 +24,8 @@ from typing import Any
 import msgspec
 
 from rpcspy.framing import DECODE_ERRORS
-from rpcspy.replay.secrets import REDACTED, redact_known, redact_matches, redact_secrets, secret_hint, secret_name
-from rpcspy.replay.volatile import (
+from rpcspy.normalise.secrets import REDACTED, redact_known, redact_matches, redact_secrets, secret_hint, secret_name
+from rpcspy.normalise.volatile import (
     DURATION_KEYS,
     HINT_SPAN,
     HOME_HINTS,
@@ -65,7 +65,7 @@ _SAME: Any = object()  # a cached frame() result meaning "unchanged"
 _PLAIN, _IGNORE, _USAGE, _SECRET, _ID, _BARE_ID, _TIME, _DURATION = range(8)
 """Key kinds: values walked as they are, dropped, numbers zeroed; then the keys whose value is volatile
 (a secret or id string, an id string when the object looks like an entity, a time or duration number).
-The key sets are disjoint (tests/replay/test_volatile.py), so one kind per key says it all."""
+The key sets are disjoint (tests/normalise/test_volatile.py), so one kind per key says it all."""
 
 
 class NormaliseOptions(msgspec.Struct, frozen=True):
@@ -80,7 +80,7 @@ class NormaliseOptions(msgspec.Struct, frozen=True):
     compact_partials: bool = False
     """Drop pi 0.73's redundant ``assistantMessageEvent.partial`` copy from ``message_update``."""
     secrets: bool = False
-    """Also redact secrets that are not token-shaped (rpcspy.replay.secrets): fixtures do."""
+    """Also redact secrets that are not token-shaped (rpcspy.normalise.secrets): fixtures do."""
 
 
 class Normaliser:
