@@ -10,7 +10,7 @@ and their differing JSON paths listed. Pure: frames come in as iterables.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -258,7 +258,7 @@ def _block(a: list[Norm], b: list[Norm]) -> list[Item]:
     return out
 
 
-def _entries(path: str):
+def _entries(path: str) -> tuple[Iterator[msgspec.Struct], Callable[[msgspec.Struct], int | None]]:
     """(entries of one recording, streamed; a function giving an entry's exit code or None)."""
     from rpcspy.recording.format import ExitEntry, NoteEntry, SpawnFailedEntry
     from rpcspy.recording.reader import open_recording
@@ -266,7 +266,7 @@ def _entries(path: str):
     rec = open_recording(path)
     native = rec.kind == "rpcspy"
 
-    def exit_code(e: Any) -> int | None:
+    def exit_code(e: msgspec.Struct) -> int | None:
         if isinstance(e, (ExitEntry, SpawnFailedEntry)):
             return e.code
         if not native and isinstance(e, NoteEntry) and e.text.startswith("exit code: "):

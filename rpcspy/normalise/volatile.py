@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+from typing import Any
 
 from rpcspy.protocol.vocabulary import AGENT_CANCEL_TYPES
 from rpcspy.protocol.vocabulary import AGENT_REQUEST_TYPES as _REQUESTS
@@ -94,7 +95,7 @@ def dash_after_hex4(s: str) -> bool:
     return False
 
 
-def is_id_parent(parent: dict) -> bool:
+def is_id_parent(parent: dict[str, Any]) -> bool:
     typ = parent.get("type")
     return isinstance(typ, str) and typ in ID_PARENT_TYPES
 

@@ -6,12 +6,9 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rpcspy.normalise.normaliser import (
-    REDACTED,
-    NormaliseOptions,
-    Normaliser,
-    compact_partial,
-)
+from rpcspy.normalise.normaliser import NormaliseOptions, Normaliser
+from rpcspy.normalise.options import compact_partial
+from rpcspy.normalise.secrets import REDACTED
 
 UUID_A = "01a20213-d398-77e8-928f-7e42015cc8a7"
 UUID_B = "89bf6fa8-af91-410d-90cb-29e458611070"

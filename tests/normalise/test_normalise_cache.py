@@ -6,7 +6,8 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rpcspy.normalise import normaliser as normalise
+from rpcspy.normalise import normaliser as normaliser_mod
+from rpcspy.normalise import text as text_mod
 from rpcspy.normalise.normaliser import NormaliseOptions, Normaliser
 
 VOLATILE = st.sampled_from([
@@ -42,17 +43,18 @@ def test_cached_and_uncached_agree(objs, options, stable):
     frames += [bytes(bytearray(f)) for f in frames]  # every frame and string seen again, as new objects
     frames += [b"not json " + f for f in frames[:2]]
     cached = run(frames, options, stable)
-    saved = normalise._CACHE_TEXT, normalise._CACHE_FRAME
-    normalise._CACHE_TEXT = normalise._CACHE_FRAME = -1  # nothing cached
+    saved = text_mod._CACHE_TEXT, normaliser_mod._CACHE_FRAME
+    text_mod._CACHE_TEXT = normaliser_mod._CACHE_FRAME = -1  # nothing cached
     try:
         uncached = run(frames, options, stable)
     finally:
-        normalise._CACHE_TEXT, normalise._CACHE_FRAME = saved
+        text_mod._CACHE_TEXT, normaliser_mod._CACHE_FRAME = saved
     assert cached == uncached
 
 
 def test_caches_are_bounded(monkeypatch):
-    monkeypatch.setattr(normalise, "_CACHE_ENTRIES", 10)
+    monkeypatch.setattr(text_mod, "_CACHE_ENTRIES", 10)
+    monkeypatch.setattr(normaliser_mod, "_CACHE_ENTRIES", 10)
     norm = Normaliser(stable=False)
     for i in range(100):
         norm.frame(msgspec.json.encode({"type": "x", "text": f"s{i}"}))
