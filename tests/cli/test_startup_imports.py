@@ -38,7 +38,8 @@ def test_help_imports_nothing_heavy(command: str) -> None:
 
 
 PROXY_HEAVY = ("msgspec", "rich", "prompt_toolkit", "rpcspy.checker", "rpcspy.protocol", "rpcspy.render",
-               "rpcspy.replay", "rpcspy.diff", "rpcspy.normalise", "rpcspy.interactive", "rpcspy.diagnose", "rpcspy.recording.writer",
+               "rpcspy.diff", "rpcspy.normalise",
+               "rpcspy.replay", "rpcspy.interactive", "rpcspy.diagnose", "rpcspy.recording.writer",
                "rpcspy.recording.format", "rpcspy.pump.recorder", "rpcspy.pump.check_observer",
                "rpcspy.pump.control")
 """What the observer process imports after the fork, and the proxy itself never needs to forward."""
