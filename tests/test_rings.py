@@ -118,6 +118,25 @@ def test_opentelemetry_is_the_pumps_alone() -> None:
     assert "rpcspy.otel.mapper" in dict(_modules())  # the core package the walk covers
 
 
+REPLAY_FAMILY = ("rpcspy.normalise", "rpcspy.diff", "rpcspy.replay")
+"""Replay's family, bottom up: normalising volatile values, diffing recordings, replaying one. Each imports only
+those below it (diff and normalise know no engine, matcher or source), and none renders: their views are
+:mod:`rpcspy.render`'s (``render/diff.py``, ``render/compat.py``)."""
+
+
+def test_the_replay_family_imports_downwards_and_renders_nothing() -> None:
+    found = []
+    for name, imports in _modules():
+        rank = next((i for i, family in enumerate(REPLAY_FAMILY) if _under(name, (family,))), None)
+        if rank is None:
+            continue
+        above = REPLAY_FAMILY[rank + 1:]
+        found += [f"{name} imports {i}" for i in imports
+                  if _under(i, above + ("rpcspy.render", "rich", "click", "prompt_toolkit") + IO)]
+    assert found == []
+    assert {"rpcspy.diff.differ", "rpcspy.normalise.normaliser", "rpcspy.replay.engine"} <= dict(_modules()).keys()
+
+
 DIALECT_HOME = "rpcspy.protocol.spec"
 OTHER_MEANINGS = {("rpcspy.modelserver.config", "omp"), ("rpcspy.cli.modelserver_cmd", "omp"),
                   ("rpcspy.recording.naming", "omp")}
@@ -139,22 +158,3 @@ def test_a_dialect_name_is_spelled_only_in_its_spec() -> None:
             if isinstance(node, ast.Constant) and node.value in DIALECTS and (name, node.value) not in OTHER_MEANINGS:
                 found.append(f"{name}:{node.lineno}: {node.value!r}")
     assert found == []
-
-
-REPLAY_FAMILY = ("rpcspy.normalise", "rpcspy.diff", "rpcspy.replay")
-"""Replay's family, bottom up: normalising volatile values, diffing recordings, replaying one. Each imports only
-those below it (diff and normalise know no engine, matcher or source), and none renders: their views are
-:mod:`rpcspy.render`'s (``render/diff.py``, ``render/compat.py``)."""
-
-
-def test_the_replay_family_imports_downwards_and_renders_nothing() -> None:
-    found = []
-    for name, imports in _modules():
-        rank = next((i for i, family in enumerate(REPLAY_FAMILY) if _under(name, (family,))), None)
-        if rank is None:
-            continue
-        above = REPLAY_FAMILY[rank + 1:]
-        found += [f"{name} imports {i}" for i in imports
-                  if _under(i, above + ("rpcspy.render", "rich", "click", "prompt_toolkit") + IO)]
-    assert found == []
-    assert {"rpcspy.diff.differ", "rpcspy.normalise.normaliser", "rpcspy.replay.engine"} <= dict(_modules()).keys()
