@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 import sys
 import threading
 import time
@@ -103,6 +104,21 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
     owner: "ModelServer"
+    handlers: "dict[threading.Thread, Any]"
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """One thread per connection, remembered so :meth:`ModelServer.stop` can wait for them: no handler
+        is left inside a socket call when the interpreter shuts down."""
+        th = threading.Thread(target=self._handle, args=(request, client_address), name="model-server-conn",
+                              daemon=True)
+        self.handlers[th] = request
+        th.start()
+
+    def _handle(self, request: Any, client_address: Any) -> None:
+        try:
+            self.process_request_thread(request, client_address)
+        finally:
+            self.handlers.pop(threading.current_thread(), None)
 
     def handle_error(self, request: object, client_address: Any) -> None:
         """A client that went away mid-request (an agent killed while streaming, at every ``conform``
@@ -152,6 +168,7 @@ class ModelServer:
     def start(self) -> "ModelServer":
         self._server = _Server((self.host, self.requested_port), _Handler)
         self._server.owner = self
+        self._server.handlers = {}
         self._thread = threading.Thread(
             target=self._server.serve_forever, args=(0.05,), name="model-server", daemon=True
         )
@@ -186,11 +203,23 @@ class ModelServer:
         finally:
             self.stop()
 
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
+    def stop(self, grace: float = 2.0) -> None:
+        """Stop serving, then give open connections ``grace`` seconds to end (their agents are gone
+        by then, so each handler sees its socket close), shutting down the sockets of any left."""
+        if self._server is None:
+            return
+        server, self._server = self._server, None
+        server.shutdown()
+        server.server_close()
+        deadline = time.monotonic() + grace
+        for th in list(server.handlers):
+            th.join(max(0.0, deadline - time.monotonic()))
+        for th, sock in list(server.handlers.items()):  # a client still connected: cut it, let the handler end
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            th.join(0.5)
 
     def __enter__(self) -> "ModelServer":
         return self.start()

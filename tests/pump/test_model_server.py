@@ -249,3 +249,23 @@ def test_badargs_streams_arguments_that_are_not_json() -> None:
         json.loads(args)
     after = _ask("badargs:", {"role": "tool", "content": "Invalid arguments for tool"})
     assert "".join(d["content"] for d in after.deltas) == "Tool said: Invalid arguments for tool"
+
+
+def test_stop_leaves_no_connection_handler_running() -> None:
+    """A client still connected (keep-alive, or mid-stream) when the server stops: its handler is ended, so
+    nothing of the server is left inside a socket call when the process exits (rpcspy conform stops its
+    server while agents may still hold connections)."""
+    import socket
+    import threading
+
+    srv = FakeLLM(slow_delay=0.2).start()
+    idle = socket.create_connection(("127.0.0.1", srv.port))  # connected, never sends a request
+    streaming = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
+    streaming.request("POST", "/v1/chat/completions", json.dumps({"model": "m", "stream": True,
+                                                                   "messages": user("slow:200")}))
+    streaming.getresponse().read(10)  # the stream has begun and goes on for ~40 s
+    srv.stop(grace=0.5)
+    left = [t for t in threading.enumerate() if t.name == "model-server-conn"]
+    assert left == [], left
+    idle.close()
+    streaming.close()
