@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from rpcspy.modelserver.script import MODELS, error_body, plan_reply, sse_chunks
+from rpcspy.modelserver.script import MODELS, Reply, error_body, plan_reply, sse_chunks
 
 
 @dataclass(slots=True)
@@ -78,7 +78,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         owner = self.server.owner
         with owner._lock:
-            reply = plan_reply(body, owner._seen_errors, owner.slow_delay)
+            reply = owner.plan(body, owner._seen_errors, owner.slow_delay)
             owner._responses += 1
             response_id = f"chatcmpl-{owner._responses}"
         if reply.status != 200:
@@ -133,7 +133,11 @@ class _Server(ThreadingHTTPServer):
 class ModelServer:
     """The scripted server; use as a context manager or call :meth:`start`/:meth:`stop`."""
 
-    def __init__(self, *, slow_delay: float = 0.05, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, *, slow_delay: float = 0.05, host: str = "127.0.0.1", port: int = 0,
+                 plan: Callable[[dict[str, Any], dict[str, int], float], Reply] = plan_reply) -> None:
+        """``plan``: what to answer a chat request (body, the ``error:`` prompts already failed, the slow
+        delay); the script's :func:`~rpcspy.modelserver.script.plan_reply` unless a caller wraps it."""
+        self.plan = plan
         self.slow_delay = slow_delay
         self.host = host
         self.requested_port = port

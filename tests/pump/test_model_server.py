@@ -269,3 +269,19 @@ def test_stop_leaves_no_connection_handler_running() -> None:
     assert left == [], left
     idle.close()
     streaming.close()
+
+
+def test_a_caller_can_wrap_the_plan() -> None:
+    """scripts/make-samples paces every stream through ``plan=``: the server asks the plan it was given."""
+    asked: list[Reply] = []
+
+    def paced(body: dict, seen: dict, slow: float) -> Reply:
+        reply = plan_reply(body, seen, slow)
+        reply.delay = 0.001
+        asked.append(reply)
+        return reply
+
+    with FakeLLM(plan=paced) as srv:
+        status, items, _ = post(srv, user("hello"))
+    assert status == 200 and deltas(items, "content") == "".join(DEFAULT_TEXT)
+    assert [r.delay for r in asked] == [0.001]
