@@ -11,7 +11,7 @@ import time
 import msgspec
 
 from rpcspy.framing import LineFramer
-from rpcspy.pump.fake_agent import _EOF, FakeAgent, ReplayOptions
+from rpcspy.pump.commands.fake_agent import _EOF, FakeAgent, ReplayOptions
 from rpcspy.replay.engine import ReplayEngine
 from rpcspy.replay.matcher import Matcher
 from rpcspy.replay.normalise import NormaliseOptions, Normaliser
