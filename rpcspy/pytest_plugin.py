@@ -190,9 +190,9 @@ class ReplayFactory:
 
     def write_fixtures(self) -> list[str]:
         """Turn each recorded session into its fixture; one line per fixture written."""
+        from rpcspy.normalise.fixture import fixture_lines, known_secrets
+        from rpcspy.normalise.normaliser import NormaliseOptions
         from rpcspy.recording import open_recording
-        from rpcspy.replay.fixture import fixture_lines, known_secrets
-        from rpcspy.replay.normalise import NormaliseOptions
 
         done = []
         for r in self.recordings:

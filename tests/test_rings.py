@@ -1,7 +1,7 @@
 """The three rings (docs/architecture.md): no import runs from a lower ring to a higher one.
 
-The pure core (framing, events, protocol, checker, recording, render, replay's matching, stats,
-filters) imports neither the I/O ring (``rpcspy.pump``, the control client too) nor the shell
+The pure core (framing, events, protocol, checker, recording, render, replay's matching with diff and
+normalise, stats, filters) imports neither the I/O ring (``rpcspy.pump``, the control client too) nor the shell
 (``rpcspy.cli``) nor the interactive front ends; it never imports click or prompt_toolkit, and rich
 only where it renders; rendering is the core's top floor (stats, the checker, recordings and replay
 do not import :mod:`rpcspy.render`). The pump renders nothing and knows no command. Imports inside functions
@@ -29,7 +29,7 @@ PROCESS_AND_THREAD = ("subprocess", "threading", "_thread", "socket", "signal", 
 LOCKS = {"rpcspy.plans": "threading"}
 """The one core module that takes a lock (it starts no thread): msgspec's lazily built type plans crash when two
 threads build one at once, so the core builds them under one lock (rpcspy/plans.py)."""
-RENDERS = ("rpcspy.render", "rpcspy.replay.diff_render")
+RENDERS = ("rpcspy.render",)
 """Core modules that build rich renderables."""
 
 
@@ -202,3 +202,22 @@ def test_a_dialect_name_is_spelled_only_in_its_spec() -> None:
             if isinstance(node, ast.Constant) and node.value in DIALECTS and (name, node.value) not in OTHER_MEANINGS:
                 found.append(f"{name}:{node.lineno}: {node.value!r}")
     assert found == []
+
+
+REPLAY_FAMILY = ("rpcspy.normalise", "rpcspy.diff", "rpcspy.replay")
+"""Replay's family, bottom up: normalising volatile values, diffing recordings, replaying one. Each imports only
+those below it (diff and normalise know no engine, matcher or source), and none renders: their views are
+:mod:`rpcspy.render`'s (``render/diff.py``, ``render/compat.py``)."""
+
+
+def test_the_replay_family_imports_downwards_and_renders_nothing() -> None:
+    found = []
+    for name, imports in _modules():
+        rank = next((i for i, family in enumerate(REPLAY_FAMILY) if _under(name, (family,))), None)
+        if rank is None:
+            continue
+        above = REPLAY_FAMILY[rank + 1:]
+        found += [f"{name} imports {i}" for i in imports
+                  if _under(i, above + ("rpcspy.render", "rich", "click", "prompt_toolkit") + IO)]
+    assert found == []
+    assert {"rpcspy.diff.differ", "rpcspy.normalise.normaliser", "rpcspy.replay.engine"} <= dict(_modules()).keys()

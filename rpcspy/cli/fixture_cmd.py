@@ -47,8 +47,8 @@ def command(recording: str, output: str, usage: bool, redact: tuple[str, ...], c
 
     from rpcspy.cli.exits import freeze_at_exit
     from rpcspy.cli.recfile import atomic_output, open_or_fail
-    from rpcspy.replay.fixture import fixture_lines, known_secrets
-    from rpcspy.replay.normalise import NormaliseOptions
+    from rpcspy.normalise.fixture import fixture_lines, known_secrets
+    from rpcspy.normalise.normaliser import NormaliseOptions
 
     freeze_at_exit()  # the process ends with the command: no teardown of its modules
 

@@ -10,7 +10,7 @@ import pytest
 from rpcspy.cli import COMMANDS
 
 HEAVY = ("msgspec", "rich", "prompt_toolkit", "rpcspy.checker", "rpcspy.protocol", "rpcspy.render", "rpcspy.pump",
-         "rpcspy.recording", "rpcspy.replay", "rpcspy.interactive")
+         "rpcspy.recording", "rpcspy.replay", "rpcspy.diff", "rpcspy.normalise", "rpcspy.interactive")
 LIGHT = ("rpcspy.protocol", "rpcspy.protocol.vocabulary", "rpcspy.protocol.spec")
 """The protocol package's face (it imports on first use), its vocabulary (literal name sets) and the
 dialects' specs (the ``--dialect`` choices; it imports nothing)."""
@@ -38,9 +38,9 @@ def test_help_imports_nothing_heavy(command: str) -> None:
 
 
 PROXY_HEAVY = ("msgspec", "rich", "prompt_toolkit", "rpcspy.checker", "rpcspy.protocol", "rpcspy.render",
-               "rpcspy.replay", "rpcspy.interactive", "rpcspy.diagnose", "rpcspy.recording.writer",
-               "rpcspy.recording.format", "rpcspy.pump.observers.recorder", "rpcspy.pump.observers.check_observer",
-               "rpcspy.pump.observers.control")
+               "rpcspy.replay", "rpcspy.diff", "rpcspy.normalise", "rpcspy.interactive", "rpcspy.diagnose",
+               "rpcspy.recording.writer", "rpcspy.recording.format", "rpcspy.pump.observers.recorder",
+               "rpcspy.pump.observers.check_observer", "rpcspy.pump.observers.control")
 """What the observer process imports after the fork, and the proxy itself never needs to forward."""
 PROXY_PROBE = """
 import sys

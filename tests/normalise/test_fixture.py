@@ -6,15 +6,15 @@ import re
 
 import msgspec
 
-from rpcspy.recording.format import EofEntry, ExitEntry, NoteEntry
-from rpcspy.recording.reader import open_recording
-from rpcspy.replay.fixture import (
+from rpcspy.normalise.fixture import (
     fixture_lines,
     parse_settings,
     read_fixture_options,
     settings_note,
 )
-from rpcspy.replay.normalise import NormaliseOptions
+from rpcspy.normalise.normaliser import NormaliseOptions
+from rpcspy.recording.format import EofEntry, ExitEntry, NoteEntry
+from rpcspy.recording.reader import open_recording
 from tests.paths import DATA
 from tests.replay.driver import LiveReplay
 from tests.replay.helpers import Rec
@@ -110,7 +110,7 @@ HOSTILE = [b'{"id":"a","type":"prompt","message":"hi"}', b' {"type":"agent_start
 def test_fixture_embeds_as_looking_would_without_a_second_decode(tmp_path, monkeypatch):
     """One pass: a frame the normaliser decoded is not decoded again to decide whether to embed it, and
     every frame (blanks around JSON, bad UTF-8, too deep, text, changed or not) is written as before."""
-    import rpcspy.replay.fixture as fixture_mod
+    import rpcspy.normalise.fixture as fixture_mod
     from rpcspy.events import Frame
     from rpcspy.recording import format as fmt
     from rpcspy.recording.format import encode_entry, encode_frame

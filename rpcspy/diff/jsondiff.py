@@ -46,7 +46,8 @@ def _same(a: Any, b: Any) -> bool:
     # JSON: true is not 1, 1 is 1.0
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
-    return a == b
+    same: bool = a == b
+    return same
 
 
 def changes(a: Any, b: Any, path: str = "$", *, align: bool = False) -> Iterator[Change]:
@@ -87,7 +88,7 @@ def _element_key(value: Any) -> str:
     return f"{type(value).__name__}:{repr(value)[:64]}"
 
 
-def _aligned(a: list, b: list, path: str) -> Iterator[Change]:
+def _aligned(a: list[Any], b: list[Any], path: str) -> Iterator[Change]:
     import difflib
 
     sm = difflib.SequenceMatcher(None, [_element_key(x) for x in a], [_element_key(x) for x in b], autojunk=False)

@@ -1,27 +1,20 @@
-"""Differ: alignment, pairing by kind, volatile values ignored, JSON form, rendered golden."""
+"""Differ: alignment, pairing by kind, volatile values ignored, JSON form (its rich view: tests/render/test_diff.py)."""
 
 from __future__ import annotations
 
-import io
-import os
-from pathlib import Path
-
 import msgspec
-from rich.console import Console
 
-from rpcspy.events import Frame
-from rpcspy.replay.diff_render import render_diff
-from rpcspy.replay.differ import (
+from rpcspy.diff.differ import (
     diff_direction,
     diff_recordings,
     label_of,
     normalise_frames,
 )
-from rpcspy.replay.normalise import NormaliseOptions, Normaliser
+from rpcspy.events import Frame
+from rpcspy.normalise.normaliser import NormaliseOptions, Normaliser
 from tests.paths import DATA
 from tests.replay.helpers import Rec
 
-GOLDEN = Path(__file__).parent / "golden"
 N87 = str(DATA / "transcripts087/structured")
 N73 = str(DATA / "transcripts/structured")
 
@@ -79,22 +72,6 @@ def test_recordings_and_exit_codes(tmp_path):
     assert js["directions"]["c2a"]["equal"] is True
     assert js["directions"]["a2c"]["items"][0]["changes"] == [{"path": "$.success", "a": True, "b": False}]
     assert diff_recordings(str(a), str(a), norm()).equal
-
-
-def render(result, width=100) -> str:
-    buf = io.StringIO()
-    render_diff(result, Console(file=buf, width=width, color_system=None, force_terminal=False), max_items=12)
-    return buf.getvalue()
-
-
-def test_render_golden_pi_073_vs_087():
-    res = diff_recordings(f"{N73}/01_basic_text_prompt.jsonl", f"{N87}/01_basic_text_prompt.jsonl",
-                          norm(ignore=("partial",)))
-    text = render(res).replace(str(DATA) + "/", "DATA/")
-    golden = GOLDEN / "diff_01_073_vs_087.txt"
-    if os.environ.get("RPCSPY_UPDATE_GOLDEN") == "1" or not golden.exists():
-        golden.write_text(text)
-    assert text == golden.read_text()
 
 
 def test_big_recordings_held_in_a_few_bytes_a_frame(tmp_path):

@@ -1,4 +1,4 @@
-"""Rendering a :class:`~rpcspy.replay.differ.DiffResult` with rich (for ``rpcspy diff``)."""
+"""Rendering a :class:`~rpcspy.diff.differ.DiffResult` with rich (for ``rpcspy diff``)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from rpcspy.diff.differ import DiffResult, DirectionDiff, Item
+from rpcspy.diff.jsondiff import ABSENT
 from rpcspy.inert import inert_json, inert_line
-from rpcspy.replay.differ import DiffResult, DirectionDiff, Item
-from rpcspy.replay.jsondiff import ABSENT
 
 ARROW = {"c2a": "→", "a2c": "←", "err": "!"}
 

@@ -2,7 +2,7 @@
 
 The fixture is an ordinary recording: same header (with ``source`` set and the
 volatile header fields reset), every frame, note and finding normalised with one
-stable :class:`~rpcspy.replay.normalise.Normaliser` (so correlations survive), and
+stable :class:`~rpcspy.normalise.normaliser.Normaliser` (so correlations survive), and
 a first note entry that records the options, which ``replay`` reads back to apply
 the same normalisation (including ``--redact`` patterns) to live frames.
 """
@@ -15,6 +15,8 @@ import msgspec
 
 from rpcspy.events import Frame
 from rpcspy.framing import DECODE_ERRORS
+from rpcspy.normalise.normaliser import NormaliseOptions, Normaliser
+from rpcspy.normalise.secrets import known_order
 from rpcspy.recording.format import (
     EofEntry,
     ExitEntry,
@@ -26,8 +28,6 @@ from rpcspy.recording.format import (
     encode_entry,
     encode_frame,
 )
-from rpcspy.replay.normalise import NormaliseOptions, Normaliser
-from rpcspy.replay.secrets import known_order
 
 NOTE_PREFIX = "rpcspy fixture: "
 _WS = frozenset(b" \t\r\n")

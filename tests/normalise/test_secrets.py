@@ -12,10 +12,10 @@ from click.testing import CliRunner
 
 from rpcspy.cli import main
 from rpcspy.events import Exit, Frame
+from rpcspy.normalise.normaliser import NormaliseOptions, Normaliser
+from rpcspy.normalise.secrets import REDACTED, redact_secrets, secret_name
 from rpcspy.recording.format import encode_entry
 from rpcspy.recording.writer import event_line, make_header
-from rpcspy.replay.normalise import NormaliseOptions, Normaliser
-from rpcspy.replay.secrets import REDACTED, redact_secrets, secret_name
 
 REPO = Path(__file__).resolve().parents[2]
 SECRETS = {

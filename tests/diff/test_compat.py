@@ -9,11 +9,11 @@ from typing import Any
 from click.testing import CliRunner
 
 from rpcspy.cli import main
+from rpcspy.diff.compat import compat, survey
+from rpcspy.diff.differ import diff_recordings
+from rpcspy.diff.jsondiff import ABSENT, changes
+from rpcspy.normalise.normaliser import NormaliseOptions, Normaliser
 from rpcspy.recording.reader import read_frames
-from rpcspy.replay.compat import compat, survey
-from rpcspy.replay.differ import diff_recordings
-from rpcspy.replay.jsondiff import ABSENT, changes
-from rpcspy.replay.normalise import NormaliseOptions, Normaliser
 from tests.cli.test_check_cmd import write_recording
 
 
@@ -304,7 +304,7 @@ def test_a_field_the_old_agent_always_sent_left_out_of_some_frames_is_a_warning(
 
 
 def compat_text(r) -> str:  # type: ignore[no-untyped-def]
-    from rpcspy.replay.compat import compat_lines
+    from rpcspy.render.compat import compat_lines
 
     return "\n".join(compat_lines(r))
 

@@ -22,9 +22,11 @@ from __future__ import annotations
 import difflib
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 
 Opcode = tuple[str, int, int, int, int]
+Keys = Sequence[Hashable]
+"""What is aligned: hashable keys, one a frame (a list, or the differ's arrays of digests)."""
 
 SMALL = 4096
 """Ranges with at most this many pairs of positions go to difflib as they are."""
@@ -35,16 +37,16 @@ BUDGET = 200_000
 _SLICE = 512
 
 
-def opcodes(a: Sequence[Hashable], b: Sequence[Hashable], budget: int = BUDGET) -> list[Opcode]:
+def opcodes(a: Keys, b: Keys, budget: int = BUDGET) -> list[Opcode]:
     """difflib-style opcodes (``equal``, ``replace``, ``delete``, ``insert``) turning ``a`` into ``b``."""
     out: list[Opcode] = []
     _align(a, b, 0, len(a), 0, len(b), budget, out)
     return _merge(out)
 
 
-def _align(a, b, alo: int, ahi: int, blo: int, bhi: int, budget: int, out: list[Opcode]) -> None:
+def _align(a: Keys, b: Keys, alo: int, ahi: int, blo: int, bhi: int, budget: int, out: list[Opcode]) -> None:
     # a stack worked from its end: each entry is a range still to align or a finished opcode
-    pending: list = [("range", alo, ahi, blo, bhi)]
+    pending: list[Opcode] = [("range", alo, ahi, blo, bhi)]
     while pending:
         item = pending.pop()
         if item[0] != "range":
@@ -66,7 +68,7 @@ def _align(a, b, alo: int, ahi: int, blo: int, bhi: int, budget: int, out: list[
             _difflib(a, b, alo, ahi, blo, bhi, out)
             continue
         if pre or suf:
-            todo: list = []
+            todo: list[Opcode] = []
             if pre:
                 todo.append(("equal", alo, alo + pre, blo, blo + pre))
             todo.append(("range", alo + pre, ahi - suf, blo + pre, bhi - suf))
@@ -89,12 +91,12 @@ def _align(a, b, alo: int, ahi: int, blo: int, bhi: int, budget: int, out: list[
         pending.extend(reversed(todo))
 
 
-def _difflib(a, b, alo: int, ahi: int, blo: int, bhi: int, out: list[Opcode]) -> None:
+def _difflib(a: Keys, b: Keys, alo: int, ahi: int, blo: int, bhi: int, out: list[Opcode]) -> None:
     sm = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
     out.extend((t, i1 + alo, i2 + alo, j1 + blo, j2 + blo) for t, i1, i2, j1, j2 in sm.get_opcodes())
 
 
-def _myers(a, b, alo: int, ahi: int, blo: int, bhi: int, max_d: int) -> list[Opcode] | None:
+def _myers(a: Keys, b: Keys, alo: int, ahi: int, blo: int, bhi: int, max_d: int) -> list[Opcode] | None:
     """A shortest edit script (Myers' greedy O((N+M)D) search), or None beyond ``max_d`` edits.
 
     Snakes (runs of equal keys) are followed in slices, so the cost is about D squared
@@ -148,7 +150,7 @@ def _edge(alo: int, ahi: int, blo: int, bhi: int, out: list[Opcode]) -> None:
         out.append(("insert", alo, ahi, blo, bhi))
 
 
-def _pairs_within(a, b, alo: int, ahi: int, blo: int, bhi: int, budget: int) -> bool:
+def _pairs_within(a: Keys, b: Keys, alo: int, ahi: int, blo: int, bhi: int, budget: int) -> bool:
     """Whether the equal pairs of the two ranges (difflib's work) are at most ``budget``."""
     if (ahi - alo) * (bhi - blo) <= budget:
         return True
@@ -161,17 +163,17 @@ def _pairs_within(a, b, alo: int, ahi: int, blo: int, bhi: int, budget: int) -> 
     return True
 
 
-def _prefix(a, b, alo: int, ahi: int, blo: int, bhi: int) -> int:
+def _prefix(a: Keys, b: Keys, alo: int, ahi: int, blo: int, bhi: int) -> int:
     """Length of the common start of the two ranges."""
     return _common(lambda k, m: a[alo + k:alo + k + m] == b[blo + k:blo + k + m], min(ahi - alo, bhi - blo))
 
 
-def _suffix(a, b, alo: int, ahi: int, blo: int, bhi: int) -> int:
+def _suffix(a: Keys, b: Keys, alo: int, ahi: int, blo: int, bhi: int) -> int:
     """Length of the common end of the two ranges."""
     return _common(lambda k, m: a[ahi - k - m:ahi - k] == b[bhi - k - m:bhi - k], min(ahi - alo, bhi - blo))
 
 
-def _common(same, n: int) -> int:
+def _common(same: Callable[[int, int], bool], n: int) -> int:
     """The largest k <= n with ``same(0, k)``, probed in slices: ``same(k, m)`` compares m keys after k."""
     k = 0
     step = _SLICE
@@ -186,7 +188,7 @@ def _common(same, n: int) -> int:
     return k
 
 
-def _anchors(a, b, alo: int, ahi: int, blo: int, bhi: int) -> list[tuple[int, int]]:
+def _anchors(a: Keys, b: Keys, alo: int, ahi: int, blo: int, bhi: int) -> list[tuple[int, int]]:
     """Positions of keys unique in both ranges, the longest run increasing on both sides."""
     ca = Counter(a[alo:ahi])
     cb = Counter(b[blo:bhi])

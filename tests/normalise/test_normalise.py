@@ -6,12 +6,9 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rpcspy.replay.normalise import (
-    REDACTED,
-    NormaliseOptions,
-    Normaliser,
-    compact_partial,
-)
+from rpcspy.normalise.normaliser import NormaliseOptions, Normaliser
+from rpcspy.normalise.options import compact_partial
+from rpcspy.normalise.secrets import REDACTED
 
 UUID_A = "01a20213-d398-77e8-928f-7e42015cc8a7"
 UUID_B = "89bf6fa8-af91-410d-90cb-29e458611070"
@@ -189,7 +186,7 @@ def test_tokens_equal_for_fixture_and_original(value):
 
 def test_tool_call_ids_are_replaced_alike_on_toolcall_start_and_the_tool_call() -> None:
     """pi >= 0.84 repeats the tool call id on toolcall_start; one placeholder must serve both."""
-    from rpcspy.replay.normalise import Normaliser
+    from rpcspy.normalise.normaliser import Normaliser
 
     norm = Normaliser(stable=True)
     start = norm.value({"type": "message_update", "assistantMessageEvent": {"type": "toolcall_start", "id": "call_9",

@@ -1,8 +1,8 @@
 """Semantic diff of two recordings: per direction, frame by frame, volatile values ignored.
 
-Frames are normalised (class tokens, :mod:`rpcspy.replay.normalise`) and compared as
+Frames are normalised (class tokens, :mod:`rpcspy.normalise.normaliser`) and compared as
 JSON values, so key order, number spelling and volatile values do not count. The
-two frame sequences of a direction are aligned (:mod:`rpcspy.replay.align`) on digests of the
+two frame sequences of a direction are aligned (:mod:`rpcspy.diff.align`) on digests of the
 normalised frames, then frames of the same kind inside a changed block are paired
 and their differing JSON paths listed. Pure: frames come in as iterables.
 """
@@ -10,18 +10,18 @@ and their differing JSON paths listed. Pure: frames come in as iterables.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
 
+from rpcspy.diff.align import Opcode, opcodes
+from rpcspy.diff.jsondiff import Change, all_changes
 from rpcspy.events import Frame
 from rpcspy.framing import DECODE_ERRORS
+from rpcspy.normalise.normaliser import Normaliser
 from rpcspy.protocol.vocabulary import MESSAGE_EDGES
-from rpcspy.replay.align import Opcode, opcodes
-from rpcspy.replay.jsondiff import Change, all_changes
-from rpcspy.replay.normalise import Normaliser
 
 _dec = msgspec.json.decode
 
@@ -63,7 +63,7 @@ class Item:
 
 
 def _side(name: str, v: Any) -> dict[str, Any]:
-    from rpcspy.replay.jsondiff import ABSENT
+    from rpcspy.diff.jsondiff import ABSENT
 
     return {} if v is ABSENT else {name: v}
 
@@ -258,7 +258,7 @@ def _block(a: list[Norm], b: list[Norm]) -> list[Item]:
     return out
 
 
-def _entries(path: str):
+def _entries(path: str) -> tuple[Iterator[msgspec.Struct], Callable[[msgspec.Struct], int | None]]:
     """(entries of one recording, streamed; a function giving an entry's exit code or None)."""
     from rpcspy.recording.format import ExitEntry, NoteEntry, SpawnFailedEntry
     from rpcspy.recording.reader import open_recording
@@ -266,7 +266,7 @@ def _entries(path: str):
     rec = open_recording(path)
     native = rec.kind == "rpcspy"
 
-    def exit_code(e: Any) -> int | None:
+    def exit_code(e: msgspec.Struct) -> int | None:
         if isinstance(e, (ExitEntry, SpawnFailedEntry)):
             return e.code
         if not native and isinstance(e, NoteEntry) and e.text.startswith("exit code: "):
@@ -281,7 +281,7 @@ def diff_recordings(a_path: str, b_path: str, norm: Normaliser, *, dirs: Iterabl
     """Diff two recordings (any format :func:`open_recording` reads), 12 bytes held per frame.
 
     Pass 1 keeps a digest and a label number per frame (:class:`Compact`) and aligns
-    (:mod:`rpcspy.replay.align`, near-linear); pass 2 re-reads the recordings up to the
+    (:mod:`rpcspy.diff.align`, near-linear); pass 2 re-reads the recordings up to the
     last frame that differs, to list the values and changed paths of those frames.
     """
     from rpcspy.recording.format import FrameEntry

@@ -1,4 +1,4 @@
-"""What counts as volatile in a frame: the detection rules :mod:`rpcspy.replay.normalise` applies.
+"""What counts as volatile in a frame: the detection rules :mod:`rpcspy.normalise.normaliser` applies.
 
 Patterns (UUIDs, ISO times, temp paths, home directories, loopback ports, token-shaped secrets), the cheap hints
 that say a pattern can match at all, the object keys whose values are times, durations, ids,
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+from typing import Any
 
 from rpcspy.protocol.vocabulary import AGENT_CANCEL_TYPES
 from rpcspy.protocol.vocabulary import AGENT_REQUEST_TYPES as _REQUESTS
@@ -94,7 +95,7 @@ def dash_after_hex4(s: str) -> bool:
     return False
 
 
-def is_id_parent(parent: dict) -> bool:
+def is_id_parent(parent: dict[str, Any]) -> bool:
     typ = parent.get("type")
     return isinstance(typ, str) and typ in ID_PARENT_TYPES
 

@@ -1,8 +1,8 @@
 """What an agent upgrade changes for clients: the differ's alignment and both sides' shapes, judged.
 
 Two recordings of the same client steps against two agent versions (``rpcspy drive``, or
-``rpcspy replay --client``) are aligned by :mod:`rpcspy.replay.differ`, and each side's frames are
-surveyed (:mod:`rpcspy.replay.shapes`). Each difference is judged from a client's side:
+``rpcspy replay --client``) are aligned by :mod:`rpcspy.diff.differ`, and each side's frames are
+surveyed (:mod:`rpcspy.diff.shapes`). Each difference is judged from a client's side:
 
 * **breaking**: a frame type gone, fewer frames of a type, a field every old frame of its shape had
   that no new frame has, a value of a kind the old agent never sent there, the same frames in an order
@@ -28,9 +28,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from rpcspy.replay.differ import DiffResult, Item
-from rpcspy.replay.jsondiff import ABSENT, Change, changes
-from rpcspy.replay.shapes import (
+from rpcspy.diff.differ import DiffResult, Item
+from rpcspy.diff.jsondiff import ABSENT, Change, changes
+from rpcspy.diff.shapes import (
     _MAX_ENUM,
     ENUM_KEYS,
     STREAMED,
@@ -45,7 +45,7 @@ from rpcspy.replay.shapes import (
     survey,
 )
 
-__all__ = ["LEVELS", "CompatReport", "Group", "compat", "compat_lines", "survey"]
+__all__ = ["LEVELS", "CompatReport", "Group", "compat", "survey"]
 
 LEVELS = ("breaking", "warning", "safe", "timing")
 _OPTIONAL_PROGRESS = frozenset({"tool_execution_update"})
@@ -344,49 +344,10 @@ def _shapes(old: Survey, new: Survey, out: _Groups) -> None:
 
 def compat(result: DiffResult, old: Survey, new: Survey) -> CompatReport:
     """Judge the agent-side differences of ``result``; ``old``/``new`` survey each side's agent frames
-    (:func:`rpcspy.replay.shapes.survey`, with the normaliser the differ used)."""
+    (:func:`rpcspy.diff.shapes.survey`, with the normaliser the differ used)."""
     groups = _Groups()
     client_differs = _frames(result, old, new, groups)
     _shapes(old, new, groups)
     order = {level: i for i, level in enumerate(LEVELS)}
     ranked = sorted(groups.groups.values(), key=lambda g: (order[g.level], g.type, g.kind, g.path or ""))
     return CompatReport(result.a, result.b, ranked, client_differs, (len(old.labels), len(new.labels)))
-
-
-_HEADINGS = {"timing": "timing (differs between runs of one agent too; not a change):"}
-
-
-def compat_lines(report: CompatReport, *, width: int = 100, max_groups: int = 200) -> list[str]:
-    """The report as text lines: a summary, then per level the groups by frame type."""
-    from rpcspy.replay.diff_render import clip
-
-    head = (f"compat {report.a} -> {report.b}: " + ", ".join(f"{report.count(level)} {level}" for level in LEVELS)
-            + f" (agent frames {report.frames[0]} -> {report.frames[1]})")
-    lines = [head]
-    if report.client_differs:
-        lines.append("note: the client frames differ too: the sessions did not run the same steps")
-    shown = 0
-    for level in LEVELS:
-        groups = [g for g in report.groups if g.level == level]
-        if not groups:
-            continue
-        lines.append(_HEADINGS.get(level, f"{level}:"))
-        for g in groups:
-            if shown >= max_groups:
-                lines.append(f"  ... {len(report.groups) - shown} more group(s) (--format json has them all)")
-                return lines
-            shown += 1
-            lines.append(group_line(g, width, clip))
-    return lines
-
-
-def group_line(g: Group, width: int, clip: Any) -> str:
-    """One group as ``  TYPE: KIND PATH xN  e.g. A#1/B#2 VALUES (present A n/m, B n/m)``."""
-    where = f" {g.path}" if g.path else ""
-    ex = g.example
-    seqs = "/".join(f"{side.upper()}#{ex[f'{side}_seq']}" for side in ("a", "b") if f"{side}_seq" in ex)
-    values = " -> ".join(clip(ex[side], max(20, width // 3)) for side in ("a", "b") if side in ex)
-    present = ex.get("present")
-    counts = (f" (in {present['a'][0]}/{present['a'][1]} old, {present['b'][0]}/{present['b'][1]} new)"
-              if present else "")
-    return f"  {g.type}: {g.kind}{where} x{g.count}  e.g. {seqs} {values}".rstrip() + counts

@@ -4,7 +4,7 @@ A field's presence is a property of a frame *shape*, not of one frame: whether p
 holds ``reasoning`` when a ``message_update`` is written depends on when the model's usage chunk arrived, so
 one delta with it and the next without says nothing about the protocol. :func:`survey` walks every frame of
 one recording once and counts, per shape and field path, how many objects at that place carry the field and
-which JSON kinds its values had; :mod:`rpcspy.replay.compat` then compares the two sides' counts.
+which JSON kinds its values had; :mod:`rpcspy.diff.compat` then compares the two sides' counts.
 
 * The shape of a frame is its ``type`` (all ``message_update`` subtypes share one: their ``usage`` is one
   field), except responses (``response/<command>``: each command has its own ``data``) and dialog requests
@@ -32,12 +32,12 @@ from typing import Any
 
 import msgspec
 
+from rpcspy.diff.differ import label_of
+from rpcspy.diff.jsondiff import child
 from rpcspy.events import Frame
 from rpcspy.framing import DECODE_ERRORS
+from rpcspy.normalise.normaliser import Normaliser
 from rpcspy.protocol.vocabulary import PROGRESS_UPDATES, SNAPSHOT_EVENTS, TOOL_EXECUTION_EVENTS
-from rpcspy.replay.differ import label_of
-from rpcspy.replay.jsondiff import child
-from rpcspy.replay.normalise import Normaliser
 
 ENUM_KEYS = frozenset({
     "type", "role", "stopReason", "reason", "status", "disposition", "method", "command", "source", "scope",

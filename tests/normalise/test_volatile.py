@@ -1,11 +1,11 @@
-"""The detection rules' cheap hints (rpcspy.replay.volatile): a hint never misses what a pattern matches."""
+"""The detection rules' cheap hints (rpcspy.normalise.volatile): a hint never misses what a pattern matches."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rpcspy.replay import volatile
+from rpcspy.normalise import volatile
 
 
 @given(st.text(alphabet="sk-AIzaghpousr_ithbxcKBeEARTZ0123456789abcdefF:. ", max_size=60))
@@ -38,8 +38,8 @@ def test_dash_hint_sees_every_uuid_and_time(before, match, after):
 def test_volatile_key_sets_are_disjoint():
     """The normaliser classifies each key once into one kind (secret, id, time, duration): a key in two sets
     would lose one of its treatments."""
-    from rpcspy.replay.secrets import secret_name
-    from rpcspy.replay.volatile import DURATION_KEYS, ID_KEYS, SECRET_KEYS, TIME_KEYS
+    from rpcspy.normalise.secrets import secret_name
+    from rpcspy.normalise.volatile import DURATION_KEYS, ID_KEYS, SECRET_KEYS, TIME_KEYS
 
     named = [set(ID_KEYS) | {"id"}, set(TIME_KEYS), set(DURATION_KEYS)]
     for i, a in enumerate(named):

@@ -8,8 +8,8 @@ from array import array
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rpcspy.replay import align
-from rpcspy.replay.align import opcodes
+from rpcspy.diff import align
+from rpcspy.diff.align import opcodes
 
 small = st.lists(st.integers(0, 4), max_size=40)
 

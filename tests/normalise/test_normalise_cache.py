@@ -6,8 +6,9 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rpcspy.replay import normalise
-from rpcspy.replay.normalise import NormaliseOptions, Normaliser
+from rpcspy.normalise import normaliser as normaliser_mod
+from rpcspy.normalise import text as text_mod
+from rpcspy.normalise.normaliser import NormaliseOptions, Normaliser
 
 VOLATILE = st.sampled_from([
     "01a20213-d398-77e8-928f-7e42015cc8a7", "89bf6fa8-af91-410d-90cb-29e458611070", "2026-11-23T10:00:00.123Z",
@@ -42,17 +43,18 @@ def test_cached_and_uncached_agree(objs, options, stable):
     frames += [bytes(bytearray(f)) for f in frames]  # every frame and string seen again, as new objects
     frames += [b"not json " + f for f in frames[:2]]
     cached = run(frames, options, stable)
-    saved = normalise._CACHE_TEXT, normalise._CACHE_FRAME
-    normalise._CACHE_TEXT = normalise._CACHE_FRAME = -1  # nothing cached
+    saved = text_mod._CACHE_TEXT, normaliser_mod._CACHE_FRAME
+    text_mod._CACHE_TEXT = normaliser_mod._CACHE_FRAME = -1  # nothing cached
     try:
         uncached = run(frames, options, stable)
     finally:
-        normalise._CACHE_TEXT, normalise._CACHE_FRAME = saved
+        text_mod._CACHE_TEXT, normaliser_mod._CACHE_FRAME = saved
     assert cached == uncached
 
 
 def test_caches_are_bounded(monkeypatch):
-    monkeypatch.setattr(normalise, "_CACHE_ENTRIES", 10)
+    monkeypatch.setattr(text_mod, "_CACHE_ENTRIES", 10)
+    monkeypatch.setattr(normaliser_mod, "_CACHE_ENTRIES", 10)
     norm = Normaliser(stable=False)
     for i in range(100):
         norm.frame(msgspec.json.encode({"type": "x", "text": f"s{i}"}))
