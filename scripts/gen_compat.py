@@ -105,7 +105,7 @@ def log(msg: str) -> None:
 def record(name: str, out: Path) -> Path:
     """Run the steps against agent ``name`` with ``rpcspy drive``; the recording is ``out``."""
     from rpcspy.modelserver.config import agent_args, agent_env, make_home
-    from rpcspy.pump.model_server import ModelServer
+    from rpcspy.pump.commands.model_server import ModelServer
     from tests.support.agents import ensure_agent
 
     spec = ensure_agent(name, log=log)

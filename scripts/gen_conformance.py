@@ -41,7 +41,7 @@ def main(argv: list[str]) -> int:
 
     from rpcspy.conform.cases import CASES
     from rpcspy.conform.report import Row, card
-    from rpcspy.pump.conform_runner import run_battery
+    from rpcspy.pump.commands.conform_runner import run_battery
     from tests.support.agents import ensure_agent
 
     names = argv or list(AGENTS)

@@ -88,7 +88,7 @@ def command(agent: tuple[str, ...], patterns: tuple[str, ...], no_model: bool, f
     from rpcspy.cli.textfile import write_whole
     from rpcspy.conform import matrix as conform_matrix
     from rpcspy.conform.report import FORMATS, Row
-    from rpcspy.pump.conform_runner import run_battery
+    from rpcspy.pump.commands.conform_runner import run_battery
 
     def progress(result) -> None:
         if fmt == "text" and sys.stderr.isatty():
@@ -97,7 +97,7 @@ def command(agent: tuple[str, ...], patterns: tuple[str, ...], no_model: bool, f
             export.case(result, current)
 
     from rpcspy.cli.exits import INTERRUPTED
-    from rpcspy.pump.conform_runner import BatteryInterrupted
+    from rpcspy.pump.commands.conform_runner import BatteryInterrupted
 
     results: dict[str, list[Row]] = {}
     cut: BatteryInterrupted | None = None

@@ -58,7 +58,7 @@ def command(recording: str, output: str, usage: bool, redact: tuple[str, ...], c
     except re.error as exc:
         raise click.BadParameter(f"bad --redact pattern: {exc}") from None
     rec = open_or_fail(recording)
-    from rpcspy.pump.outfile import is_special
+    from rpcspy.pump.commands.outfile import is_special
 
     if os.path.exists(output) and not is_special(output):  # a FIFO or /dev/null is written in place, not replaced
         if os.path.samefile(output, recording):

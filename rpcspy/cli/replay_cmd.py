@@ -133,7 +133,7 @@ def _fake_client(recording: str, argv: list[str], *, speed: float, timeout: floa
                  no_record: bool = False) -> int:
     """``--client``: play the recording's client against ``argv``, record it, optionally diff; the exit status."""
     from rpcspy.inert import inert_line
-    from rpcspy.pump.fake_client import ClientRun
+    from rpcspy.pump.commands.fake_client import ClientRun
     from rpcspy.recording.naming import default_path
     from rpcspy.recording.reader import RecordingError, open_recording
     from rpcspy.recording.writer import RecordingWriter, make_header
@@ -193,7 +193,7 @@ def _fake_agent(recording: str, *, match: str, reuse: bool, speed: float, strict
     from rpcspy.inert import inert_line
     from rpcspy.normalise.fixture import read_fixture_options
     from rpcspy.normalise.normaliser import NormaliseOptions, Normaliser
-    from rpcspy.pump.fake_agent import FakeAgent, ReplayOptions
+    from rpcspy.pump.commands.fake_agent import FakeAgent, ReplayOptions
     from rpcspy.recording.reader import RecordingError
     from rpcspy.replay.engine import ReplayEngine
     from rpcspy.replay.matcher import Matcher

@@ -87,13 +87,13 @@ def command(output: str | None, overwrite: bool, directory: str, no_record: bool
     The recording is JSONL (format: docs/recording-format.md), written as frames
     arrive (`tail -f` works), readable with jq, created owner-only (0600).
     """
-    from rpcspy.pump.stdio import fill_closed_std_fds
+    from rpcspy.pump.forward.stdio import fill_closed_std_fds
 
     fill_closed_std_fds()  # first: a file opened below must not take the number of a closed stdin/stdout
     from rpcspy.cli.otel_opts import check_content, otel_observer, otel_settings
-    from rpcspy.pump.hub import Observer
+    from rpcspy.pump.forward.hub import Observer
+    from rpcspy.pump.forward.session import ObserverFactory
     from rpcspy.pump.proxy import ProxyConfig, run_proxy
-    from rpcspy.pump.session import ObserverFactory
     from rpcspy.recording.naming import default_path
 
     argv = list(agent)
@@ -105,7 +105,7 @@ def command(output: str | None, overwrite: bool, directory: str, no_record: bool
     observers: list[ObserverFactory] = []
     if check:  # the checker (and the schemas it loads) is imported by the observer process, after the fork
         def checker(_session: object) -> list[Observer]:
-            from rpcspy.pump.check_observer import CheckObserver, CheckOptions
+            from rpcspy.pump.observers.check_observer import CheckObserver, CheckOptions
 
             return [CheckObserver(CheckOptions(dialect=dialect, strict_fields=strict_fields,
                                                strict_unknown=strict_unknown, ignore=frozenset(ignore),

@@ -12,14 +12,14 @@ from typing import Any, Protocol
 
 from rpcspy.backpressure import STALL_AFTER
 from rpcspy.events import Direction, Exit, Note, SpawnFailed, Start
-from rpcspy.pump.hub import Observer, Sink
-from rpcspy.pump.hub_thread import Hub
-from rpcspy.pump.relay import Relay, monotonic_clock
-from rpcspy.pump.session import ObserverFactory, Session
-from rpcspy.pump.signals import SignalForwarder
-from rpcspy.pump.spawn import SpawnError, enlarge_pipes, exit_status, spawn_agent
-from rpcspy.pump.splice import AgentRelay, ClientRelay
-from rpcspy.pump.stdio import fill_closed_std_fds
+from rpcspy.pump.forward.hub import Observer, Sink
+from rpcspy.pump.forward.hub_thread import Hub
+from rpcspy.pump.forward.inject_relays import AgentRelay, ClientRelay
+from rpcspy.pump.forward.relay import Relay, monotonic_clock
+from rpcspy.pump.forward.session import ObserverFactory, Session
+from rpcspy.pump.forward.signals import SignalForwarder
+from rpcspy.pump.forward.spawn import SpawnError, enlarge_pipes, exit_status, spawn_agent
+from rpcspy.pump.forward.stdio import fill_closed_std_fds
 
 
 @dataclass
@@ -112,7 +112,7 @@ class ProxySession:
         self._relays: list[Relay] = []
 
     # --- observers ---------------------------------------------------------------------
-    # --- what observers may ask (rpcspy.pump.session.Session) -------------------------------
+    # --- what observers may ask (rpcspy.pump.forward.session.Session) -------------------------------
     @property
     def argv(self) -> list[str]:
         return list(self.config.argv)
@@ -133,7 +133,7 @@ class ProxySession:
         cfg = self.config
         observers: list[Observer] = []
         if cfg.record_path is not None:  # imported here: in the observer process, after the agent started
-            from rpcspy.pump.recorder import Recorder
+            from rpcspy.pump.observers.recorder import Recorder
             from rpcspy.recording.writer import RecordingWriter, make_header
 
             header = make_header(cfg.argv, mode=cfg.mode, started=self.started, pid=self.pid, leg=cfg.leg,
@@ -143,7 +143,7 @@ class ProxySession:
             observers += factory(session)
         if cfg.control:
             try:
-                from rpcspy.pump.control import start_control
+                from rpcspy.pump.observers.control import start_control
             except ImportError:
                 pass
             else:
@@ -157,7 +157,7 @@ class ProxySession:
         """Start the sink; return the fd on which observers send requests (process mode)."""
         cfg = self.config
         if cfg.observer_process:
-            from rpcspy.pump.observer_process import ChildSession, fork_observers
+            from rpcspy.pump.forward.observer_process import ChildSession, fork_observers
 
             child = ChildSession(-1, list(cfg.argv), cfg.record_path, cfg.mode, os.getpid(), self.started)
             self._observer_process = fork_observers(self._make_observers, child, warn=self.warn,
@@ -171,7 +171,7 @@ class ProxySession:
 
     def _stop_observers(self, exit_event: Exit | None = None) -> None:
         """Hand the observers the rest and wait for them while they work; never leave one behind. If the
-        observer process did not finish well, the recording says so (:mod:`rpcspy.pump.endnote`)."""
+        observer process did not finish well, the recording says so (:mod:`rpcspy.pump.observers.endnote`)."""
         observers = self._observer_process
         if observers is not None:
             handed_over = observers.sink.close(self.config.observer_timeout)
@@ -194,7 +194,7 @@ class ProxySession:
 
     def _say_incomplete(self, why: str, exit_event: Exit | None) -> None:
         """The observer process ended badly: say so on stderr, and in the recording after its last whole line."""
-        from rpcspy.pump.endnote import append_end, incomplete_text
+        from rpcspy.pump.observers.endnote import append_end, incomplete_text
 
         cfg = self.config
         if cfg.record_path is None:  # nothing recorded: only the live check and the control socket ended early

@@ -6,6 +6,6 @@
 * :mod:`~rpcspy.replay.client`: the fake client's plan;
 * :mod:`~rpcspy.replay.chaos` and :mod:`~rpcspy.replay.scenarios`: fault injection, the torture kit.
 
-The pump executes them (:mod:`rpcspy.pump.fake_agent`, :mod:`rpcspy.pump.fake_client`). Matching
+The pump executes them (:mod:`rpcspy.pump.commands.fake_agent`, :mod:`rpcspy.pump.commands.fake_client`). Matching
 normalises with :mod:`rpcspy.normalise` and measures with :mod:`rpcspy.diff.jsondiff`.
 """

@@ -7,7 +7,7 @@ requests). Before sending a frame we wait until the live agent has said as much
 (or ``timeout`` passes, noted), and at least the recorded gap scaled by ``speed``.
 Dialog answers are sent to the live dialog of the same rank (ids mapped). The new
 session is recorded (mode ``client``, source REC) for ``rpcspy diff``. The process
-and its pipes are driven by :mod:`rpcspy.pump.fake_client`.
+and its pipes are driven by :mod:`rpcspy.pump.commands.fake_client`.
 """
 
 from __future__ import annotations
