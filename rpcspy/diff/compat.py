@@ -253,21 +253,21 @@ def _frames(result: DiffResult, old: Survey, new: Survey, out: _Groups) -> bool:
             else:
                 moved.setdefault(label, ([], []))[1 if added else 0].append(item)
     for label, (gone, came) in moved.items():  # the same frames elsewhere among other lanes: compare as pairs
-        rest = [y for y in came if y.b is not None]
+        rest = [y.b for y in came if y.b is not None]
         for x in gone:
             if x.a is None:
                 continue
             key = keys_a[x.a.index]
-            y = next((r for r in rest if keys_b[r.b.index] == key), rest[0] if rest else None)  # type: ignore[union-attr]
+            y = next((b for b in rest if keys_b[b.index] == key), rest[0] if rest else None)  # B's frame
             if y is not None:
                 rest.remove(y)
-            p = Item("changed", label, x.a, None if y is None else y.b)
+            p = Item("changed", label, x.a, y)
             kind = ("tool calls interleaved differently" if key[0].startswith("tool") else
                     "response moved among events" if key[0] == "responses" else
                     "queue update moved among events" if key[0] == "queue" else "moved among streamed deltas")
             out.add("timing", kind, label, None, _example(p))
-            if y is not None and y.b is not None and x.a.value is not None and y.b.value is not None:
-                pair(label, x.a.value, y.b.value, p)
+            if y is not None and x.a.value is not None and y.value is not None:
+                pair(label, x.a.value, y.value, p)
     return client_differs
 
 

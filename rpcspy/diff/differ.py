@@ -55,10 +55,10 @@ class Item:
             out["b"] = {"index": self.b.index, "seq": self.b.seq}
         if self.op == "changed":
             out["changes"] = [{"path": c.path, **_side("a", c.a), **_side("b", c.b)} for c in self.changes]
-        elif self.op == "added":
-            out["value"] = self.b.value  # type: ignore[union-attr]
         else:
-            out["value"] = self.a.value  # type: ignore[union-attr]
+            only = self.b if self.op == "added" else self.a
+            assert only is not None  # an added item has its B frame, a removed one its A frame
+            out["value"] = only.value
         return out
 
 
@@ -315,8 +315,8 @@ def diff_recordings(a_path: str, b_path: str, norm: Normaliser, *, dirs: Iterabl
             _fill(path, dirs, wanted, norm)
     for r in result:
         for it in r.items:
-            if it.op == "changed":
-                it.changes = all_changes(it.a.value, it.b.value)  # type: ignore[union-attr]
+            if it.op == "changed" and it.a is not None and it.b is not None:  # a changed item has both
+                it.changes = all_changes(it.a.value, it.b.value)
     return DiffResult(a_path, b_path, result, ca, cb)
 
 

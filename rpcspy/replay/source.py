@@ -281,7 +281,7 @@ class FileSource:
         segment) were yielded by the previous segment's look-ahead, so they are
         skipped; past the closing client line, items stamped before it are taken.
         """
-        skipping = opened is not None
+        skip_before = opened  # None once an item at or after it was taken
         for off, nxt, line in _lines(self._fd, start, None):
             item = parse_line(line)
             if item is None or off == self._moved:
@@ -293,9 +293,9 @@ class FileSource:
                 yield from self._lookahead(nxt, item.t)
                 return
             assert isinstance(item, PlayItem)
-            if skipping and item.t < opened:  # type: ignore[operator]
+            if skip_before is not None and item.t < skip_before:
                 continue
-            skipping = False
+            skip_before = None
             if item.dir == "exit":
                 self.exit_code = item.code
             yield item
