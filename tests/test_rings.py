@@ -139,3 +139,18 @@ def test_a_dialect_name_is_spelled_only_in_its_spec() -> None:
             if isinstance(node, ast.Constant) and node.value in DIALECTS and (name, node.value) not in OTHER_MEANINGS:
                 found.append(f"{name}:{node.lineno}: {node.value!r}")
     assert found == []
+
+
+OFFLINE_COMMANDS = tuple(f"rpcspy.cli.{m}" for m in ("show_cmd", "stats_cmd", "export_cmd", "export_otlp", "browse_cmd",
+                                                      "check_cmd", "why_cmd", "recfile"))
+"""The offline commands read recordings through one core room, :mod:`rpcspy.offline` (open, dialect, events
+with the check and a frame filter applied): they import no :mod:`rpcspy.recording` module, and no
+reading loop is assembled in the shell."""
+
+
+def test_offline_commands_read_through_the_offline_room() -> None:
+    imports = dict(_modules())
+    found = [f"{name} imports {i}" for name in OFFLINE_COMMANDS for i in imports[name]
+             if _under(i, ("rpcspy.recording",))]
+    assert found == []
+    assert "rpcspy.offline" in imports["rpcspy.cli.recfile"]  # the walk sees the room

@@ -6,9 +6,11 @@ from collections.abc import Iterable, Iterator
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
-from rpcspy.events import Event, Exit, Finding, Frame
+import msgspec
+
+from rpcspy.events import Event, Exit, Finding, Frame, Note
 from rpcspy.recording.decode import TypedBlock
-from rpcspy.recording.format import FrameEntry
+from rpcspy.recording.format import ExitEntry, FrameEntry, NoteEntry
 
 if TYPE_CHECKING:
     from rpcspy.checker.engine import Checker
@@ -31,16 +33,10 @@ def recording_dialect(rec: Any, *, refine: bool = True) -> tuple[str, str | None
     return found or ("auto", None)
 
 
-class CheckerUnavailable(RuntimeError):
-    """The checker module is not part of this build."""
-
-
 def with_checker(stream: Iterable[Event], dialect: str = "auto") -> Iterator[Event]:
     """Run the checker: recorded findings are dropped, fresh ones follow their frames."""
-    try:
-        from rpcspy.checker import Checker
-    except ImportError as exc:
-        raise CheckerUnavailable(f"the checker is not available: {exc}") from None
+    from rpcspy.checker import Checker
+
     checker = Checker(dialect=dialect)
     last_t = 0.0
     exit_code: int | None = None
@@ -100,6 +96,18 @@ class RecordingCheck:
         audit.frames += len(frames)
         audit.last_seq = max(audit.last_seq, max(map(_seq, frames)))
         audit.last_t = max(audit.last_t, max(map(_t, frames)))
+
+
+def ends_and_notes(items: Iterable[Any]) -> Iterator[Any]:
+    """What :meth:`RecordingCheck.others` hands back, for ``check``'s loop: events pass through, exit and
+    note entries become events, other entries are not needed."""
+    for entry in items:
+        if not isinstance(entry, msgspec.Struct):
+            yield entry
+        elif isinstance(entry, ExitEntry):
+            yield Exit(entry.seq, entry.t, entry.code, entry.signal)
+        elif isinstance(entry, NoteEntry):
+            yield Note(entry.seq, entry.t, "info", entry.text, entry.dir, entry.dropped_bytes)
 
 
 _FRAMES = (FrameEntry, Frame)

@@ -16,7 +16,7 @@ import operator
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Union
 
@@ -136,7 +136,7 @@ class Recording:
         for block in self.blocks():
             yield from block
 
-    def frames(self) -> Iterator[Frame]:
+    def frames(self) -> Generator[Frame, None, None]:
         """Only the frames, as :class:`Frame` events."""
         for block in self.blocks():
             for e in block:
