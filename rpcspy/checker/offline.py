@@ -6,11 +6,10 @@ from collections.abc import Iterable, Iterator
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
-import msgspec
-
-from rpcspy.events import Event, Exit, Finding, Frame, Note
+from rpcspy.events import Event, Exit, Finding, Frame
 from rpcspy.recording.decode import TypedBlock
-from rpcspy.recording.format import ExitEntry, FrameEntry, NoteEntry
+from rpcspy.recording.entries import events
+from rpcspy.recording.format import FrameEntry
 
 if TYPE_CHECKING:
     from rpcspy.checker.engine import Checker
@@ -98,16 +97,10 @@ class RecordingCheck:
         audit.last_t = max(audit.last_t, max(map(_t, frames)))
 
 
-def ends_and_notes(items: Iterable[Any]) -> Iterator[Any]:
-    """What :meth:`RecordingCheck.others` hands back, for ``check``'s loop: events pass through, exit and
-    note entries become events, other entries are not needed."""
-    for entry in items:
-        if not isinstance(entry, msgspec.Struct):
-            yield entry
-        elif isinstance(entry, ExitEntry):
-            yield Exit(entry.seq, entry.t, entry.code, entry.signal)
-        elif isinstance(entry, NoteEntry):
-            yield Note(entry.seq, entry.t, "info", entry.text, entry.dir, entry.dropped_bytes)
+def ends_and_notes(items: Iterable[Any]) -> Iterator[Event]:
+    """What :meth:`RecordingCheck.others` hands back, as events for ``check``'s loop (the entries are the
+    events; an entry of a kind this version does not know reads as a note)."""
+    return events(items)
 
 
 _FRAMES = (FrameEntry, Frame)

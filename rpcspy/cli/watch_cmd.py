@@ -137,10 +137,10 @@ def _recording(path: str, follow: bool, say: Any = None) -> Iterator[list[Any]]:
     Followed until its exit entry, or until no rpcspy writes it any more (a proxy that was killed, a
     finished recording without an exit entry): then ``say`` tells why it stopped."""
     from rpcspy.cli.recfile import open_or_fail
+    from rpcspy.events import Exit, SpawnFailed
     from rpcspy.framing import LineFramer
     from rpcspy.recording.decode import entry_or_none
     from rpcspy.recording.entries import entry_to_event, events
-    from rpcspy.recording.format import ExitEntry, SpawnFailedEntry
 
     rec = open_or_fail(path)
     if rec.kind != "rpcspy":
@@ -156,7 +156,7 @@ def _recording(path: str, follow: bool, say: Any = None) -> Iterator[list[Any]]:
                 entries = [e for e in map(entry_or_none, framer.feed(chunk)) if e is not None]
                 if entries:
                     yield [entry_to_event(e) for e in entries]
-                if any(isinstance(e, (ExitEntry, SpawnFailedEntry)) for e in entries):
+                if any(isinstance(e, (Exit, SpawnFailed)) for e in entries):
                     return
                 continue
             if not follow:
