@@ -27,7 +27,7 @@ from jmespath import exceptions as jexc
 
 from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed, Start
 
-_KINDS = {Start: "start", SpawnFailed: "spawn_failed", Eof: "eof", Exit: "exit", Note: "note", Finding: "finding"}
+_KINDS: dict[type, str] = {Start: "start", SpawnFailed: "spawn_failed", Eof: "eof", Exit: "exit", Note: "note", Finding: "finding"}
 _decoder = msgspec.json.Decoder()
 
 
@@ -102,7 +102,13 @@ def frame_document(frame: Frame) -> dict[str, Any]:
 
 def event_document(event: Event) -> dict[str, Any]:
     """What the expression sees for another entry: its fields plus ``_kind``, ``_seq``, ``_t``, ``_dir``."""
-    doc = {k: v for k, v in dataclasses.asdict(event).items() if k not in ("seq", "t", "dir")}
+    doc = {k: v for k, v in _fields(event).items() if k not in ("seq", "t", "dir")}
     doc.update(_kind=_KINDS.get(type(event), "unknown"), _seq=event.seq, _t=event.t,
                _dir=getattr(event, "dir", None))
     return doc
+
+
+def _fields(event: Event) -> dict[str, Any]:
+    if isinstance(event, msgspec.Struct):
+        return msgspec.structs.asdict(event)
+    return dataclasses.asdict(event)

@@ -221,3 +221,18 @@ def test_the_replay_family_imports_downwards_and_renders_nothing() -> None:
                   if _under(i, above + ("rpcspy.render", "rich", "click", "prompt_toolkit") + IO)]
     assert found == []
     assert {"rpcspy.diff.differ", "rpcspy.normalise.normaliser", "rpcspy.replay.engine"} <= dict(_modules()).keys()
+
+
+OFFLINE_COMMANDS = tuple(f"rpcspy.cli.{m}" for m in ("show_cmd", "stats_cmd", "export_cmd", "export_otlp", "browse_cmd",
+                                                      "check_cmd", "why_cmd", "recfile"))
+"""The offline commands read recordings through one core room, :mod:`rpcspy.offline` (open, dialect, events
+with the check and a frame filter applied): they import no :mod:`rpcspy.recording` module, and no
+reading loop is assembled in the shell."""
+
+
+def test_offline_commands_read_through_the_offline_room() -> None:
+    imports = dict(_modules())
+    found = [f"{name} imports {i}" for name in OFFLINE_COMMANDS for i in imports[name]
+             if _under(i, ("rpcspy.recording",))]
+    assert found == []
+    assert "rpcspy.offline" in imports["rpcspy.cli.recfile"]  # the walk sees the room

@@ -164,11 +164,11 @@ class Tracker(InFlight):
         kind = type(entry).__name__
         if kind == "FrameEntry":
             self.feed(entry.to_frame())
-        elif kind == "EofEntry":
+        elif kind == "Eof":
             self.closed(entry.seq, entry.t, entry.dir)
-        elif kind == "ExitEntry":
+        elif kind == "Exit":
             self.exited(entry.seq, entry.t, entry.code, entry.signal)
-        elif kind == "NoteEntry":  # the shared transcripts note EOF and the exit status as text
+        elif kind == "Note":  # the shared transcripts note EOF and the exit status as text
             self.noted(entry.seq, entry.t, entry.text)
             if entry.text.startswith("closing stdin (EOF)"):
                 self.closed(entry.seq, entry.t, "c2a")

@@ -11,17 +11,13 @@ import datetime as _dt
 import os
 from collections.abc import Callable, Sequence
 
+import msgspec
+
 from rpcspy.events import Direction, Eof, Event, Exit, Finding, Frame, Note, SpawnFailed, Start, frames_of
 from rpcspy.recording.claim import RecordingRefused, open_recording_file
 from rpcspy.recording.format import (
     SMALL_FRAME,
-    EofEntry,
-    ExitEntry,
-    FindingEntry,
     Header,
-    NoteEntry,
-    SpawnFailedEntry,
-    StartEntry,
     chunk_lines,
     encode_entry,
     encode_frame,
@@ -56,29 +52,16 @@ def make_header(argv: Sequence[str], *, mode: str = "proxy", source: str | None 
 
 
 def event_line(event: Event) -> bytes:
-    """One recording line for one event."""
+    """One recording line for one event (a frame in its stored form; any other event as it is, its time
+    rounded to the microsecond)."""
     if isinstance(event, Frame):
         return encode_frame(event)
-    if isinstance(event, Finding):
-        return encode_entry(FindingEntry(
-            seq=event.seq, t=round(event.t, 6), rule=event.rule, severity=event.severity, group=event.group,
-            message=event.message, frame=event.frame, dir=event.dir, path=event.path, related=event.related,
-            extra=event.extra,
-        ))
-    if isinstance(event, Start):
-        return encode_entry(StartEntry(seq=event.seq, t=round(event.t, 6), pid=event.pid, argv=event.argv))
-    if isinstance(event, Eof):
-        return encode_entry(EofEntry(seq=event.seq, t=round(event.t, 6), dir=event.dir))
-    if isinstance(event, Exit):
-        return encode_entry(ExitEntry(seq=event.seq, t=round(event.t, 6), code=event.code, signal=event.signal))
-    if isinstance(event, Note):
-        return encode_entry(NoteEntry(seq=event.seq, t=round(event.t, 6), level=event.level, text=event.text,
-                                      dir=event.dir, dropped_bytes=event.dropped_bytes))
-    if isinstance(event, SpawnFailed):
-        return encode_entry(SpawnFailedEntry(seq=event.seq, t=round(event.t, 6), error=event.error, code=event.code))
-    raise TypeError(f"not an event: {event!r}")
+    if not isinstance(event, _ENTRIES):
+        raise TypeError(f"not an event: {event!r}")
+    return encode_entry(msgspec.structs.replace(event, t=round(event.t, 6)))
 
 
+_ENTRIES = (Finding, Start, Eof, Exit, Note, SpawnFailed)
 _IOV_MAX = 512
 
 
