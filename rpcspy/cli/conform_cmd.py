@@ -7,6 +7,7 @@ import sys
 import click
 
 from rpcspy.cli.otel_opts import otel_options
+from rpcspy.protocol.spec import ACP_V1
 
 
 @click.command(
@@ -50,7 +51,7 @@ cases that finished are reported).""",
                    "accepted deviations or failures that now pass are listed as stale.")
 @click.option("--write-baseline", type=click.Path(dir_okay=False), metavar="FILE",
               help="Write every outcome that is not `passed` as the baseline FILE (replaced whole).")
-@click.option("--dialect", type=click.Choice(["auto", "pi", "acp-v1"]), default="auto", show_default=True,
+@click.option("--dialect", type=click.Choice(["auto", "pi", ACP_V1]), default="auto", show_default=True,
               help="Which battery: pi's RPC cases (pi, omp --mode rpc) or the ACP cases (acp-v1). auto: acp-v1 when "
                    "the command names ACP (an argument `acp`, `pi-acp`, `*-acp/*`), pi when it has --mode; "
                    "otherwise the agent is started once and sent an ACP initialize: a JSON-RPC answer means acp-v1.")
@@ -129,7 +130,7 @@ def command(agent: tuple[str, ...], patterns: tuple[str, ...], no_model: bool, f
             click.echo(f"rpcspy conform: {label}", err=True)
         current[:] = argv
         try:
-            if spoken[label] == "acp-v1":
+            if spoken[label] == ACP_V1:
                 done = run_acp_battery(chosen[label], argv, on_result=progress)
             else:
                 done = run_battery(chosen[label], argv, jobs=jobs, agent_args=agent_args, on_result=progress)

@@ -30,8 +30,9 @@ from rpcspy.conform.script import (
 )
 from rpcspy.protocol.acp import CANCEL, CANCELLED, ERROR_CODES, INITIALIZE, JSONRPC, PERMISSION, PROMPT, error_shape
 from rpcspy.protocol.acp_types import PROTOCOL_VERSION
+from rpcspy.protocol.spec import ACP_V1
 
-DIALECT = "acp-v1"
+DIALECT = ACP_V1
 SESSION = "$SESSION"
 CWD = "$CWD"
 INIT_ID, NEW_ID = 0, 1

@@ -38,6 +38,7 @@ from rpcspy.conform.judges import (
     u2028,
 )
 from rpcspy.conform.script import Answer, Await, Close, Kill, Send, Step, send
+from rpcspy.protocol.spec import ACP_V1
 
 PROBE = {"id": "probe", "type": "get_state"}
 """A harmless command sent after a tricky frame: is the agent still answering?"""
@@ -191,13 +192,13 @@ CASES: tuple[Case, ...] = (
 BY_ID: dict[str, Case] = {c.id: c for c in CASES}
 
 
-DIALECTS = ("pi", "acp-v1")
+DIALECTS = ("pi", ACP_V1)
 """The dialects the battery has cases for."""
 
 
 def battery(dialect: str = "pi") -> tuple[Case, ...]:
     """The cases of one dialect: pi's RPC (pi and omp ``--mode rpc``) or ACP (``acp-v1``)."""
-    if dialect == "acp-v1":
+    if dialect == ACP_V1:
         from rpcspy.conform.acp import ACP_CASES
 
         return ACP_CASES

@@ -43,6 +43,7 @@ from rpcspy.interactive.syntax import (
     prepare,
 )
 from rpcspy.interactive.why_watch import WhyWatch, why_panel
+from rpcspy.protocol.spec import ACP_V1
 
 _DIALOG, _QUIT = object(), object()
 class ReplApp:
@@ -87,7 +88,7 @@ class ReplApp:
     def acp_mode(self) -> bool | None:
         """True when the session speaks ACP, False when it speaks pi's RPC, None while unknown."""
         dialect = self.fixed or (self.detector.dialect if self.detector is not None and self.detector.sure else None)
-        return None if dialect is None else dialect == "acp-v1"
+        return None if dialect is None else dialect == ACP_V1
 
     def acp_context(self) -> acp.AcpContext | None:
         """The ACP context for completion, unless the session is known to speak pi's RPC."""

@@ -19,6 +19,7 @@ from prompt_toolkit.document import Document
 from rpcspy.interactive.acp import AcpContext
 from rpcspy.interactive.schema import CommandSchema, FieldInfo
 from rpcspy.interactive.syntax import META_COMMANDS, positional_fields, tokens
+from rpcspy.protocol.spec import ACP_V1
 
 _JSON_TYPE_VALUE = re.compile(r'"type"\s*:\s*"([\w-]*)\Z')
 _JSON_TYPE = re.compile(r'"type"\s*:\s*"([\w-]+)"')
@@ -131,7 +132,7 @@ def repl_completions(text: str, schema: CommandSchema, ctx: AcpContext | None) -
     if ctx is None or stripped[:1] in ("/", "{", "["):
         return completions(text, schema)
     ours = [Candidate(t, start, meta) for t, start, meta in acp.completions(stripped, ctx)]
-    if schema.dialect == "acp-v1":
+    if schema.dialect == ACP_V1:
         return ours
     toks = tokens(stripped)
     theirs = completions(text, schema)

@@ -24,6 +24,7 @@ from typing import Any
 from rpcspy.conform.cases import Case
 from rpcspy.conform.script import Await, Close, Grant, Kill, Send, Transcript, Trigger, failed, same_id, send, short
 from rpcspy.events import Finding
+from rpcspy.protocol.spec import ACP_V1
 from rpcspy.pump.conform_runner import BatteryInterrupted, CaseResult, _condition, _Session
 
 PERMISSION = "session/request_permission"
@@ -304,7 +305,7 @@ def names_acp(agent: Sequence[str]) -> bool:
 def dialect_of(agent: Sequence[str]) -> str:
     """Which battery ``agent`` gets (``--dialect auto``): by its name, else by its answer."""
     if names_acp(agent):
-        return "acp-v1"
+        return ACP_V1
     if "--mode" in agent or any(a.startswith("--mode=") for a in agent):
         return "pi"
     return probe_dialect(agent)
@@ -329,4 +330,4 @@ def probe_dialect(agent: Sequence[str], timeout: float = 30.0) -> str:
             objs = session.objs()
         finally:
             session.teardown()
-    return "acp-v1" if objs and objs[0].get("jsonrpc") == "2.0" else "pi"
+    return ACP_V1 if objs and objs[0].get("jsonrpc") == "2.0" else "pi"
