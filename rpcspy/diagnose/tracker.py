@@ -32,6 +32,9 @@ _decode = msgspec.json.decode
 _UPDATE = b'{"type":"message_update"'
 """How pi and omp begin a message_update, the bulk of a session: skipped without decoding."""
 _LINE_UPDATE = b"\n" + _UPDATE
+_TYPE = b'{"type":"'
+_FOLLOWED = frozenset({name.encode() for name in EVENTS} | {b"response", b"message_update"})
+"""Agent frame types the tracker acts on (:data:`rpcspy.diagnose.agent_events.EVENTS`, responses)."""
 
 
 @dataclass
@@ -61,12 +64,28 @@ class Tracker(InFlight):
                 except DECODE_ERRORS:
                     pass
             return
+        if frame.dir == "a2c" and self._passing(frame.data):
+            return
         try:
             obj = _decode(frame.data) if len(frame.data) <= BIG else envelope(frame.data)
         except DECODE_ERRORS:  # ValueError covers msgspec's errors and bad UTF-8; deep nesting raises RecursionError
             self.not_json(frame)
             return
         self.feed_decoded(frame, obj)
+
+    def _passing(self, data: bytes) -> bool:
+        """An agent frame nothing follows from but the clock and the counts, told without decoding it (a
+        ``message_end`` or ``turn_end`` holds a whole message): the dialect sure for good, not ACP, and
+        the frame begins with a ``type`` no handler takes (read up to its closing quote, with no escape
+        in it; JSON.stringify writes a key once, so the first ``type`` is the type), holds no ``"jsonrpc"``
+        anywhere, and is not long enough to be omp's cut frame."""
+        if not data.startswith(_TYPE) or self.acp is not None or not self.detector.sure or self.detector.refinable:
+            return False
+        end = data.find(b'"', 9)
+        name = data[9:end]
+        if end < 0 or name in _FOLLOWED or b"\\" in name or b'"jsonrpc"' in data:
+            return False
+        return not (self.omp and not self.v2 and len(data) > self.frame_cap // 2)
 
     def not_json(self, frame: Frame) -> None:
         """A frame that is not JSON (the checker, which decoded it, calls this): a client's line is answered

@@ -151,3 +151,34 @@ def test_chunks_of_updates_mixed_with_other_lines() -> None:
         tr.feed_lines(direction, t, first, lines, injected)
     assert state(tr) == want
     assert tr.frames == 17 and tr.last == {"a2c": (17, 5.0), "c2a": (19, 6.0)}
+
+
+def decoding_all(frames: list[Frame], monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """The state after feeding ``frames`` with every agent frame decoded (no frame passed undecoded)."""
+    with monkeypatch.context() as mp:
+        mp.setattr(Tracker, "_passing", lambda self, data: False)
+        return state(one_by_one(frames))
+
+
+@pytest.mark.parametrize("path", PATHS + sorted(glob.glob(f"{DATA}/recordings/**/*.jsonl", recursive=True)),
+                         ids=lambda p: p.split("data/")[-1])
+def test_frames_passed_undecoded_leave_the_state_decoding_them_would(path: str,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    frames = list(open_recording(path).frames())
+    assert state(one_by_one(frames)) == decoding_all(frames, monkeypatch)
+
+
+def test_only_frames_nothing_follows_from_pass_undecoded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A type written with an escape, a frame naming jsonrpc, a response, or anything before the dialect
+    is sure are decoded; a message_end after it is not."""
+    head = [b'{"type":"agent_start"}', b'{"type":"agent_settled","aborted":false}']  # pi >= 1.1, for good
+    tail = [b'{"type":"message_end","message":{"role":"assistant"}}', b'{"type":"resp\\u006fnse","id":"a"}',
+            b'{"type":"turn_end","jsonrpc":"2.0","id":1,"result":{}}', b'{"type":"agent_end","messages":[]}',
+            b'{"type":"x\\"y"}', b'{"type":"message_end"']  # the last is not JSON: nothing follows either way
+    client = [b'{"id":"a","type":"get_state"}']
+    fed = [d for d in tail if b"jsonrpc" not in d]  # that one turns the tracker to ACP (an object per run)
+    frames = [Frame(i + 1, 0.1 * i, "a2c" if i != 2 else "c2a", d) for i, d in enumerate([*head, *client, *fed])]
+    tr = one_by_one(frames)
+    assert state(tr) == decoding_all(frames, monkeypatch)
+    assert [tr._passing(d) for d in tail] == [True, False, False, False, False, True]
+    assert not Tracker()._passing(tail[0])  # the dialect not known yet
