@@ -91,8 +91,9 @@ class Lagging(Protocol):
         """End of session, caught up or not: ``emit`` the last of what it derives (a note if it is behind)."""
 
 
-LAG_BUDGET = 2048
-"""Frames a lagging observer works through per :meth:`Dispatcher.work` call."""
+LAG_BUDGET = 512
+"""Frames a lagging observer works through per :meth:`Dispatcher.work` call: a few ms of the check, so
+a chunk that comes meanwhile waits no longer for the recorder."""
 LAG_GRACE = 1.0
 """Seconds lagging observers get at the end of the session to catch up (:meth:`Dispatcher.close`)."""
 
