@@ -153,6 +153,7 @@ def main() -> None:
     ap.add_argument("--busy", type=int, default=0, metavar="N",
                     help="run N busy processes (a Python loop each) beside every run: CPU contention")
     ap.add_argument("--write-docs", action="store_true")
+    ap.add_argument("--section", help="the section of docs/performance.md to write (default: by the stream's kind)")
     args = ap.parse_args()
     busy = [subprocess.Popen([PY, "-c", "while True: pass"]) for _ in range(args.busy)]
     try:
@@ -234,8 +235,8 @@ def measure(args: argparse.Namespace) -> None:
     table = render(rows, size, frames, args)
     print(table)
     if args.write_docs:
-        write_section(("proxy, small frames" if args.small else "proxy")
-                      + (f", {args.busy} busy processes beside it" if args.busy else ""), table)
+        write_section(args.section or (("proxy, small frames" if args.small else "proxy")
+                                       + (f", {args.busy} busy processes beside it" if args.busy else "")), table)
 
 
 def render(rows: list[tuple[str, str, str]], size: int, frames: int, args: argparse.Namespace) -> str:
