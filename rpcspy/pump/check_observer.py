@@ -28,7 +28,7 @@ from rpcspy.pump.hub import Emit
 
 BEHIND_FRAMES = 1 << 18
 """The live check gives up (with a note) once this many frames wait for it..."""
-BEHIND_BYTES = 64 << 20
+BEHIND_BYTES = 32 << 20
 """... or this many bytes of frames: the backlog it holds in memory is bounded."""
 WORK_BYTES = 256 << 10
 """At most about this many bytes of frames checked per :meth:`CheckObserver.work` call (and at least one
