@@ -94,8 +94,9 @@ class Lagging(Protocol):
 LAG_BUDGET = 512
 """Frames a lagging observer works through per :meth:`Dispatcher.work` call: a few ms of the check, so
 a chunk that comes meanwhile waits no longer for the recorder."""
-LAG_GRACE = 1.0
-"""Seconds lagging observers get at the end of the session to catch up (:meth:`Dispatcher.close`)."""
+LAG_GRACE = 0.5
+"""Seconds lagging observers get at the end of the session to catch up (:meth:`Dispatcher.close`): part
+of the exit's 2 s, on top of what the recorder still has to write then (`rpcspy check` covers the rest)."""
 
 
 @runtime_checkable
