@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from rpcspy.backpressure import STALL_AFTER
 from rpcspy.events import Direction, Exit, Note, SpawnFailed, Start
+from rpcspy.pump.forward.heap import keep_freed_memory
 from rpcspy.pump.forward.hub import Observer, Sink
 from rpcspy.pump.forward.hub_thread import Hub
 from rpcspy.pump.forward.inject_relays import AgentRelay, ClientRelay
@@ -221,6 +222,7 @@ class ProxySession:
     def run(self) -> int:
         cfg = self.config
         closed = fill_closed_std_fds((cfg.stdin, cfg.stdout, cfg.stderr))  # before any pipe takes their numbers
+        keep_freed_memory()  # before the fork: the observer process inherits it
         if cfg.record_fd is not None:  # which file to remove if the agent does not start (the writer closes fd)
             from rpcspy.recording.claim import file_id
 
