@@ -175,6 +175,10 @@ class ProxySession:
             handed_over = observers.sink.close(self.config.observer_timeout)
             why = observers.finish(self.warn, stuck_after=self.config.observer_timeout)
             observers.close_commands()
+            if self.config.control:  # its server removes them at its end, unless it was killed first
+                from rpcspy.pump.observers.control import unregister
+
+                unregister(self.pid)
             if why is None and not handed_over:
                 why = "the observer process did not take the end of the session (it was stopped or stuck)"
             if why is not None:
