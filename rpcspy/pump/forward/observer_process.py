@@ -158,13 +158,11 @@ def fork_observers(
     session: ChildSession,
     *,
     warn: Warn,
-    tmp_dir: str | None = None,
     stall_after: float = STALL_AFTER,
 ) -> ObserverProcess:
     """Fork the observer process; call before starting threads or the agent.
 
-    ``stall_after``: how long the proxy's sink waits for stopped or dead observers (then gaps);
-    ``tmp_dir`` is unused (kept for callers: nothing of the observers' goes to a temporary file now).
+    ``stall_after``: how long the proxy's sink waits for stopped or dead observers (then gaps).
     """
     data_r, data_w = os.pipe()
     cmd_r, cmd_w = os.pipe()

@@ -421,3 +421,18 @@ def _refuse(sock: socket.socket, error: str) -> None:
 def start_control(session: Session) -> ControlServer:
     """Offer the control socket for ``session``; the returned observer cleans up at ``close()``."""
     return ControlServer(session)
+
+
+def unregister(pid: int, directory: str | None = None) -> None:
+    """Remove the socket and metadata files of proxy ``pid``: the proxy does so at its exit, in case its
+    observer process (which serves the socket and removes them at its end) was killed first."""
+    try:
+        directory = directory or runtime_dir(create=False)
+    except ControlError:  # not ours to clean: nothing of ours can be there
+        return
+    for path in (socket_path(directory, pid), meta_path(directory, pid)):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
