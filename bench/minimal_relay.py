@@ -1,6 +1,6 @@
 """Baseline: the simplest two-thread os.read/os.write relay that also records raw chunks.
 
-Its pipes to the agent get 1 MiB buffers, as rpcspy's do (pump/spawn.py), so the
+Its pipes to the agent get 1 MiB buffers, as rpcspy's do (pump/forward/spawn.py), so the
 comparison is of the relays, not of pipe sizes.
 """
 

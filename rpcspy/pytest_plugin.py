@@ -190,15 +190,16 @@ class ReplayFactory:
 
     def write_fixtures(self) -> list[str]:
         """Turn each recorded session into its fixture; one line per fixture written."""
+        from rpcspy.normalise.fixture import fixture_lines, known_secrets
+        from rpcspy.normalise.normaliser import NormaliseOptions
         from rpcspy.recording import open_recording
-        from rpcspy.replay.fixture import fixture_lines
-        from rpcspy.replay.normalise import NormaliseOptions
 
         done = []
         for r in self.recordings:
             rec = open_recording(r.raw)
-            options = NormaliseOptions(usage=r.usage, redact=r.redact)
-            lines = list(fixture_lines(rec.header, rec.entries(), options, source=r.fixture.name))
+            options = NormaliseOptions(usage=r.usage, redact=r.redact, secrets=True)  # as `rpcspy fixture`
+            known = known_secrets(rec.header, rec.entries(), options)
+            lines = list(fixture_lines(rec.header, rec.entries(), options, source=r.fixture.name, known=known))
             r.fixture.parent.mkdir(parents=True, exist_ok=True)
             tmp = r.fixture.with_name(f"{r.fixture.name}.{os.getpid()}.tmp")
             tmp.write_bytes(b"".join(lines))

@@ -105,7 +105,7 @@ def log(msg: str) -> None:
 def record(name: str, out: Path) -> Path:
     """Run the steps against agent ``name`` with ``rpcspy drive``; the recording is ``out``."""
     from rpcspy.modelserver.config import agent_args, agent_env, make_home
-    from rpcspy.pump.model_server import ModelServer
+    from rpcspy.pump.commands.model_server import ModelServer
     from tests.support.agents import ensure_agent
 
     spec = ensure_agent(name, log=log)
@@ -132,10 +132,10 @@ def record(name: str, out: Path) -> Path:
 
 def compare(a: Path, b: Path) -> Any:
     """``rpcspy diff --compat A B`` as a report object."""
+    from rpcspy.diff.compat import compat, survey
+    from rpcspy.diff.differ import diff_recordings
+    from rpcspy.normalise.normaliser import NormaliseOptions, Normaliser
     from rpcspy.recording.reader import read_frames
-    from rpcspy.replay.compat import compat, survey
-    from rpcspy.replay.differ import diff_recordings
-    from rpcspy.replay.normalise import NormaliseOptions, Normaliser
 
     norm = Normaliser(NormaliseOptions(), stable=False)
     result = diff_recordings(str(a), str(b), norm)
@@ -143,7 +143,7 @@ def compare(a: Path, b: Path) -> Any:
 
 
 def _cell(value: Any, width: int = 60) -> str:
-    from rpcspy.replay.diff_render import clip
+    from rpcspy.render.diff import clip
 
     return "`" + clip(value, width).replace("`", "'").replace("|", "\\|") + "`"
 
@@ -171,14 +171,14 @@ def _matches(g: Any, pattern: tuple[str | None, str | None, str | None]) -> bool
 
 
 def _summary(report: Any) -> str:
-    from rpcspy.replay.compat import LEVELS
+    from rpcspy.diff.compat import LEVELS
 
     return ", ".join(f"{report.count(level)} {level}" for level in LEVELS)
 
 
 def note(old: str, new: str, report: Any, baseline: str, date: str) -> str:
     """The markdown of one note."""
-    from rpcspy.replay.compat import LEVELS
+    from rpcspy.diff.compat import LEVELS
 
     lines = [
         f"# {old} → {new}: what changes for RPC clients", "",
@@ -279,7 +279,7 @@ def main(argv: list[str]) -> int:
             for run in (1, 2):
                 log(f"{name}: run {run} ...")
                 record(name, work / f"{name}.{run}.jsonl")
-    from rpcspy.replay.compat import compat_lines
+    from rpcspy.render.compat import compat_lines
 
     baselines, failed = {}, []
     for name in agents:

@@ -27,7 +27,8 @@ AGENT = '''
 import json, sys, time
 for line in sys.stdin:
     c = json.loads(line)
-    data = {"apiKey": "sk-live-0123456789abcdefghijklmnop", "at": int(time.time() * 1000)}
+    data = {"apiKey": "sk-live-0123456789abcdefghijklmnop", "at": int(time.time() * 1000),
+            "log": "my password is Hunter2-xyz9", "echo": "typed Hunter2-xyz9"}
     print(json.dumps({"id": c.get("id"), "type": "response", "command": c.get("type"), "success": True,
                       "data": data}, separators=(",", ":")), flush=True)
 '''
@@ -66,6 +67,7 @@ def test_once_records_a_missing_fixture_then_replays_it(pytester: pytest.Pyteste
     assert f"recorded {fixture}" in first.stdout.str()
     text = fixture.read_text()
     assert "sk-live-0123456789" not in text and "<redacted>" in text  # redacted like `rpcspy fixture`
+    assert "Hunter2-xyz9" not in text, "secrets in prose, and their every occurrence, as `rpcspy fixture` finds them"
     header = open_recording(fixture).header
     assert header.started == "2000-01-01T00:00:00.000000Z" and header.mode == "proxy"  # normalised
     (project / "agent.py").unlink()  # from now on no agent exists: only the fixture can answer

@@ -1,7 +1,7 @@
 """The three rings (docs/architecture.md): no import runs from a lower ring to a higher one.
 
-The pure core (framing, events, protocol, checker, recording, render, replay's matching, stats,
-filters) imports neither the I/O ring (``rpcspy.pump``, the control client too) nor the shell
+The pure core (framing, events, protocol, checker, recording, render, replay's matching with diff and
+normalise, stats, filters) imports neither the I/O ring (``rpcspy.pump``, the control client too) nor the shell
 (``rpcspy.cli``) nor the interactive front ends; it never imports click or prompt_toolkit, and rich
 only where it renders; rendering is the core's top floor (stats, the checker, recordings and replay
 do not import :mod:`rpcspy.render`). The pump renders nothing and knows no command. Imports inside functions
@@ -13,6 +13,7 @@ keeps the matching and planning), and the shell only parses options and wires th
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,7 +26,10 @@ IO = ("rpcspy.pump",)
 PROCESS_AND_THREAD = ("subprocess", "threading", "_thread", "socket", "signal", "queue", "select", "selectors",
                       "multiprocessing", "asyncio", "concurrent", "ctypes")
 """Stdlib modules that start processes or threads, catch signals or open sockets: the pump's alone."""
-RENDERS = ("rpcspy.render", "rpcspy.replay.diff_render")
+LOCKS = {"rpcspy.plans": "threading"}
+"""The one core module that takes a lock (it starts no thread): msgspec's lazily built type plans crash when two
+threads build one at once, so the core builds them under one lock (rpcspy/plans.py)."""
+RENDERS = ("rpcspy.render",)
 """Core modules that build rich renderables."""
 
 
@@ -56,7 +60,8 @@ def _violations() -> list[str]:
                     if _under(i, FRONT_ENDS + ("rpcspy.render", "click", "rich", "prompt_toolkit"))]
         elif not _under(name, FRONT_ENDS):
             out += [f"{name} (core) imports {i}" for i in imports
-                    if _under(i, IO + FRONT_ENDS + PROCESS_AND_THREAD + ("click", "prompt_toolkit"))
+                    if (_under(i, IO + FRONT_ENDS + PROCESS_AND_THREAD + ("click", "prompt_toolkit"))
+                        and LOCKS.get(name) != i)
                     or (_under(i, ("rich", "rpcspy.render")) and not _under(name, RENDERS))]
     return out
 
@@ -74,9 +79,67 @@ def test_the_shell_only_parses_and_wires() -> None:
 
 def test_the_import_walk_sees_lazy_imports() -> None:
     imports = dict(_modules())
-    assert "rpcspy.checker" in imports["rpcspy.pump.check_observer"]  # a module-level import
-    assert "rpcspy.recording.decode" in imports["rpcspy.pump.control_client"]  # an import inside a method
+    assert "rpcspy.checker" in imports["rpcspy.pump.observers.check_observer"]  # a module-level import
+    assert "rpcspy.recording.decode" in imports["rpcspy.pump.observers.control_client"]  # an import inside a method
     assert "rpcspy.cli" in imports["rpcspy.__main__"]
+
+
+FORWARD = ("rpcspy.pump.forward",)
+OBSERVERS = ("rpcspy.pump.observers",)
+COMMANDS = ("rpcspy.pump.commands",)
+ASSEMBLERS = ("rpcspy.pump.proxy", "rpcspy.pump.inprocess")
+"""The pump's wings (rpcspy/pump/__init__.py) and the two assemblers above them."""
+
+
+@functools.cache
+def _pump_imports() -> dict[str, set[str]]:
+    """Each pump module's imports, ``from P import m`` named ``P.m`` where ``m`` is a module of the package ``P``."""
+    modules = dict(_modules())
+    out = {}
+    for name, imports in modules.items():
+        if not _under(name, IO):
+            continue
+        path = ROOT.parent.joinpath(*name.split("."))
+        path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+        found = set(imports)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found.update(f"{node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" in modules)
+        out[name] = found
+    return out
+
+
+def _wing_imports(wing: tuple[str, ...], never: tuple[str, ...]) -> list[str]:
+    return sorted(f"{name} imports {i}" for name, imports in _pump_imports().items() if _under(name, wing)
+                  for i in imports if _under(i, never))
+
+
+def test_forwarding_knows_no_observer_command_or_assembler() -> None:
+    """The forwarding path and its hand-off feed whatever observers they are given; they start no command."""
+    assert _wing_imports(FORWARD, OBSERVERS + COMMANDS + ASSEMBLERS) == []
+
+
+def test_observers_start_no_session_and_run_no_command() -> None:
+    assert _wing_imports(OBSERVERS, COMMANDS + ASSEMBLERS) == []
+
+
+def test_commands_use_no_observer_and_only_drive_an_assembler() -> None:
+    """A command's process runs beside the proxy, never inside its observers; only ``rpcspy drive`` runs the
+    in-process proxy (its agent recorded like any session) and so imports an assembler."""
+    assert _wing_imports(COMMANDS, OBSERVERS) == []
+    assert _wing_imports(COMMANDS, ASSEMBLERS) == ["rpcspy.pump.commands.drive imports rpcspy.pump.inprocess"]
+
+
+def test_the_pump_is_its_wings_and_assemblers() -> None:
+    """Every module of the pump stands in a wing, or is one of the assemblers."""
+    loose = [name for name in _pump_imports() if name != "rpcspy.pump"
+             and not _under(name, FORWARD + OBSERVERS + COMMANDS + ASSEMBLERS)]
+    assert loose == []
+
+
+def test_the_wing_walk_sees_imports_of_a_packages_modules() -> None:
+    imports = _pump_imports()["rpcspy.pump.forward.observer_process"]
+    assert {"rpcspy.pump.forward.wire", "rpcspy.pump.forward.procstate"} <= imports
 
 
 PROTOCOL_HOMES = ("rpcspy.protocol.vocabulary", "rpcspy.protocol.pairing", "rpcspy.protocol.spec")
@@ -110,8 +173,8 @@ def test_opentelemetry_is_the_pumps_alone() -> None:
     pump's exporter does, inside functions, so rpcspy runs without it until --otel or --format otlp is asked for."""
     users = sorted(name for name, imports in _modules() if any(_under(i, ("opentelemetry", "oteltap"))
                                                                for i in imports))
-    assert users == ["rpcspy.pump.otel_export"]
-    source = (ROOT / "pump" / "otel_export.py").read_text(encoding="utf-8")
+    assert users == ["rpcspy.pump.observers.otel_export"]
+    source = (ROOT / "pump" / "observers" / "otel_export.py").read_text(encoding="utf-8")
     top = [n for n in ast.parse(source).body if isinstance(n, (ast.Import, ast.ImportFrom))]
     assert not [n for n in top if (n.module if isinstance(n, ast.ImportFrom) else n.names[0].name or "")
                 .startswith("opentelemetry")]
@@ -139,6 +202,25 @@ def test_a_dialect_name_is_spelled_only_in_its_spec() -> None:
             if isinstance(node, ast.Constant) and node.value in DIALECTS and (name, node.value) not in OTHER_MEANINGS:
                 found.append(f"{name}:{node.lineno}: {node.value!r}")
     assert found == []
+
+
+REPLAY_FAMILY = ("rpcspy.normalise", "rpcspy.diff", "rpcspy.replay")
+"""Replay's family, bottom up: normalising volatile values, diffing recordings, replaying one. Each imports only
+those below it (diff and normalise know no engine, matcher or source), and none renders: their views are
+:mod:`rpcspy.render`'s (``render/diff.py``, ``render/compat.py``)."""
+
+
+def test_the_replay_family_imports_downwards_and_renders_nothing() -> None:
+    found = []
+    for name, imports in _modules():
+        rank = next((i for i, family in enumerate(REPLAY_FAMILY) if _under(name, (family,))), None)
+        if rank is None:
+            continue
+        above = REPLAY_FAMILY[rank + 1:]
+        found += [f"{name} imports {i}" for i in imports
+                  if _under(i, above + ("rpcspy.render", "rich", "click", "prompt_toolkit") + IO)]
+    assert found == []
+    assert {"rpcspy.diff.differ", "rpcspy.normalise.normaliser", "rpcspy.replay.engine"} <= dict(_modules()).keys()
 
 
 OFFLINE_COMMANDS = tuple(f"rpcspy.cli.{m}" for m in ("show_cmd", "stats_cmd", "export_cmd", "export_otlp", "browse_cmd",

@@ -51,7 +51,10 @@ when the output cannot be written.""",
               help="Report agent frame types the dialect does not know as errors (default: info, a newer agent?) "
                    "and unknown fields as warnings.")
 @click.option("--unanswered-after", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
-              help="Also report commands still unanswered SECONDS after they were sent.")
+              help="Also report commands still unanswered SECONDS after they were sent. ACP: requests both ways "
+                   "(the client's, and the agent's session/request_permission, fs/*, terminal/* the client owes "
+                   "an answer to); a session/prompt once its session has been silent SECONDS (a turn that "
+                   "streams is not late) and the agent is not waiting on the client.")
 @click.option("--baseline", type=click.Path(dir_okay=False), metavar="FILE",
               help="Findings a team accepted (by rule and location): report and fail only on new ones; list the "
                    "stale entries (fixed) on stderr.")

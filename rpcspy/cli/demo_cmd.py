@@ -63,7 +63,7 @@ def command(output: str | None, directory: str | None, speed: float, show: bool)
         raise click.ClickException(f"the bundled recording is missing ({demo}); reinstall rpcspy")
     if output is not None and os.path.lexists(output):  # the proxy would refuse it: say so before starting
         raise click.BadParameter(f"{output} exists: choose a new file", param_hint="-o")
-    from rpcspy.pump import demo as runner
+    from rpcspy.pump.commands import demo as runner
 
     rec = output or default_path(directory or demo_dir(), ["demo"])
     _check_writable(rec, chosen=output is not None or directory is not None)

@@ -71,8 +71,8 @@ def command(a: str, b: str, fmt: str, stderr: bool, dirs: tuple[str, ...], ignor
 
     from rpcspy.cli.exits import freeze_at_exit
     from rpcspy.cli.recfile import make_console, open_or_fail
-    from rpcspy.replay.differ import diff_recordings
-    from rpcspy.replay.normalise import NormaliseOptions, Normaliser
+    from rpcspy.diff.differ import diff_recordings
+    from rpcspy.normalise.normaliser import NormaliseOptions, Normaliser
 
     freeze_at_exit()  # the process ends with the command: no teardown of its modules
 
@@ -85,7 +85,7 @@ def command(a: str, b: str, fmt: str, stderr: bool, dirs: tuple[str, ...], ignor
         raise click.BadParameter(f"bad --redact pattern: {exc}") from None
     secrets = False
     chosen = dirs or (("c2a", "a2c", "err") if stderr else ("c2a", "a2c"))
-    from rpcspy.replay.fixture import read_fixture_options
+    from rpcspy.normalise.fixture import read_fixture_options
 
     for path in (a, b):  # a fixture's own settings apply, so a fixture compares equal to its source
         fx = read_fixture_options(path)
@@ -109,7 +109,7 @@ def command(a: str, b: str, fmt: str, stderr: bool, dirs: tuple[str, ...], ignor
         sys.stdout.buffer.write(inert_json(msgspec.json.encode(result.to_json()).decode()).encode() + b"\n")
         sys.stdout.flush()
     else:
-        from rpcspy.replay.diff_render import render_diff
+        from rpcspy.render.diff import render_diff
 
         render_diff(result, make_console(color=color, width=width), max_items=max_items)
     sys.exit(0 if result.equal else 1)
@@ -137,9 +137,9 @@ def _progress(a: str, b: str) -> Iterator[None]:
 def _known_secrets(paths: tuple[str, ...], options: Any) -> tuple[str, ...]:
     """The secret values a fixture redacted wherever they occur, found again in both recordings (a fixture
     does not store them), so a recording compares equal to its fixture."""
+    from rpcspy.normalise.fixture import known_secrets
+    from rpcspy.normalise.secrets import known_order
     from rpcspy.recording import open_recording
-    from rpcspy.replay.fixture import known_secrets
-    from rpcspy.replay.secrets import known_order
 
     found: set[str] = set()
     for path in paths:
@@ -152,9 +152,10 @@ def _compat(result: Any, norm: Any, fmt: str, width: int | None) -> None:
     import json
     import shutil
 
+    from rpcspy.diff.compat import compat, survey
     from rpcspy.inert import inert_json, inert_line
     from rpcspy.recording.reader import read_frames
-    from rpcspy.replay.compat import compat, compat_lines, survey
+    from rpcspy.render.compat import compat_lines
 
     report = compat(result, survey(read_frames(result.a), norm), survey(read_frames(result.b), norm))
     if fmt == "json":

@@ -59,7 +59,7 @@ def command(steps: str, output: str, overwrite: bool, timeout: float, no_check: 
     """
     from rpcspy.drive.driver import Driver
     from rpcspy.drive.script import ScriptError, parse_script
-    from rpcspy.pump.drive import drive
+    from rpcspy.pump.commands.drive import drive
 
     if not agent:
         raise click.UsageError("give the agent command after --, e.g. -- pi --mode rpc")
@@ -90,7 +90,7 @@ def command(steps: str, output: str, overwrite: bool, timeout: float, no_check: 
         click.echo(text, err=True)
 
     from rpcspy.cli.exits import INTERRUPTED
-    from rpcspy.pump.drive import DriveInterrupted
+    from rpcspy.pump.commands.drive import DriveInterrupted
 
     try:
         code = drive(driver, list(agent), output, check=not no_check, control=not no_control, on_step=report,

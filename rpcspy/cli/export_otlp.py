@@ -1,7 +1,7 @@
 """``rpcspy export REC... --format otlp``: recordings as OpenTelemetry traces (docs/otel.md).
 
 Each recording is read once and fed to the core's :class:`~rpcspy.otel.mapper.SpanMapper`; the
-pump's :class:`~rpcspy.pump.otel_export.SpanSender` sends the spans. The ids come from the
+pump's :class:`~rpcspy.pump.observers.otel_export.SpanSender` sends the spans. The ids come from the
 recording, so an export repeated (or one after the live ``--otel`` export) sends the same spans.
 """
 
@@ -26,7 +26,7 @@ def export_otlp(paths: tuple[str, ...], *, endpoint: str | None, content: bool, 
     if settings is None:
         return OK
     recs = [open_or_fail(p) for p in paths]  # every input readable before anything is sent
-    from rpcspy.pump.otel_export import SpanSender
+    from rpcspy.pump.observers.otel_export import SpanSender
 
     sender = SpanSender(settings, block=True)
     for path, rec in zip(paths, recs, strict=True):

@@ -47,8 +47,8 @@ def command(recording: str, output: str, usage: bool, redact: tuple[str, ...], c
 
     from rpcspy.cli.exits import freeze_at_exit
     from rpcspy.cli.recfile import atomic_output, open_or_fail
-    from rpcspy.replay.fixture import fixture_lines, known_secrets
-    from rpcspy.replay.normalise import NormaliseOptions
+    from rpcspy.normalise.fixture import fixture_lines, known_secrets
+    from rpcspy.normalise.normaliser import NormaliseOptions
 
     freeze_at_exit()  # the process ends with the command: no teardown of its modules
 
@@ -58,7 +58,7 @@ def command(recording: str, output: str, usage: bool, redact: tuple[str, ...], c
     except re.error as exc:
         raise click.BadParameter(f"bad --redact pattern: {exc}") from None
     rec = open_or_fail(recording)
-    from rpcspy.pump.outfile import is_special
+    from rpcspy.pump.commands.outfile import is_special
 
     if os.path.exists(output) and not is_special(output):  # a FIFO or /dev/null is written in place, not replaced
         if os.path.samefile(output, recording):

@@ -48,7 +48,7 @@ def command(session: str | None, once: str | None, timeout: float, dialect: str,
     response to the agent's own request goes as it is. Without --once, the REPL of `rpcspy repl`
     opens on the session, showing its live stream; Ctrl-D detaches.
     """
-    from rpcspy.pump.control_client import ControlError, find_session
+    from rpcspy.pump.observers.control_client import ControlError, find_session
 
     try:
         target = find_session(session)
@@ -87,7 +87,7 @@ def _command(text: str, dialect: str) -> dict[str, Any]:
 
 def _once(target: Any, text: str, timeout: float, dialect: str) -> int:
     from rpcspy.inert import inert_json, inert_line
-    from rpcspy.pump.control_client import ControlClient
+    from rpcspy.pump.observers.control_client import ControlClient
 
     command = _command(text, dialect)
     ack: dict[str, Any] = {}

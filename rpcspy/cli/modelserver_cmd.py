@@ -57,7 +57,7 @@ def command(host: str, port: int, config: str, home: str | None, slow_delay: flo
     if print_only:
         base_url = f"http://{host}:{port}/v1"
     else:
-        from rpcspy.pump.model_server import ModelServer
+        from rpcspy.pump.commands.model_server import ModelServer
 
         server = ModelServer(slow_delay=slow_delay, host=host, port=port)
         try:

@@ -1,6 +1,6 @@
 """The live OpenTelemetry options of the commands that run an agent (run, drive, conform), and their checks.
 
-``--otel`` exports the session's spans as it runs (rpcspy/pump/otel_export.py: an observer, off the
+``--otel`` exports the session's spans as it runs (rpcspy/pump/observers/otel_export.py: an observer, off the
 forwarding path), configured by the standard ``OTEL_*`` variables and ``TRACEPARENT``
 (rpcspy/otel/config.py); ``--otel-content`` adds prompts, replies and tool I/O, redacted first.
 Without the ``rpcspy[otel]`` extra, ``--otel`` exits 2 with the install line, before anything starts.
@@ -40,7 +40,7 @@ def otel_settings(endpoint: str | None = None) -> Any:
     if settings.disabled:
         click.echo("rpcspy: OTEL_SDK_DISABLED=true: no traces are exported", err=True)
         return None
-    from rpcspy.pump.otel_export import missing
+    from rpcspy.pump.observers.otel_export import missing
 
     problem = missing(settings)
     if problem is not None:
@@ -49,10 +49,10 @@ def otel_settings(endpoint: str | None = None) -> Any:
 
 
 def otel_observer(settings: Any, content: bool) -> Callable[[Any], list[Any]]:
-    """An observer factory (rpcspy.pump.session.ObserverFactory) for the live exporter."""
+    """An observer factory (rpcspy.pump.forward.session.ObserverFactory) for the live exporter."""
 
     def factory(session: Any) -> list[Any]:
-        from rpcspy.pump.otel_export import live_observer  # in the observer process, after the fork
+        from rpcspy.pump.observers.otel_export import live_observer  # in the observer process, after the fork
 
         return [live_observer(settings, started=session.started, content=content)]
 
@@ -68,7 +68,7 @@ class _CaseExporter:
     """conform --otel: each case, once it is judged, as one trace (its agent's frames, findings, verdict)."""
 
     def __init__(self, settings: Any, content: bool) -> None:
-        from rpcspy.pump.otel_export import SpanSender
+        from rpcspy.pump.observers.otel_export import SpanSender
 
         self.settings, self.content = settings, content
         self.sender = SpanSender(settings)
@@ -83,7 +83,7 @@ class _CaseExporter:
                                    parent=self.settings.traceparent))
 
     def close(self) -> None:
-        from rpcspy.pump.otel_export import EXIT_WAIT
+        from rpcspy.pump.observers.otel_export import EXIT_WAIT
 
         self.sender.close(EXIT_WAIT)
         level, text = self.sender.summary()

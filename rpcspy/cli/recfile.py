@@ -129,12 +129,12 @@ def quiet_broken_pipe() -> None:
 
 @contextlib.contextmanager
 def atomic_output(output: str, mode: str = "wb", *, make_dirs: bool = False, **open_kwargs: Any) -> Iterator[IO[Any]]:
-    """Write ``output`` whole (rpcspy.pump.outfile): a regular file through a temporary one renamed
+    """Write ``output`` whole (rpcspy.pump.commands.outfile): a regular file through a temporary one renamed
     into place (owner-only), so a reader never sees half a file and a failure leaves no partial
     output but a clear error; a FIFO or a device in place. ``make_dirs`` creates missing parent
     directories first, as the proxy does for recordings."""
     from rpcspy.cli.exits import OutputError
-    from rpcspy.pump.outfile import output_fd
+    from rpcspy.pump.commands.outfile import output_fd
 
     try:
         with output_fd(output, make_dirs=make_dirs) as fd, os.fdopen(fd, mode, closefd=False, **open_kwargs) as f:

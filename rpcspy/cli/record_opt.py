@@ -4,7 +4,7 @@ Recordings (run, repl, drive, replay; ``rpcspy.recording.claim``): ``-o FILE`` m
 file; an existing one is replaced only with ``--overwrite``; a symlink, a FIFO, a device, or a file
 another rpcspy records to is refused with exit 2 before anything starts.
 
-Whole outputs (export, fixture, schema; ``rpcspy.pump.outfile``): an existing regular file, named
+Whole outputs (export, fixture, schema; ``rpcspy.pump.commands.outfile``): an existing regular file, named
 with ``-o`` or chosen by rpcspy (export's default name), is replaced only with ``--overwrite``
 (fixture's older ``--force`` means the same); a FIFO or a device is written in place.
 """
@@ -66,7 +66,7 @@ def refuse_existing_output(path: str, overwrite: bool) -> None:
     """An existing regular file at ``path`` (a symlink to one, too) is kept unless ``overwrite``: exit 2."""
     import os
 
-    from rpcspy.pump.outfile import is_special
+    from rpcspy.pump.commands.outfile import is_special
 
     if not overwrite and os.path.exists(path) and not is_special(path):
         raise click.BadParameter(f"{path} exists (--overwrite replaces it)", param_hint="-o")

@@ -133,7 +133,7 @@ def _fake_client(recording: str, argv: list[str], *, speed: float, timeout: floa
                  no_record: bool = False) -> int:
     """``--client``: play the recording's client against ``argv``, record it, optionally diff; the exit status."""
     from rpcspy.inert import inert_line
-    from rpcspy.pump.fake_client import ClientRun
+    from rpcspy.pump.commands.fake_client import ClientRun
     from rpcspy.recording.naming import default_path
     from rpcspy.recording.reader import RecordingError, open_recording
     from rpcspy.recording.writer import RecordingWriter, make_header
@@ -162,9 +162,9 @@ def _fake_client(recording: str, argv: list[str], *, speed: float, timeout: floa
     if not diff:
         return code
     from rpcspy.cli.recfile import make_console
-    from rpcspy.replay.diff_render import render_diff
-    from rpcspy.replay.differ import diff_recordings
-    from rpcspy.replay.normalise import NormaliseOptions, Normaliser
+    from rpcspy.diff.differ import diff_recordings
+    from rpcspy.normalise.normaliser import NormaliseOptions, Normaliser
+    from rpcspy.render.diff import render_diff
 
     result = diff_recordings(recording, out, Normaliser(NormaliseOptions(usage=usage, redact=tuple(redact)),
                                                         stable=False))
@@ -191,12 +191,12 @@ def _fake_agent(recording: str, *, match: str, reuse: bool, speed: float, strict
     import re
 
     from rpcspy.inert import inert_line
-    from rpcspy.pump.fake_agent import FakeAgent, ReplayOptions
+    from rpcspy.normalise.fixture import read_fixture_options
+    from rpcspy.normalise.normaliser import NormaliseOptions, Normaliser
+    from rpcspy.pump.commands.fake_agent import FakeAgent, ReplayOptions
     from rpcspy.recording.reader import RecordingError
     from rpcspy.replay.engine import ReplayEngine
-    from rpcspy.replay.fixture import read_fixture_options
     from rpcspy.replay.matcher import Matcher
-    from rpcspy.replay.normalise import NormaliseOptions, Normaliser
     from rpcspy.replay.source import open_source
 
     try:

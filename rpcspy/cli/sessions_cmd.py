@@ -32,7 +32,7 @@ def command(as_json: bool, no_clean: bool, color: str) -> None:
     frames injected in both directions. Registrations left by proxies that no
     longer run are removed.
     """
-    from rpcspy.pump.control_client import ControlError, list_sessions
+    from rpcspy.pump.observers.control_client import ControlError, list_sessions
 
     try:
         sessions = list_sessions(clean=not no_clean)

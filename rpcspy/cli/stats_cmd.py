@@ -67,7 +67,7 @@ def command(recordings: tuple[str, ...], fmt: str, check: bool, group_by: str | 
 
 
 def _fleet(recordings: tuple[str, ...], fmt: str, check: bool, group_by: Any, jobs: int | None, color: str) -> None:
-    """Many recordings merged by group (rpcspy.fleet), read on every core (rpcspy.pump.pool)."""
+    """Many recordings merged by group (rpcspy.fleet), read on every core (rpcspy.pump.commands.pool)."""
     import functools
     import json
 
@@ -75,7 +75,7 @@ def _fleet(recordings: tuple[str, ...], fmt: str, check: bool, group_by: Any, jo
     from rpcspy.cli.recfile import make_console, quiet_broken_pipe, want_progress
     from rpcspy.fleet.aggregate import Fleet
     from rpcspy.fleet.read import summarise_file
-    from rpcspy.pump.pool import default_jobs, imap
+    from rpcspy.pump.commands.pool import default_jobs, imap
 
     fleet = Fleet(group_by)
     progress = want_progress()

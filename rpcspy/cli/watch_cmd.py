@@ -89,7 +89,7 @@ def command(target: str | None, backlog: int, follow: bool, full: bool, show_inf
 
 def _session(spec: str | None, backlog: int, console: Any) -> Iterator[list[Any]]:
     """Batches of events from a live session's control socket, until it ends."""
-    from rpcspy.pump.control_client import ControlError, Subscription, find_session
+    from rpcspy.pump.observers.control_client import ControlError, Subscription, find_session
     from rpcspy.recording.entries import entry_to_event
 
     try:

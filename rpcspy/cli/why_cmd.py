@@ -88,7 +88,7 @@ def _recorded(path: str, at: float | None, frame: int | None, client_timeout: fl
 
 def _live(pid: int, client_timeout: float):
     from rpcspy.diagnose.items import Diagnosis
-    from rpcspy.pump.control_client import ControlClient, ControlError, find_session
+    from rpcspy.pump.observers.control_client import ControlClient, ControlError, find_session
 
     try:
         target = find_session(str(pid))

@@ -54,6 +54,8 @@ class _Disposition(msgspec.Struct):
 
 
 _envelope = msgspec.json.Decoder(_Envelope)
+_shapes = (("message", msgspec.json.Decoder(_Role)), ("data", msgspec.json.Decoder(_Disposition)))
+"""Built at import: a plan msgspec builds on first use is not safe to build from two threads (rpcspy/plans.py)."""
 
 
 def envelope(data: bytes) -> Any:
@@ -67,9 +69,9 @@ def envelope(data: bytes) -> Any:
         except msgspec.DecodeError:
             return None
     out = {k: v for k in _SCALARS if (v := getattr(env, k)) is not msgspec.UNSET}
-    for name, shape in (("message", _Role), ("data", _Disposition)):
+    for name, shape in _shapes:
         raw = bytes(getattr(env, name))
         if raw:
-            out[name] = msgspec.structs.asdict(msgspec.json.decode(raw, type=shape)) if raw[:1] == b"{" \
+            out[name] = msgspec.structs.asdict(shape.decode(raw)) if raw[:1] == b"{" \
                 else _decode(raw) if len(raw) < 4096 else ""
     return out

@@ -39,6 +39,10 @@ DISPOSITIONS: dict[str, str] = {
 
 
 CLIENT_TIMEOUT = 30.0
+UNSAID_HANDLED_GRACE = 1.0
+"""pi before 0.99 answers a ``/name`` prompt without a disposition: an extension command runs without a run,
+and nothing says so. A client that waits for the run takes it as handled after this many seconds without
+``agent_start`` (a real run starts within milliseconds of its response)."""
 """Seconds pi's bundled ``RpcClient`` gives every command before it gives up."""
 
 OMP_FRAME_CAP = 1 << 20

@@ -142,7 +142,7 @@ class Driver:
                 continue
             result = self.current
             assert result is not None
-            if self._satisfied(result.step.wait, result.step.obj is None):
+            if self._satisfied(result.step.wait, result.step.obj is None, now):
                 result.status, result.done_at = "ok", now
                 self._next()
             elif self.gone is not None:
@@ -160,7 +160,7 @@ class Driver:
         """Begin the current step (or the final settle, or finish); the line to send, if any."""
         self.sending = False
         if self.i >= len(self.steps):
-            if self.final is not None or self._idle():
+            if self.final is not None or self._idle(now):
                 self.done = True
                 return None
             self.final = StepResult(Step(0, None, Wait("settle")))
@@ -190,7 +190,7 @@ class Driver:
         self.i = len(self.steps)
         self.done = True
 
-    def _satisfied(self, wait: Wait, wait_only: bool) -> bool:
+    def _satisfied(self, wait: Wait, wait_only: bool, now: float) -> bool:
         kind = wait.kind
         if kind == "none":
             return True
@@ -199,20 +199,31 @@ class Driver:
         if kind == "event":
             return self.events[wait.event or ""] >= wait.count
         if wait_only:
-            return kind == "response" or self._idle()
+            return kind == "response" or self._idle(now)
         cmd = self.cmd
         if cmd is None or cmd.resp is None:
             return False
         if kind == "response" or cmd.success is not True or cmd.disposition == K.DISPOSITION_HANDLED:
             return True
-        if cmd.type in K.RUN_COMMANDS and cmd.disposition != K.DISPOSITION_QUEUED and cmd in self.tracker.starting:
+        if (cmd.type in K.RUN_COMMANDS and cmd.disposition != K.DISPOSITION_QUEUED and cmd in self.tracker.starting
+                and self._run_due(cmd, now + (self._offset or 0.0))):
             return False  # its run has not started yet
-        return self._idle()
+        return self._idle(now)
 
-    def _idle(self) -> bool:
+    def _idle(self, now: float) -> bool:
         tr = self.tracker
+        at = now + (self._offset or 0.0)  # session time
         return (not tr.busy and not tr.omp_open and tr.omp_settle_due is None and tr.compaction is None
-                and tr.retry is None and not any(c.resp is not None and c.success is True for c in tr.starting))
+                and tr.retry is None and not any(self._run_due(c, at) for c in tr.starting))
+
+    @staticmethod
+    def _run_due(cmd: Any, at: float) -> bool:
+        """An accepted run command whose run is still to come; a ``/name`` prompt that pi before 0.99
+        answered without a disposition, and no run for a while, was an extension command (no run)."""
+        if cmd.resp is None or cmd.success is not True:
+            return False
+        unsaid = cmd.slash and cmd.disposition is None
+        return not (unsaid and at - cmd.resp_t >= K.UNSAID_HANDLED_GRACE)
 
     def _why(self, result: StepResult, now: float) -> str:
         at = max(self.tracker.t, now + (self._offset or 0.0))

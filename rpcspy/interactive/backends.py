@@ -46,7 +46,7 @@ class RemoteBackend:
         self.on_response: Callable[[dict[str, Any]], None] | None = None
 
     def start(self, on_events: OnEvents, on_end: OnEnd) -> None:
-        from rpcspy.pump.control_client import ControlClient
+        from rpcspy.pump.observers.control_client import ControlClient
         from rpcspy.recording.entries import entry_to_event
 
         def on_entry(entry: Any) -> None:

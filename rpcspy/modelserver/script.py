@@ -1,4 +1,4 @@
-"""What the scripted model server answers: pure, no sockets (the server is rpcspy.pump.model_server).
+"""What the scripted model server answers: pure, no sockets (the server is rpcspy.pump.commands.model_server).
 
 Agents talk to it as provider ``fake`` (``api: openai-completions``). What it answers
 depends on the text of the last user message (see :func:`plan_reply`):

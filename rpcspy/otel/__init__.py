@@ -4,5 +4,5 @@
 values following the GenAI semantic conventions (:mod:`rpcspy.otel.semconv`), with ids derived
 from the recording (:mod:`rpcspy.otel.ids`), content only on request and redacted first
 (:mod:`rpcspy.otel.content`); :mod:`rpcspy.otel.config` reads the standard ``OTEL_*`` variables.
-Sending the spans is the pump's (``rpcspy/pump/otel_export.py``). docs/otel.md describes the model.
+Sending the spans is the pump's (``rpcspy/pump/observers/otel_export.py``). docs/otel.md describes the model.
 """

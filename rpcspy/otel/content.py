@@ -1,6 +1,6 @@
 """Prompts, replies and tool I/O as span attributes, only when asked for, always redacted first.
 
-Every string goes through the fixture redaction (:class:`rpcspy.replay.normalise.Normaliser` with
+Every string goes through the fixture redaction (:class:`rpcspy.normalise.normaliser.Normaliser` with
 ``secrets=True``, the same as ``rpcspy fixture``: API keys, passwords, tokens, private keys, then
 volatile values such as temporary paths) before it becomes an attribute, and is cut at
 :data:`MAX_CHARS`. Messages follow the GenAI conventions' JSON form
@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from rpcspy.replay.normalise import NormaliseOptions, Normaliser
+from rpcspy.normalise.normaliser import NormaliseOptions, Normaliser
 
 MAX_CHARS = 16 << 10
 """Longest content attribute, in characters; longer ones end with a note of how much was cut."""

@@ -14,6 +14,7 @@ import msgspec
 from msgspec import UNSET
 
 from rpcspy.framing import DECODE_ERRORS
+from rpcspy.plans import json_decoder, prepare
 from rpcspy.protocol.dialects import Protocol, get_protocol
 from rpcspy.protocol.issues import SchemaIssue, from_msgspec_error, json_type
 from rpcspy.protocol.responses import DataSpec, Response
@@ -41,6 +42,7 @@ def _checker(tp: Any) -> Callable[[Any, str, str], list[SchemaIssue]]:
     """A function validating a decoded value against ``tp`` (fast path, then the walker)."""
     if tp is Any:
         return lambda value, path, name: []
+    prepare(tp if _is_struct(tp) else _wrapper(tp))  # before any thread converts to it
     if _is_struct(tp):
 
         def check(value: Any, path: str, name: str) -> list[SchemaIssue]:
@@ -207,8 +209,8 @@ def _members(direction: str, dialect: str) -> list[Any]:
 
 def _decoder(direction: str, dialect: str) -> tuple[msgspec.json.Decoder[Any], msgspec.json.Decoder[Any] | None]:
     ui = get_protocol(dialect).frames(direction).get("extension_ui_request")
-    pair = (msgspec.json.Decoder(Union[tuple(_members(direction, dialect))]),
-            msgspec.json.Decoder(ui) if ui is not None else None)
+    pair = (json_decoder(Union[tuple(_members(direction, dialect))]),
+            json_decoder(ui) if ui is not None else None)
     _decoders[direction, dialect] = pair
     return pair
 

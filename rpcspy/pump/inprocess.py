@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 from rpcspy.backpressure import STALL_AFTER
 from rpcspy.events import Event, Note
-from rpcspy.pump.session import ObserverFactory, Session
-from rpcspy.pump.spawn import signal_group
+from rpcspy.pump.forward.session import ObserverFactory, Session
+from rpcspy.pump.forward.spawn import signal_group
 
 if TYPE_CHECKING:
-    from rpcspy.pump.hub import Observer
+    from rpcspy.pump.forward.hub import Observer
     from rpcspy.pump.proxy import ProxySession
 
 OnEvents = Callable[[list[Event]], None]
@@ -160,7 +160,7 @@ class InProcessProxy:
 
     def _checker(self, _session: Session) -> list[Observer]:
         try:
-            from rpcspy.pump.check_observer import CheckObserver, CheckOptions
+            from rpcspy.pump.observers.check_observer import CheckObserver, CheckOptions
         except ImportError:
             return []
         return [CheckObserver(CheckOptions(dialect=self.dialect, summary_fd=-1))]

@@ -12,14 +12,15 @@ from typing import Any, Protocol
 
 from rpcspy.backpressure import STALL_AFTER
 from rpcspy.events import Direction, Exit, Note, SpawnFailed, Start
-from rpcspy.pump.hub import Observer, Sink
-from rpcspy.pump.hub_thread import Hub
-from rpcspy.pump.relay import Relay, monotonic_clock
-from rpcspy.pump.session import ObserverFactory, Session
-from rpcspy.pump.signals import SignalForwarder
-from rpcspy.pump.spawn import SpawnError, enlarge_pipes, exit_status, spawn_agent
-from rpcspy.pump.splice import AgentRelay, ClientRelay
-from rpcspy.pump.stdio import fill_closed_std_fds
+from rpcspy.pump.forward.heap import keep_freed_memory
+from rpcspy.pump.forward.hub import Observer, Sink
+from rpcspy.pump.forward.hub_thread import Hub
+from rpcspy.pump.forward.inject_relays import AgentRelay, ClientRelay
+from rpcspy.pump.forward.relay import Relay, monotonic_clock
+from rpcspy.pump.forward.session import ObserverFactory, Session
+from rpcspy.pump.forward.signals import SignalForwarder
+from rpcspy.pump.forward.spawn import SpawnError, enlarge_pipes, exit_status, spawn_agent
+from rpcspy.pump.forward.stdio import fill_closed_std_fds
 
 
 @dataclass
@@ -46,8 +47,6 @@ class ProxyConfig:
     mode: str = "proxy"
     record_fd: int | None = None
     """``record_path`` already opened and locked (rpcspy.recording.writer.open_recording_file)."""
-    tmp_dir: str | None = None
-    """Unused: nothing goes to temporary files any more (kept so older callers still work)."""
     gap_after: float = STALL_AFTER
     """At a bound, how long observers that are stopped or dead are waited for before gaps (0: never wait)."""
     leg: str | None = None
@@ -112,7 +111,7 @@ class ProxySession:
         self._relays: list[Relay] = []
 
     # --- observers ---------------------------------------------------------------------
-    # --- what observers may ask (rpcspy.pump.session.Session) -------------------------------
+    # --- what observers may ask (rpcspy.pump.forward.session.Session) -------------------------------
     @property
     def argv(self) -> list[str]:
         return list(self.config.argv)
@@ -133,7 +132,7 @@ class ProxySession:
         cfg = self.config
         observers: list[Observer] = []
         if cfg.record_path is not None:  # imported here: in the observer process, after the agent started
-            from rpcspy.pump.recorder import Recorder
+            from rpcspy.pump.observers.recorder import Recorder
             from rpcspy.recording.writer import RecordingWriter, make_header
 
             header = make_header(cfg.argv, mode=cfg.mode, started=self.started, pid=self.pid, leg=cfg.leg,
@@ -143,7 +142,7 @@ class ProxySession:
             observers += factory(session)
         if cfg.control:
             try:
-                from rpcspy.pump.control import start_control
+                from rpcspy.pump.observers.control import start_control
             except ImportError:
                 pass
             else:
@@ -157,11 +156,11 @@ class ProxySession:
         """Start the sink; return the fd on which observers send requests (process mode)."""
         cfg = self.config
         if cfg.observer_process:
-            from rpcspy.pump.observer_process import ChildSession, fork_observers
+            from rpcspy.pump.forward.observer_process import ChildSession, fork_observers
 
             child = ChildSession(-1, list(cfg.argv), cfg.record_path, cfg.mode, os.getpid(), self.started)
             self._observer_process = fork_observers(self._make_observers, child, warn=self.warn,
-                                                    tmp_dir=cfg.tmp_dir, stall_after=cfg.gap_after)
+                                                    stall_after=cfg.gap_after)
             self.sink = self._observer_process.sink
             return self._observer_process.command_fd
         hub = Hub(self._make_observers(self), warn=self.warn, stall_after=cfg.gap_after)
@@ -171,12 +170,16 @@ class ProxySession:
 
     def _stop_observers(self, exit_event: Exit | None = None) -> None:
         """Hand the observers the rest and wait for them while they work; never leave one behind. If the
-        observer process did not finish well, the recording says so (:mod:`rpcspy.pump.endnote`)."""
+        observer process did not finish well, the recording says so (:mod:`rpcspy.pump.observers.endnote`)."""
         observers = self._observer_process
         if observers is not None:
             handed_over = observers.sink.close(self.config.observer_timeout)
             why = observers.finish(self.warn, stuck_after=self.config.observer_timeout)
             observers.close_commands()
+            if self.config.control:  # its server removes them at its end, unless it was killed first
+                from rpcspy.pump.observers.control import unregister
+
+                unregister(self.pid)
             if why is None and not handed_over:
                 why = "the observer process did not take the end of the session (it was stopped or stuck)"
             if why is not None:
@@ -194,7 +197,7 @@ class ProxySession:
 
     def _say_incomplete(self, why: str, exit_event: Exit | None) -> None:
         """The observer process ended badly: say so on stderr, and in the recording after its last whole line."""
-        from rpcspy.pump.endnote import append_end, incomplete_text
+        from rpcspy.pump.observers.endnote import append_end, incomplete_text
 
         cfg = self.config
         if cfg.record_path is None:  # nothing recorded: only the live check and the control socket ended early
@@ -221,6 +224,7 @@ class ProxySession:
     def run(self) -> int:
         cfg = self.config
         closed = fill_closed_std_fds((cfg.stdin, cfg.stdout, cfg.stderr))  # before any pipe takes their numbers
+        keep_freed_memory()  # before the fork: the observer process inherits it
         if cfg.record_fd is not None:  # which file to remove if the agent does not start (the writer closes fd)
             from rpcspy.recording.claim import file_id
 

@@ -19,6 +19,7 @@ import msgspec
 
 from rpcspy.events import Seq
 from rpcspy.framing import DECODE_ERRORS
+from rpcspy.plans import json_decoder
 from rpcspy.recording.format import ENTRY_TYPES, FrameEntry, UnknownEntry
 
 _entry_decoder: Any = msgspec.json.Decoder(Union[ENTRY_TYPES])  # noqa: UP007
@@ -82,7 +83,7 @@ def typed_block_decoder(json_type: Any) -> tuple[type, Any]:
                   for f in msgspec.structs.fields(FrameEntry)]
         cls = msgspec.defstruct("TypedFrameEntry", fields, tag="frame", tag_field="kind", kw_only=True)
         others = tuple(t for t in ENTRY_TYPES if t is not FrameEntry)
-        got = _typed_decoders[json_type] = (cls, msgspec.json.Decoder(list[tuple[Union[(*others, cls)]]]))  # type: ignore[valid-type]
+        got = _typed_decoders[json_type] = (cls, json_decoder(list[tuple[Union[(*others, cls)]]]))  # type: ignore[valid-type]
     return got
 
 

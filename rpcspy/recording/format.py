@@ -10,6 +10,7 @@ string) or ``b64`` (base64 of bytes that are not UTF-8).
 from __future__ import annotations
 
 import base64
+from itertools import filterfalse
 
 import msgspec
 
@@ -175,14 +176,15 @@ def chunk_lines(first: int, t: float, direction: Direction, lines: list[bytes], 
     """
     if not lines:
         return b""
-    body = b",".join(lines)
-    if not body.isascii():  # the decoder does not check the UTF-8 of strings it keeps raw
-        try:
-            body.decode("utf-8")
+    body = b"[%s]" % b",".join(lines)
+    if not body.isascii():  # the decoder does not check the UTF-8 of strings it keeps raw: the lines
+        try:                # that are not ASCII are checked (no str made of the whole chunk)
+            for line in filterfalse(bytes.isascii, lines):
+                line.decode("utf-8")
         except UnicodeDecodeError:
             return None
     try:
-        raws = _raws_decoder.decode(b"[%s]" % body)
+        raws = _raws_decoder.decode(body)
     except DECODE_ERRORS:
         return None
     if len(raws) != len(lines) or list(map(len, raws)) != list(map(len, lines)):

@@ -62,6 +62,23 @@ def event_line(event: Event) -> bytes:
 
 
 _ENTRIES = (Finding, Start, Eof, Exit, Note, SpawnFailed)
+
+
+def lines_entries(direction: Direction, t: float, first: int, lines: list[bytes],
+                  injected: bool = False) -> list[bytes]:
+    """The recording lines of the frames ``first``, ``first + 1``, ... of one chunk's ``lines`` (as
+    :func:`~rpcspy.events.frames_of` makes them), as pieces: byte for byte what :func:`event_line`
+    makes of each frame. Small embeddable frames (most of a session) are encoded together by
+    :func:`~rpcspy.recording.format.chunk_lines`, with no Python object per frame; a chunk with a line
+    that is not (CR LF, not JSON, whitespace, not UTF-8) or a long one takes the frames' path."""
+    if not lines:
+        return []
+    out = chunk_lines(first, t, direction, lines, injected) if max(map(len, lines)) <= SMALL_FRAME else None
+    if out is not None:
+        return [out]
+    return frames_lines(frames_of(first, t, direction, lines, injected))
+
+
 _IOV_MAX = 512
 
 
@@ -138,21 +155,11 @@ class RecordingWriter:
     def write_lines(self, direction: Direction, t: float, first: int, lines: list[bytes],
                     injected: bool = False) -> None:
         """Append the frames ``first``, ``first + 1``, ... of one chunk's ``lines`` (as
-        :func:`~rpcspy.events.frames_of` makes them), byte for byte what :meth:`write_events` writes.
-
-        Small embeddable frames (most of a session) are encoded together by
-        :func:`~rpcspy.recording.format.chunk_lines`, with no Python object per frame; a chunk with
-        a line that is not (CR LF, not JSON, whitespace, not UTF-8) or a long one takes the frames' path."""
+        :func:`~rpcspy.events.frames_of` makes them), byte for byte what :meth:`write_events` writes
+        (:func:`lines_entries`)."""
         if self._fd is None or not lines:
             return
-        out = chunk_lines(first, t, direction, lines, injected) if max(map(len, lines)) <= SMALL_FRAME else None
-        if out is not None:
-            self._buf.append(out)
-            self._buffered += len(out)
-            if self._buffered >= FLUSH_AT:
-                self.flush()
-        else:
-            self._add(frames_lines(frames_of(first, t, direction, lines, injected)))
+        self._add(lines_entries(direction, t, first, lines, injected))
 
     def _add(self, pieces: list[bytes]) -> None:
         self._buf.extend(pieces)

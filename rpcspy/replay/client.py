@@ -7,7 +7,7 @@ requests). Before sending a frame we wait until the live agent has said as much
 (or ``timeout`` passes, noted), and at least the recorded gap scaled by ``speed``.
 Dialog answers are sent to the live dialog of the same rank (ids mapped). The new
 session is recorded (mode ``client``, source REC) for ``rpcspy diff``. The process
-and its pipes are driven by :mod:`rpcspy.pump.fake_client`.
+and its pipes are driven by :mod:`rpcspy.pump.commands.fake_client`.
 """
 
 from __future__ import annotations
@@ -40,10 +40,12 @@ _env = msgspec.json.Decoder(_Env)
 class Said(msgspec.Struct):
     """What an agent said, as counts the client waits for."""
 
-    responses: Counter = msgspec.field(default_factory=Counter)
+    responses: Counter[bytes] = msgspec.field(default_factory=Counter)
+    """Responses by canonical id."""
     idless: int = 0
-    events: Counter = msgspec.field(default_factory=Counter)
-    requests: list = msgspec.field(default_factory=list)
+    events: Counter[str] = msgspec.field(default_factory=Counter)
+    """Landmark events (``ready``, ``agent_end``...) by type."""
+    requests: list[bytes] = msgspec.field(default_factory=list)
     """Agent request ids needing an answer (dialogs, host tool calls), in order."""
 
     def add(self, data: bytes) -> None:
@@ -74,8 +76,8 @@ class Said(msgspec.Struct):
         for k, n in need.responses.items():
             self.responses[k] = max(self.responses[k], n)
         self.idless = max(self.idless, need.idless)
-        for k, n in need.events.items():
-            self.events[k] = max(self.events[k], n)
+        for typ, n in need.events.items():
+            self.events[typ] = max(self.events[typ], n)
         self.requests.extend([b"null"] * (len(need.requests) - len(self.requests)))
 
     def missing(self, need: Said) -> list[str]:

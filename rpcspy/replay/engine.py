@@ -1,6 +1,6 @@
 """The fake agent's decisions, without I/O: live line in, what to play or answer out.
 
-The I/O layer (:mod:`rpcspy.pump.fake_agent`) feeds client lines and the agent frames
+The I/O layer (:mod:`rpcspy.pump.commands.fake_agent`) feeds client lines and the agent frames
 it is about to write, and asks for expired dialogs; this module matches, rewrites
 ids, builds protocol-correct failure responses and keeps the divergence report.
 """

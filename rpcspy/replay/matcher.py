@@ -25,10 +25,10 @@ from typing import Any, Literal
 
 import msgspec
 
-from rpcspy.replay.jsondiff import distance, first_difference
+from rpcspy.diff.jsondiff import distance, first_difference
+from rpcspy.normalise.normaliser import Normaliser
+from rpcspy.normalise.secrets import REDACTED
 from rpcspy.replay.model import MISSING, ClientFrame, RecordedCommand
-from rpcspy.replay.normalise import Normaliser
-from rpcspy.replay.secrets import REDACTED
 
 _REDACTED_KEY = REDACTED.encode()
 

@@ -34,7 +34,7 @@ def test_conform_reports_each_case_against_the_real_agent(agent_spec) -> None:
     for c in CASES:
         argv += ["--case", c]
     p = subprocess.run([*argv, "--", *agent_spec.argv_prefix, "--mode", "rpc"], capture_output=True, text=True,
-                       timeout=300, env=agent_spec.environ(PYTHONPATH=str(REPO_ROOT)))
+                       timeout=300, env=agent_spec.environ(PYTHONPATH=str(REPO_ROOT), PYTHONFAULTHANDLER="1"))  # a crash names its place
     assert p.stdout, (p.returncode, p.stderr[-4000:])  # a report always comes; if not, say why
     doc = json.loads(p.stdout)
     got = {c["id"]: c["status"] for c in doc["cases"]}

@@ -122,7 +122,7 @@ def test_two_entries_glued_on_one_line_are_found_even_when_a_split_value_evens_t
 
 
 def test_replay_client_does_not_wait_out_a_damaged_pause(tmp_path: Path) -> None:
-    from rpcspy.pump.fake_client import ClientRun
+    from rpcspy.pump.commands.fake_client import ClientRun
     from rpcspy.recording.writer import RecordingWriter, make_header
     from rpcspy.replay.client import plan
 

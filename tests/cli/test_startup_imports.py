@@ -10,7 +10,7 @@ import pytest
 from rpcspy.cli import COMMANDS
 
 HEAVY = ("msgspec", "rich", "prompt_toolkit", "rpcspy.checker", "rpcspy.protocol", "rpcspy.render", "rpcspy.pump",
-         "rpcspy.recording", "rpcspy.replay", "rpcspy.interactive")
+         "rpcspy.recording", "rpcspy.replay", "rpcspy.diff", "rpcspy.normalise", "rpcspy.interactive")
 LIGHT = ("rpcspy.protocol", "rpcspy.protocol.vocabulary", "rpcspy.protocol.spec")
 """The protocol package's face (it imports on first use), its vocabulary (literal name sets) and the
 dialects' specs (the ``--dialect`` choices; it imports nothing)."""
@@ -38,9 +38,9 @@ def test_help_imports_nothing_heavy(command: str) -> None:
 
 
 PROXY_HEAVY = ("msgspec", "rich", "prompt_toolkit", "rpcspy.checker", "rpcspy.protocol", "rpcspy.render",
-               "rpcspy.replay", "rpcspy.interactive", "rpcspy.diagnose", "rpcspy.recording.writer",
-               "rpcspy.recording.format", "rpcspy.pump.recorder", "rpcspy.pump.check_observer",
-               "rpcspy.pump.control")
+               "rpcspy.replay", "rpcspy.diff", "rpcspy.normalise", "rpcspy.interactive", "rpcspy.diagnose",
+               "rpcspy.recording.writer", "rpcspy.recording.format", "rpcspy.pump.observers.recorder",
+               "rpcspy.pump.observers.check_observer", "rpcspy.pump.observers.control")
 """What the observer process imports after the fork, and the proxy itself never needs to forward."""
 PROXY_PROBE = """
 import sys
@@ -68,7 +68,7 @@ def test_the_proxy_starts_forwarding_without_the_observers_imports(tmp_path, opt
                     str(tmp_path / "r.rec"), "--", "cat"], stdin=subprocess.DEVNULL, capture_output=True,
                    check=True, timeout=60)
     modules = seen.read_text().split()
-    assert "rpcspy.pump.splice" in modules  # the probe saw the proxy running
+    assert "rpcspy.pump.forward.inject_relays" in modules  # the probe saw the proxy running
     heavy = [m for m in modules if (m in PROXY_HEAVY or m.startswith(tuple(h + "." for h in PROXY_HEAVY)))
              and m not in LIGHT]  # the injection decider's name sets: literals, nothing built
     assert heavy == []

@@ -111,3 +111,27 @@ def test_agent_exit_ends_the_drive() -> None:
     assert s.poll() == [] and s.driver.done
     assert [r.status for r in s.driver.results] == ["gone", "skipped"]
     assert "the agent exited with code 1" in s.driver.results[0].detail
+
+
+def test_an_extension_command_on_pi_before_099_is_taken_as_handled_after_a_grace() -> None:
+    """pi < 0.99 answers ``/name`` without a disposition and, for an extension command, starts no run:
+    the drive goes on once no run came for a while, instead of waiting for a settle that never comes."""
+    s = Session('{"id":"p","type":"prompt","message":"/hello"}\n{"id":"s","type":"get_state"}')
+    s.poll()
+    assert s.agent(ok("prompt", "p")) == [], "a run may still come"
+    s.now = 0.5
+    assert s.poll() == [], "still within the grace"
+    s.now = 1.2
+    assert [m["id"] for m in s.poll()] == ["s"]
+    assert s.agent(ok("get_state", "s")) == [] and s.driver.done and s.driver.completed
+
+
+def test_a_slash_prompt_that_starts_its_run_late_is_still_waited_for() -> None:
+    s = Session('{"id":"p","type":"prompt","message":"/skill:x"}\n{"id":"s","type":"get_state"}')
+    s.poll()
+    assert s.agent(ok("prompt", "p")) == []
+    s.now = 0.5
+    assert s.agent(*RUN, delta("a")) == [], "its run started: wait for its settle"
+    s.now = 5.0
+    assert s.poll() == [], "the grace does not end a run that started"
+    assert [m["id"] for m in s.agent(*END, {"type": "agent_settled"})] == ["s"]

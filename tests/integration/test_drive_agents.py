@@ -100,3 +100,21 @@ def test_handled_prompt_on_pi_1_5(_agent_specs, agent_home: Path, fake_llm, tmp_
     report = json.loads(why.stdout)
     assert why.returncode == 0 and report["outstanding"] == []
     assert [p["kind"] for p in report["pitfalls"]] == ["pitfall.handled_wait"]
+
+
+def test_drive_goes_on_after_an_extension_command_that_starts_no_run(_agent_specs, agent_home: Path, fake_llm,
+                                                                      tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """pi 0.87.1 answers ``/hello`` (an extension command) without a disposition and starts no run: the
+    drive takes it as handled after a short grace instead of waiting for a settle that never comes."""
+    from tests.conftest import RunnableAgent, _installed, _runnable
+
+    base = _runnable(_installed("pi-0.87.1", _agent_specs), agent_home)
+    ext = REPO_ROOT / "tests" / "data" / "extensions" / "hello_command.js"
+    agent = RunnableAgent(base.spec, [*base.argv, "-e", str(ext)], base.env, base.home, base.cwd)
+    done, rec = run_drive(agent, tmp_path, [{"id": "h", "type": "prompt", "message": "/hello"},
+                                            {"id": "s", "type": "get_state"}])
+    assert done.returncode == 0, done.stderr
+    assert "2/2 steps completed; agent exit status 0" in done.stderr
+    agent_frames = [json.loads(f.data) for f in open_recording(rec).frames() if f.dir == "a2c"]
+    assert not any(m.get("type") == "agent_start" for m in agent_frames), "the command ran without a run"
+    assert any(m.get("type") == "extension_ui_request" and "hello from" in str(m.get("message")) for m in agent_frames)

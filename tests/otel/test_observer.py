@@ -7,7 +7,7 @@ import json
 from rpcspy.events import Event, Exit, Frame, Note, Start
 from rpcspy.otel.config import settings_from_env
 from rpcspy.otel.spans import SpanRecord
-from rpcspy.pump.otel_export import LaggingOtelObserver, OtelObserver, summary
+from rpcspy.pump.observers.otel_export import LaggingOtelObserver, OtelObserver, summary
 from tests.paths import REPO
 
 PARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"

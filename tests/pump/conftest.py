@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rpcspy.pump.control import start_control
+from rpcspy.pump.observers.control import start_control
 from tests.pump.control_support import FakeSession
 
 

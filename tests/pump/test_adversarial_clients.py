@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from rpcspy.pump.control_client import ControlClient
+from rpcspy.pump.observers.control_client import ControlClient
 from rpcspy.recording import open_recording
 from rpcspy.recording.format import ExitEntry
 from tests.pump import adversaries

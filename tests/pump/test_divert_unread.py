@@ -2,7 +2,7 @@
 output stuck writing to it): sent, its answer never leaked; the client's input flows.
 
 Real processes: ``rpcspy`` (observer process, control socket), an agent that logs every line it
-reads (tests/pump/fake_agent.py ``logged``), a control client, and a client that reads nothing.
+reads (tests/pump/commands/fake_agent.py ``logged``), a control client, and a client that reads nothing.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from rpcspy.injection.ledger import PREFIX
-from rpcspy.pump.control_client import ControlClient
+from rpcspy.pump.observers.control_client import ControlClient
 from rpcspy.recording import open_recording
 from tests.pump.proxyrun import fake, spawn
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from rpcspy.events import Exit, Frame, Note
 from rpcspy.pump.inprocess import InProcessProxy, gap_after_from_env
-from tests.pump.test_fake_client import FAMILY
+from tests.pump.commands.test_fake_client import FAMILY
 from tests.pump.test_orphans import _gone
 
 

@@ -24,7 +24,7 @@ def test_relay_publishes_before_it_forwards() -> None:
     """Deterministic form of the above: when the hub hears of a chunk, the agent cannot have it yet."""
     import os
 
-    from rpcspy.pump.relay import Relay
+    from rpcspy.pump.forward.relay import Relay
 
     src_r, src_w = os.pipe()
     dst_r, dst_w = os.pipe()

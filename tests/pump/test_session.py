@@ -1,6 +1,6 @@
 """The declared session type: both sessions observers get offer its facts, read by name.
 
-mypy (scripts/lint) checks that ProxySession and ChildSession satisfy rpcspy.pump.session.Session
+mypy (scripts/lint) checks that ProxySession and ChildSession satisfy rpcspy.pump.forward.session.Session
 where they are handed to observers; these tests check the values the control server reads.
 """
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from rpcspy.pump.control import start_control
-from rpcspy.pump.observer_process import ChildSession
+from rpcspy.pump.forward.observer_process import ChildSession
+from rpcspy.pump.observers.control import start_control
 from rpcspy.pump.proxy import ProxyConfig, ProxySession
 
 
@@ -47,7 +47,7 @@ def test_the_observer_process_session_carries_the_proxys_start_and_mode() -> Non
 
 
 def test_the_proxy_hands_its_start_and_mode_to_the_observer_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    import rpcspy.pump.observer_process as op
+    import rpcspy.pump.forward.observer_process as op
 
     seen: list[ChildSession] = []
 

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 from rpcspy.events import Eof, Frame, frames_of
 from rpcspy.framing import iter_lines, split_cr
-from rpcspy.pump.hub import Dispatcher
-from rpcspy.pump.recorder import Recorder
+from rpcspy.pump.forward.hub import Dispatcher
+from rpcspy.pump.observers.recorder import Recorder
 from rpcspy.recording.format import SMALL_FRAME, chunk_lines, frame_pieces
 from rpcspy.recording.writer import RecordingWriter, make_header
 

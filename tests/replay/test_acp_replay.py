@@ -12,12 +12,12 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from rpcspy.normalise.normaliser import Normaliser
 from rpcspy.recording import open_recording
 from rpcspy.recording.format import FrameEntry
 from rpcspy.replay.engine import ReplayEngine
 from rpcspy.replay.matcher import Matcher
 from rpcspy.replay.model import RecordedCommand, classify
-from rpcspy.replay.normalise import Normaliser
 from rpcspy.replay.rpc import rpc_failure
 
 pytest.importorskip("acp")  # PyPI agent-client-protocol (the test extra)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rpcspy.pump.fake_client import ClientRun
+from rpcspy.pump.commands.fake_client import ClientRun
 from rpcspy.recording.reader import open_recording
 from rpcspy.recording.writer import RecordingWriter, make_header
 from rpcspy.replay.client import Said, map_answer, plan

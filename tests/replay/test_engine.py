@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import msgspec
 
+from rpcspy.normalise.normaliser import Normaliser
 from rpcspy.replay.engine import ReplayEngine, failure_response
 from rpcspy.replay.matcher import Matcher
 from rpcspy.replay.model import RecordedCommand, classify
-from rpcspy.replay.normalise import Normaliser
 
 
 def engine(*lines: bytes, ts: list[float] | None = None) -> ReplayEngine:

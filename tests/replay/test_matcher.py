@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rpcspy.normalise.normaliser import NormaliseOptions, Normaliser
 from rpcspy.replay.matcher import NEED_MORE, Match, Matcher, NoMatch
 from rpcspy.replay.model import RecordedCommand, classify
-from rpcspy.replay.normalise import NormaliseOptions, Normaliser
 
 
 def rec(*lines: bytes) -> list[RecordedCommand]:

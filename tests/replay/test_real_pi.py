@@ -70,7 +70,7 @@ def test_replay_gives_the_client_what_the_real_agent_gave(agent, fake_llm, tmp_p
 
 def test_fixture_replay_still_matches_the_live_client(pi_agent, fake_llm, tmp_path: Path) -> None:
     """Volatile values replaced in the fixture; live commands still match; frames equal modulo volatile values."""
-    from rpcspy.replay.normalise import Normaliser
+    from rpcspy.normalise.normaliser import Normaliser
 
     rec, fx = tmp_path / "session.jsonl", tmp_path / "fixture.jsonl"
     env = env_with_repo(pi_agent.env)
@@ -88,7 +88,7 @@ def test_fixture_replay_still_matches_the_live_client(pi_agent, fake_llm, tmp_pa
     assert rep["divergences"] == [] and rep["unconsumed"] == [], rep
 
     def tokens(frames: list[bytes]) -> list[bytes]:
-        from rpcspy.replay.normalise import NormaliseOptions
+        from rpcspy.normalise.normaliser import NormaliseOptions
 
         n = Normaliser(NormaliseOptions(usage=True, compact_partials=True), stable=False)
         return [n.frame(f.replace(b'"id":"L', b'"id":"R')) for f in frames]

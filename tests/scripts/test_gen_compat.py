@@ -6,10 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from rpcspy.diff.compat import compat, survey
+from rpcspy.diff.differ import diff_recordings
+from rpcspy.normalise.normaliser import NormaliseOptions, Normaliser
 from rpcspy.recording.reader import read_frames
-from rpcspy.replay.compat import compat, survey
-from rpcspy.replay.differ import diff_recordings
-from rpcspy.replay.normalise import NormaliseOptions, Normaliser
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTES = ROOT / "docs" / "compat"

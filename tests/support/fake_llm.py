@@ -11,5 +11,5 @@ from rpcspy.modelserver.script import (  # noqa: F401
     sse_chunks,
     tool_call_deltas,
 )
-from rpcspy.pump.model_server import ModelServer as FakeLLM  # noqa: F401
-from rpcspy.pump.model_server import Request  # noqa: F401
+from rpcspy.pump.commands.model_server import ModelServer as FakeLLM  # noqa: F401
+from rpcspy.pump.commands.model_server import Request  # noqa: F401
