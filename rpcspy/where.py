@@ -26,6 +26,7 @@ import msgspec
 from jmespath import exceptions as jexc
 
 from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed, Start
+from rpcspy.framing import DECODE_ERRORS
 
 _KINDS: dict[type, str] = {Start: "start", SpawnFailed: "spawn_failed", Eof: "eof", Exit: "exit", Note: "note", Finding: "finding"}
 _decoder = msgspec.json.Decoder()
@@ -91,7 +92,7 @@ def frame_document(frame: Frame) -> dict[str, Any]:
     """What the expression sees for a frame: its JSON object plus the ``_`` fields."""
     try:
         obj = _decoder.decode(frame.data)
-    except msgspec.DecodeError:
+    except DECODE_ERRORS:  # not JSON, not UTF-8 (an agent's stray bytes), too deep: the frame's text
         obj = None
     extra = {"_dir": frame.dir, "_seq": frame.seq, "_t": frame.t, "_kind": "frame"}
     if isinstance(obj, dict):

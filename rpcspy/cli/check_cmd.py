@@ -137,59 +137,23 @@ def command(recordings: tuple[str, ...], fail_on: str, fmt: str, dialect: str, i
 
 def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, after: float | None,
                strict_unknown: bool = False) -> Any:
-    from rpcspy.checker import Checker
-    from rpcspy.checker.offline import RecordingCheck, ends_and_notes
-    from rpcspy.checker.recording import RecordingAudit
-    from rpcspy.checker.report import Result
-    from rpcspy.checker.sides import absent_note
+    """One recording's Result (rpcspy.offline.check), the dialect said on stderr; None when it cannot be read."""
     from rpcspy.cli.recfile import progress_bar
-    from rpcspy.events import Exit, Note
+    from rpcspy.inert import inert_line
     from rpcspy.offline import RecordingError, open_reading
+    from rpcspy.offline.check import CheckOptions, check_reading
 
     try:
-        rec = open_reading(path, progress_bar if _stderr_is_tty() else None)
+        reading = open_reading(path, progress_bar if _stderr_is_tty() else None)
+        result = check_reading(reading, CheckOptions(dialect, ignore, strict, strict_unknown, after))
     except RecordingError as exc:
         click.echo(f"rpcspy: error: {exc}", err=True)
         return None
-    exit_code: int | None = None
-    try:
-        reason = None
-        if dialect == "auto":
-            dialect, reason = rec.dialect()
-        absent = rec.absent_sides()
-        checker = Checker(dialect=dialect, strict_fields=strict, ignore=ignore, unanswered_after=after,
-                          dialect_reason=reason, strict_unknown=strict_unknown, absent=absent)
-        audit = RecordingAudit(rec.kind, ignore=ignore)
-        run = RecordingCheck(checker, audit)  # the frames: checked there, in one loop
-        findings = run.findings
-        for event in ends_and_notes(run.others(rec.check_blocks(checker.frame_json))):
-            audit.feed(event)
-            if isinstance(event, Exit):
-                exit_code = event.code
-            elif isinstance(event, Note) and event.dropped_bytes:
-                findings += checker.gap(event.t, event.seq, event.dir, event.dropped_bytes, event.text)
-            elif isinstance(event, Note) and event.text.startswith("exit code: "):
-                exit_code = _transcript_exit(event.text)
     except OSError as exc:
         click.echo(f"rpcspy: error: {path}: cannot read: {exc.strerror or exc}", err=True)
         return None
-    frames, last_t = audit.frames, run.last_t
-    findings += checker.finish(last_t, exit_code=exit_code)
-    findings += audit.finish(rec.problems)  # recording.*: the lines skipped are findings, not just warnings
-    for n, finding in enumerate(findings, start=1):
-        finding.seq = n
-    from rpcspy.inert import inert_line
-
-    click.echo(inert_line(f"rpcspy: {path}: dialect {checker.dialect} ({checker.dialect_reason})"), err=True)
-    notes = [absent_note(absent)] if absent else []
-    return Result(path, checker.dialect, checker.dialect_reason, frames, findings, notes=notes, native=rec.kind == "rpcspy")
-
-
-def _transcript_exit(text: str) -> int | None:
-    try:
-        return int(text.split(":", 1)[1].split()[0])
-    except (IndexError, ValueError):
-        return None
+    click.echo(inert_line(f"rpcspy: {path}: dialect {result.dialect} ({result.reason})"), err=True)
+    return result
 
 
 def _stderr_is_tty() -> bool:
