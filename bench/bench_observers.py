@@ -60,22 +60,31 @@ def stream(frames: int) -> bytes:
     return b"".join(out[:frames])
 
 
+def pump(module: str):
+    """``rpcspy.pump.<wing>.<name>``, or ``rpcspy.pump.<name>`` in a --baseline-tree from before the pump's
+    wings (its modules stood side by side)."""
+    import importlib
+
+    try:
+        return importlib.import_module(f"rpcspy.pump.{module}")
+    except ModuleNotFoundError:
+        return importlib.import_module(f"rpcspy.pump.{module.rpartition('.')[2]}")
+
+
 def observers(kind: str, tmp: str) -> list:
-    from rpcspy.pump.observers.check_observer import CheckObserver, CheckOptions
-    from rpcspy.pump.observers.recorder import Recorder
     from rpcspy.recording.writer import RecordingWriter, make_header
 
+    check = pump("observers.check_observer")
     out: list = []
     if kind in ("recorder", "both", "all three"):
-        out.append(Recorder(RecordingWriter(os.path.join(tmp, "obs.rec"), make_header(["x"]), warn=print)))
+        writer = RecordingWriter(os.path.join(tmp, "obs.rec"), make_header(["x"]), warn=print)
+        out.append(pump("observers.recorder").Recorder(writer))
     if kind in ("checker", "both", "all three"):
-        out.append(CheckObserver(CheckOptions(dialect="auto", strict_fields=False, ignore=frozenset(), report=None,
-                                              min_severity="error", unanswered_after=None)))
+        out.append(check.CheckObserver(check.CheckOptions(dialect="auto", strict_fields=False, ignore=frozenset(),
+                                                          report=None, min_severity="error", unanswered_after=None)))
     if kind in ("control", "all three"):  # the control socket with nobody connected, as in every proxy
-        from rpcspy.pump.forward.observer_process import ChildSession
-        from rpcspy.pump.observers.control import ControlServer
-
-        out.append(ControlServer(ChildSession(-1, ["x"], None, "proxy", os.getpid(), 0.0), directory=tmp))
+        session = pump("forward.observer_process").ChildSession(-1, ["x"], None, "proxy", os.getpid(), 0.0)
+        out.append(pump("observers.control").ControlServer(session, directory=tmp))
     return out
 
 
@@ -93,8 +102,7 @@ def feed(kind: str, chunks: list[bytes], tmp: str) -> float:
             for line in chunk.split(b"\n")[1:-1]:
                 decode(line)
         return time.process_time() - start
-    from rpcspy.pump.forward.hub import Dispatcher
-
+    Dispatcher = pump("forward.hub").Dispatcher
     obs = observers({"dispatch only": "", "recording path": "all three"}.get(kind, kind), tmp)
     hub = Dispatcher(obs, warn=print)
     lagging = kind != "recording path" and hasattr(hub, "work")  # the tree before: the check is inline

@@ -1,13 +1,18 @@
 """Events that flow from the pump to observers: the pure core's view of a session.
 
 The pump turns bytes read from pipes into these values; observers (recorder, checker,
-renderers) consume them. Nothing here does I/O.
+renderers) consume them. Nothing here does I/O. Every event but :class:`Frame` is also the
+recording's entry of its ``kind`` (one hierarchy); a frame is recorded in the form
+:mod:`rpcspy.recording.format` gives it (its JSON embedded, or text, or base64) and read back
+as a :class:`~rpcspy.recording.format.FrameEntry` (that stored form; ``to_frame()``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Literal, Union
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, Union
+
+import msgspec
 
 Direction = Literal["c2a", "a2c", "err"]
 """c2a: client -> agent stdin; a2c: agent stdout -> client; err: agent stderr."""
@@ -37,72 +42,87 @@ class Frame:
         return self.data + (b"\r" if self.cr else b"") + (b"\n" if self.nl else b"")
 
 
-@dataclass(slots=True)
-class Start:
+Seq = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
+"""An entry's ``seq``: a 64-bit integer (a larger one in a recording is a damaged line, not a number to carry around)."""
+
+# The events other than frames are the recording's entries: msgspec Structs tagged by ``kind``, written as
+# they are (rpcspy.recording.format.encode_entry) and read back as themselves (rpcspy.recording.decode).
+# Their field order is the order on disk (docs/recording-format.md): do not reorder.
+
+
+class Start(msgspec.Struct, tag="start", tag_field="kind"):
     """The agent process was started."""
 
-    seq: int
+    seq: Seq
     t: float
     pid: int
     argv: list[str]
 
 
-@dataclass(slots=True)
-class SpawnFailed:
+class SpawnFailed(msgspec.Struct, tag="spawn_failed", tag_field="kind"):
     """The agent process could not be started."""
 
-    seq: int
+    seq: Seq
     t: float
     error: str
     code: int
 
 
-@dataclass(slots=True)
-class Eof:
+class Eof(msgspec.Struct, tag="eof", tag_field="kind"):
     """End of input in one direction."""
 
-    seq: int
+    seq: Seq
     t: float
     dir: Direction
 
 
-@dataclass(slots=True)
-class Exit:
+class Exit(msgspec.Struct, tag="exit", tag_field="kind"):
     """The agent exited: ``code`` is the shell-style status (128+N for signal N)."""
 
-    seq: int
+    seq: Seq
     t: float
     code: int
     signal: int | None = None
 
 
-@dataclass(slots=True)
-class Note:
-    """Something rpcspy itself wants on record (a warning, a dropped observer, a gap)."""
+NoteLevel = Literal["info", "warning", "error"]
+NOTE_LEVELS: frozenset[str] = frozenset(("info", "warning", "error"))
 
-    seq: int
+
+class Note(msgspec.Struct, tag="note", tag_field="kind", omit_defaults=True):
+    """Something rpcspy itself wants on record (a warning, a dropped observer, a gap).
+
+    ``level`` is one of :data:`NOTE_LEVELS`; a recording's note of another level reads as ``info``."""
+
+    seq: Seq
     t: float
-    level: Literal["info", "warning", "error"]
+    level: str
     text: str
     dir: Direction | None = None
     dropped_bytes: int = 0
 
+    def __post_init__(self) -> None:
+        if self.level not in NOTE_LEVELS:
+            self.level = "info"
 
-@dataclass(slots=True)
-class Finding:
-    """A protocol violation (or remark) the checker found about one frame."""
 
-    seq: int
+Severity = Literal["error", "warning", "info"]
+
+
+class Finding(msgspec.Struct, tag="finding", tag_field="kind", omit_defaults=True):
+    """A protocol violation (or remark) the checker found about one frame (``severity``: a :data:`Severity`)."""
+
+    seq: Seq
     t: float
     rule: str
-    severity: Literal["error", "warning", "info"]
+    severity: str
     group: str
     message: str
     frame: int | None = None
     dir: Direction | None = None
     path: str | None = None
     related: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
 Event = Union[Frame, Start, SpawnFailed, Eof, Exit, Note, Finding]

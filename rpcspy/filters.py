@@ -25,7 +25,8 @@ _UNSET: Any = object()
 
 if TYPE_CHECKING:
     from rpcspy.where import Where
-_EVENT_KINDS = {Start: "start", SpawnFailed: "spawn_failed", Eof: "eof", Exit: "exit", Note: "note"}
+_EVENT_KINDS: dict[type, str] = {Start: "start", SpawnFailed: "spawn_failed", Eof: "eof", Exit: "exit", Note: "note"}
+_TEXT_FIELD: dict[type, str] = {Note: "text", SpawnFailed: "error"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +101,7 @@ class FrameFilter:
         if self.types and not self._types_match((kind,)):
             return False
         if self._re is not None:
-            text = {Note: "text", SpawnFailed: "error"}.get(type(event))
+            text = _TEXT_FIELD.get(type(event))
             if text is None or not self._re.search(getattr(event, text)):
                 return False
         return self.where is None or self.where.match_event(event)

@@ -26,8 +26,9 @@ import msgspec
 from jmespath import exceptions as jexc
 
 from rpcspy.events import Eof, Event, Exit, Finding, Frame, Note, SpawnFailed, Start
+from rpcspy.framing import DECODE_ERRORS
 
-_KINDS = {Start: "start", SpawnFailed: "spawn_failed", Eof: "eof", Exit: "exit", Note: "note", Finding: "finding"}
+_KINDS: dict[type, str] = {Start: "start", SpawnFailed: "spawn_failed", Eof: "eof", Exit: "exit", Note: "note", Finding: "finding"}
 _decoder = msgspec.json.Decoder()
 
 
@@ -91,7 +92,7 @@ def frame_document(frame: Frame) -> dict[str, Any]:
     """What the expression sees for a frame: its JSON object plus the ``_`` fields."""
     try:
         obj = _decoder.decode(frame.data)
-    except msgspec.DecodeError:
+    except DECODE_ERRORS:  # not JSON, not UTF-8 (an agent's stray bytes), too deep: the frame's text
         obj = None
     extra = {"_dir": frame.dir, "_seq": frame.seq, "_t": frame.t, "_kind": "frame"}
     if isinstance(obj, dict):
@@ -102,7 +103,13 @@ def frame_document(frame: Frame) -> dict[str, Any]:
 
 def event_document(event: Event) -> dict[str, Any]:
     """What the expression sees for another entry: its fields plus ``_kind``, ``_seq``, ``_t``, ``_dir``."""
-    doc = {k: v for k, v in dataclasses.asdict(event).items() if k not in ("seq", "t", "dir")}
+    doc = {k: v for k, v in _fields(event).items() if k not in ("seq", "t", "dir")}
     doc.update(_kind=_KINDS.get(type(event), "unknown"), _seq=event.seq, _t=event.t,
                _dir=getattr(event, "dir", None))
     return doc
+
+
+def _fields(event: Event) -> dict[str, Any]:
+    if isinstance(event, msgspec.Struct):
+        return msgspec.structs.asdict(event)
+    return dataclasses.asdict(event)

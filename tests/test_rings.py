@@ -181,25 +181,6 @@ def test_opentelemetry_is_the_pumps_alone() -> None:
     assert "rpcspy.otel.mapper" in dict(_modules())  # the core package the walk covers
 
 
-REPLAY_FAMILY = ("rpcspy.normalise", "rpcspy.diff", "rpcspy.replay")
-"""Replay's family, bottom up: normalising volatile values, diffing recordings, replaying one. Each imports only
-those below it (diff and normalise know no engine, matcher or source), and none renders: their views are
-:mod:`rpcspy.render`'s (``render/diff.py``, ``render/compat.py``)."""
-
-
-def test_the_replay_family_imports_downwards_and_renders_nothing() -> None:
-    found = []
-    for name, imports in _modules():
-        rank = next((i for i, family in enumerate(REPLAY_FAMILY) if _under(name, (family,))), None)
-        if rank is None:
-            continue
-        above = REPLAY_FAMILY[rank + 1:]
-        found += [f"{name} imports {i}" for i in imports
-                  if _under(i, above + ("rpcspy.render", "rich", "click", "prompt_toolkit") + IO)]
-    assert found == []
-    assert {"rpcspy.diff.differ", "rpcspy.normalise.normaliser", "rpcspy.replay.engine"} <= dict(_modules()).keys()
-
-
 DIALECT_HOME = "rpcspy.protocol.spec"
 OTHER_MEANINGS = {("rpcspy.modelserver.config", "omp"), ("rpcspy.cli.modelserver_cmd", "omp"),
                   ("rpcspy.recording.naming", "omp")}
@@ -221,3 +202,37 @@ def test_a_dialect_name_is_spelled_only_in_its_spec() -> None:
             if isinstance(node, ast.Constant) and node.value in DIALECTS and (name, node.value) not in OTHER_MEANINGS:
                 found.append(f"{name}:{node.lineno}: {node.value!r}")
     assert found == []
+
+
+REPLAY_FAMILY = ("rpcspy.normalise", "rpcspy.diff", "rpcspy.replay")
+"""Replay's family, bottom up: normalising volatile values, diffing recordings, replaying one. Each imports only
+those below it (diff and normalise know no engine, matcher or source), and none renders: their views are
+:mod:`rpcspy.render`'s (``render/diff.py``, ``render/compat.py``)."""
+
+
+def test_the_replay_family_imports_downwards_and_renders_nothing() -> None:
+    found = []
+    for name, imports in _modules():
+        rank = next((i for i, family in enumerate(REPLAY_FAMILY) if _under(name, (family,))), None)
+        if rank is None:
+            continue
+        above = REPLAY_FAMILY[rank + 1:]
+        found += [f"{name} imports {i}" for i in imports
+                  if _under(i, above + ("rpcspy.render", "rich", "click", "prompt_toolkit") + IO)]
+    assert found == []
+    assert {"rpcspy.diff.differ", "rpcspy.normalise.normaliser", "rpcspy.replay.engine"} <= dict(_modules()).keys()
+
+
+OFFLINE_COMMANDS = tuple(f"rpcspy.cli.{m}" for m in ("show_cmd", "stats_cmd", "export_cmd", "export_otlp", "browse_cmd",
+                                                      "check_cmd", "why_cmd", "recfile"))
+"""The offline commands read recordings through one core room, :mod:`rpcspy.offline` (open, dialect, events
+with the check and a frame filter applied): they import no :mod:`rpcspy.recording` module, and no
+reading loop is assembled in the shell."""
+
+
+def test_offline_commands_read_through_the_offline_room() -> None:
+    imports = dict(_modules())
+    found = [f"{name} imports {i}" for name in OFFLINE_COMMANDS for i in imports[name]
+             if _under(i, ("rpcspy.recording",))]
+    assert found == []
+    assert "rpcspy.offline" in imports["rpcspy.cli.recfile"]  # the walk sees the room

@@ -92,3 +92,10 @@ def test_in_the_filter() -> None:
     assert build_filter(where="rule == 'misuse.x'").match_finding(finding)
     with pytest.raises(ValueError, match="column"):
         build_filter(where="type ==")
+
+
+def test_a_frame_that_is_not_utf8_is_its_text() -> None:
+    """An agent's stray bytes (not UTF-8 from the first byte) made ``show --where`` crash."""
+    stray = Frame(5, 4.0, "a2c", b"\xff\xfe not utf-8")
+    assert frame_document(stray)["_text"] == "\ufffd\ufffd not utf-8"
+    assert not compile_where("type == 'prompt'").match_frame(stray)

@@ -48,6 +48,8 @@ class AcpRules:
     def __init__(self, sink: Sink) -> None:
         self.sink = sink
         self.state = AcpState()
+        self._heard: dict[str, float] = {}
+        """When the agent last said something about each session (an update, a request of its own)."""
 
     def message(self, t: float, seq: int, direction: str, obj: dict[str, Any]) -> None:
         kind = kind_of(obj)
@@ -69,6 +71,8 @@ class AcpRules:
         step = self.state.message(direction, seq, t, obj)
         if step.kind == "response":
             self._answered(t, seq, direction, obj, step)
+        if direction == "a2c" and isinstance(step.session_id, str):
+            self._heard[step.session_id] = t
 
     # ---- requests and notifications ---------------------------------------------------------------
     def _before_call(self, t: float, seq: int, direction: str, method: str, obj: dict[str, Any]) -> None:
@@ -192,9 +196,40 @@ class AcpRules:
                                f"prompt cancelled by `{CANCEL}` at frame {step.cancel[0]} ended with {got}",
                                related=step.cancel[0])
 
+    # ---- time ---------------------------------------------------------------------------------------
+    def overdue(self, now: float, limit: float) -> None:
+        """Report requests unanswered for ``limit`` seconds, both ways (once each; ``check
+        --unanswered-after``). A ``session/prompt`` is a whole turn: it is overdue when its session has
+        been silent that long (no update, no request of the agent's), and not while the agent itself
+        waits on the client's answer in that session (that request is reported instead)."""
+        for direction, p in self.state.waiting():
+            if p.reported or now - p.t < limit:
+                continue
+            owes = _who("a2c" if direction == "c2a" else "c2a")
+            sid = p.note if isinstance(p.note, str) else None
+            if p.type == PROMPT and sid is not None:
+                session = self.state.sessions.get(sid)
+                if session is not None and session.asked:
+                    continue
+                quiet = now - max(p.t, self._heard.get(sid, p.t))
+                if quiet < limit:
+                    continue
+                p.reported = True
+                self.sink.emit("acp.unanswered", now, p.seq, direction,
+                               f"`{PROMPT}` (id {show_id(p.id)}) not answered after {now - p.t:.1f} s, its session "
+                               f"silent for {quiet:.1f} s: the agent owes the turn's stopReason")
+                continue
+            p.reported = True
+            what = " (a permission dialog not rendered, or not answered?)" if p.type == PERMISSION else ""
+            self.sink.emit("acp.unanswered", now, p.seq, direction,
+                           f"`{p.type}` (id {show_id(p.id)}) from the {_who(direction)} not answered after "
+                           f"{now - p.t:.1f} s: the {owes} owes the answer{what}")
+
     # ---- end ----------------------------------------------------------------------------------------
     def finish(self, t: float, why: str = "") -> None:
         for direction, p in self.state.waiting():
+            if p.reported:
+                continue
             owes = _who("a2c" if direction == "c2a" else "c2a")
             self.sink.emit("acp.unanswered", t, p.seq, direction,
                            f"`{p.type}` (id {show_id(p.id)}) from the {_who(direction)} never answered: the "

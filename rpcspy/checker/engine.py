@@ -208,6 +208,7 @@ class Checker:
                 self._acp.message(t, seq, direction, obj)
             elif not isinstance(obj, Unparsed):
                 self._non_object(t, seq, direction, obj)
+            self._timeouts(t)
             return
         if type(obj) is dict:
             if direction == "a2c":
@@ -229,6 +230,9 @@ class Checker:
 
     def _timeouts(self, t: float) -> None:
         if self._unanswered_after is not None:
+            if self._schema.traits.jsonrpc:  # ACP: requests both ways, one pairing model
+                self._acp.overdue(t, self._unanswered_after)
+                return
             self._ui.expire(t)
             self._corr.overdue(t, self._unanswered_after, self._ui.blocked)
 

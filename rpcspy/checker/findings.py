@@ -55,7 +55,7 @@ class Sink:
         spec = RULES[rule]
         severity = self.overrides.get(rule, spec.severity)
         self.out.append(Finding(
-            seq=0, t=t, rule=rule, severity=severity, group=spec.group,  # type: ignore[arg-type]
+            seq=0, t=t, rule=rule, severity=severity, group=spec.group,
             message=message, frame=frame, dir=dir, path=path, related=related,  # type: ignore[arg-type]
             extra=extra if extra is not None else {},
         ))

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from rpcspy.events import Event, Exit, Finding, Frame
 from rpcspy.recording.decode import TypedBlock
+from rpcspy.recording.entries import events
 from rpcspy.recording.format import FrameEntry
 
 if TYPE_CHECKING:
@@ -31,16 +32,10 @@ def recording_dialect(rec: Any, *, refine: bool = True) -> tuple[str, str | None
     return found or ("auto", None)
 
 
-class CheckerUnavailable(RuntimeError):
-    """The checker module is not part of this build."""
-
-
 def with_checker(stream: Iterable[Event], dialect: str = "auto") -> Iterator[Event]:
     """Run the checker: recorded findings are dropped, fresh ones follow their frames."""
-    try:
-        from rpcspy.checker import Checker
-    except ImportError as exc:
-        raise CheckerUnavailable(f"the checker is not available: {exc}") from None
+    from rpcspy.checker import Checker
+
     checker = Checker(dialect=dialect)
     last_t = 0.0
     exit_code: int | None = None
@@ -100,6 +95,12 @@ class RecordingCheck:
         audit.frames += len(frames)
         audit.last_seq = max(audit.last_seq, max(map(_seq, frames)))
         audit.last_t = max(audit.last_t, max(map(_t, frames)))
+
+
+def ends_and_notes(items: Iterable[Any]) -> Iterator[Event]:
+    """What :meth:`RecordingCheck.others` hands back, as events for ``check``'s loop (the entries are the
+    events; an entry of a kind this version does not know reads as a note)."""
+    return events(items)
 
 
 _FRAMES = (FrameEntry, Frame)

@@ -18,9 +18,12 @@ MAX_LINES = 20
 
 
 class SkippedLine(Protocol):
-    line: int
-    reason: str
-    truncated: bool
+    @property
+    def line(self) -> int: ...
+    @property
+    def reason(self) -> str: ...
+    @property
+    def truncated(self) -> bool: ...
 
 
 class RecordingAudit:

@@ -364,7 +364,9 @@ _CATALOGUE: tuple[Rule, ...] = (
     _r("acp.unanswered", "warning", "An ACP request was never answered.",
        """A request (the client's `session/prompt`, the agent's `session/request_permission`, `fs/*`,
        `terminal/*`) got no response before the session ended: the side that sent it was still waiting.
-       `rpcspy why` says who owed the answer and since when."""),
+       With `--unanswered-after SECONDS` it is said as soon as a request has waited that long (a
+       `session/prompt`: once its session has been silent that long). `rpcspy why` says who owed the
+       answer and since when."""),
     # ---- recording: the file itself (offline commands only) ------------------------------------
     _r("recording.truncated", "warning", "The recording ends in the middle of a line.",
        """The last line has no LF and cannot be read: rpcspy was killed, or its disk filled, while

@@ -37,16 +37,16 @@ def command(recording: str, follow: bool, frame_filter: Any) -> None:
     light; new lines show as the recording grows. Needs a terminal.
     """
     from rpcspy.browse.app import browse
-    from rpcspy.cli.recfile import detect_dialect, flagged_frames, open_or_fail
-    from rpcspy.recording import RecordingError
+    from rpcspy.cli.recfile import open_or_fail
+    from rpcspy.offline import RecordingError
 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise click.UsageError("browse needs a terminal; use `rpcspy show` in pipes and scripts")
-    rec = open_or_fail(recording)
-    flagged = flagged_frames(rec, frame_filter)
+    reading = open_or_fail(recording)
+    flagged = reading.flagged(frame_filter)
     try:
         status = browse(recording, select=frame_filter if frame_filter.active else None, flagged=flagged,
-                        follow=follow, dialect=detect_dialect(rec, refine=False)[0],
+                        follow=follow, dialect=reading.dialect(refine=False)[0],
                         name=os.path.basename(recording)
                         + (f"  [{frame_filter.describe()}]" if frame_filter.active else ""))
     except RecordingError as exc:

@@ -51,7 +51,10 @@ when the output cannot be written.""",
               help="Report agent frame types the dialect does not know as errors (default: info, a newer agent?) "
                    "and unknown fields as warnings.")
 @click.option("--unanswered-after", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
-              help="Also report commands still unanswered SECONDS after they were sent.")
+              help="Also report commands still unanswered SECONDS after they were sent. ACP: requests both ways "
+                   "(the client's, and the agent's session/request_permission, fs/*, terminal/* the client owes "
+                   "an answer to); a session/prompt once its session has been silent SECONDS (a turn that "
+                   "streams is not late) and the agent is not waiting on the client.")
 @click.option("--baseline", type=click.Path(dir_okay=False), metavar="FILE",
               help="Findings a team accepted (by rule and location): report and fail only on new ones; list the "
                    "stale entries (fixed) on stderr.")
@@ -82,7 +85,8 @@ def command(recordings: tuple[str, ...], fail_on: str, fmt: str, dialect: str, i
     from rpcspy.checker import report
     from rpcspy.checker.rules import RULES, SEVERITY_RANK
     from rpcspy.cli.exits import freeze_at_exit
-    from rpcspy.cli.recfile import findings_passing
+    from rpcspy.cli.recfile import warn_unread
+    from rpcspy.offline import findings_passing
 
     freeze_at_exit()  # the process ends with the command: no teardown of its schemas and modules
 
@@ -101,7 +105,8 @@ def command(recordings: tuple[str, ...], fail_on: str, fmt: str, dialect: str, i
             unreadable = True
             continue
         if frame_filter.active:
-            result.findings = findings_passing(frame_filter, result.findings, path)
+            result.findings, problem = findings_passing(frame_filter, result.findings, path)
+            warn_unread(problem)
         results.append(result)
         if fmt == "json":  # one finding a line on stdout: the notes go where the dialect line goes
             for note in result.notes:
@@ -132,89 +137,23 @@ def command(recordings: tuple[str, ...], fail_on: str, fmt: str, dialect: str, i
 
 def _check_one(path: str, dialect: str, ignore: frozenset[str], strict: bool, after: float | None,
                strict_unknown: bool = False) -> Any:
-    from rpcspy.checker import Checker
-    from rpcspy.checker.offline import RecordingCheck
-    from rpcspy.checker.recording import RecordingAudit
-    from rpcspy.checker.report import Result
-    from rpcspy.checker.sides import absent_note, absent_sides
-    from rpcspy.cli.recfile import detect_dialect, directions, read_events
-    from rpcspy.events import Exit, Note
-    from rpcspy.recording import RecordingError, open_recording
+    """One recording's Result (rpcspy.offline.check), the dialect said on stderr; None when it cannot be read."""
+    from rpcspy.cli.recfile import progress_bar
+    from rpcspy.inert import inert_line
+    from rpcspy.offline import RecordingError, open_reading
+    from rpcspy.offline.check import CheckOptions, check_reading
 
     try:
-        rec = open_recording(path)
+        reading = open_reading(path, progress_bar if _stderr_is_tty() else None)
+        result = check_reading(reading, CheckOptions(dialect, ignore, strict, strict_unknown, after))
     except RecordingError as exc:
         click.echo(f"rpcspy: error: {exc}", err=True)
         return None
-    exit_code: int | None = None
-    try:
-        reason = None
-        if dialect == "auto":
-            dialect, reason = detect_dialect(rec)
-        absent = absent_sides(directions(rec), rec.kind == "rpcspy")
-        checker = Checker(dialect=dialect, strict_fields=strict, ignore=ignore, unanswered_after=after,
-                          dialect_reason=reason, strict_unknown=strict_unknown, absent=absent)
-        audit = RecordingAudit(rec.kind, ignore=ignore)
-        run = RecordingCheck(checker, audit)  # the frames: checked there, in one loop
-        findings = run.findings
-        for event in _events(run.others(_entries(rec, read_events, checker.frame_json))):
-            audit.feed(event)
-            if isinstance(event, Exit):
-                exit_code = event.code
-            elif isinstance(event, Note) and event.dropped_bytes:
-                findings += checker.gap(event.t, event.seq, event.dir, event.dropped_bytes, event.text)
-            elif isinstance(event, Note) and event.text.startswith("exit code: "):
-                exit_code = _transcript_exit(event.text)
     except OSError as exc:
         click.echo(f"rpcspy: error: {path}: cannot read: {exc.strerror or exc}", err=True)
         return None
-    frames, last_t = audit.frames, run.last_t
-    findings += checker.finish(last_t, exit_code=exit_code)
-    findings += audit.finish(rec.problems)  # recording.*: the lines skipped are findings, not just warnings
-    for n, finding in enumerate(findings, start=1):
-        finding.seq = n
-    from rpcspy.inert import inert_line
-
-    click.echo(inert_line(f"rpcspy: {path}: dialect {checker.dialect} ({checker.dialect_reason})"), err=True)
-    notes = [absent_note(absent)] if absent else []
-    return Result(path, checker.dialect, checker.dialect_reason, frames, findings, notes=notes, native=rec.kind == "rpcspy")
-
-
-def _entries(rec: Any, read_events: Any, frame_json: Any) -> Any:
-    """The recording's entries, a list at a time; events, with a progress bar (rpcspy.cli.recfile), on a terminal.
-
-    Without the bar, frame entries go to the checker as they are, short frames' JSON decoded in the
-    reader's block call as the checker asks (``frame_json``): the shortest path, since reading is
-    a large share of the time on long recordings.
-    """
-    if _stderr_is_tty():
-        from rpcspy.recording.reader import batched
-
-        return batched(read_events(rec, progress=True))
-    return rec.blocks(frame_json)
-
-
-def _events(items: Any) -> Any:
-    """Exit and note entries as events (events pass through); other entries are not needed."""
-    from msgspec import Struct
-
-    from rpcspy.events import Exit, Note
-    from rpcspy.recording.format import ExitEntry, NoteEntry
-
-    for entry in items:
-        if not isinstance(entry, Struct):
-            yield entry
-        elif isinstance(entry, ExitEntry):
-            yield Exit(entry.seq, entry.t, entry.code, entry.signal)
-        elif isinstance(entry, NoteEntry):
-            yield Note(entry.seq, entry.t, "info", entry.text, entry.dir, entry.dropped_bytes)
-
-
-def _transcript_exit(text: str) -> int | None:
-    try:
-        return int(text.split(":", 1)[1].split()[0])
-    except (IndexError, ValueError):
-        return None
+    click.echo(inert_line(f"rpcspy: {path}: dialect {result.dialect} ({result.reason})"), err=True)
+    return result
 
 
 def _stderr_is_tty() -> bool:
@@ -261,7 +200,7 @@ def _write_sarif(results: list[Any]) -> None:
 
     from rpcspy import __version__
     from rpcspy.checker.sarif import sarif
-    from rpcspy.recording.lines import seq_lines
+    from rpcspy.offline import seq_lines
 
     lines = {}
     for r in results:

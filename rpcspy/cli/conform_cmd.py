@@ -7,6 +7,7 @@ import sys
 import click
 
 from rpcspy.cli.otel_opts import otel_options
+from rpcspy.protocol.spec import ACP_V1
 
 
 @click.command(
@@ -24,6 +25,9 @@ Examples:
   rpcspy conform --write-baseline conform.json -- pi --mode rpc    accept today's outcomes
   rpcspy conform --baseline conform.json -- pi --mode rpc          fail only on new failures
   rpcspy conform --otel -- pi --mode rpc            each case as a trace (OTEL_* variables)
+  rpcspy conform -- omp acp                         the ACP cases (the command names ACP)
+  PI_ACP_PI_COMMAND=pi rpcspy conform -- pi-acp     pi behind the pi-acp adapter
+  rpcspy conform --dialect acp-v1 -- my-agent       force the ACP cases
 \b
 Exit status: 0 when no case failed (deviations are reported, not failures;
 with --baseline: no failure the baseline does not accept), 1 when a case
@@ -37,7 +41,8 @@ cases that finished are reported).""",
 @click.option("-j", "--jobs", type=click.IntRange(1, 16), default=2, show_default=True,
               help="Cases run at the same time (each is its own agent process).")
 @click.option("--agent-args/--no-agent-args", default=True, show_default=True,
-              help="Append --no-session --provider fake --model fake-model to the agent command.")
+              help="Append --no-session --provider fake --model fake-model to the agent command (pi's battery; "
+                   "an ACP agent's command is run as given).")
 @click.option("--agent", "matrix", multiple=True, metavar="[LABEL=]COMMAND",
               help="An agent of a matrix (repeatable; instead of the command after --): its command line, "
                    "split like a shell, optionally named LABEL (default: the agent and version it names).")
@@ -46,11 +51,15 @@ cases that finished are reported).""",
                    "accepted deviations or failures that now pass are listed as stale.")
 @click.option("--write-baseline", type=click.Path(dir_okay=False), metavar="FILE",
               help="Write every outcome that is not `passed` as the baseline FILE (replaced whole).")
-@click.option("--list", "list_", is_flag=True, help="List the cases and exit.")
+@click.option("--dialect", type=click.Choice(["auto", "pi", ACP_V1]), default="auto", show_default=True,
+              help="Which battery: pi's RPC cases (pi, omp --mode rpc) or the ACP cases (acp-v1). auto: acp-v1 when "
+                   "the command names ACP (an argument `acp`, `pi-acp`, `*-acp/*`), pi when it has --mode; "
+                   "otherwise the agent is started once and sent an ACP initialize: a JSON-RPC answer means acp-v1.")
+@click.option("--list", "list_", is_flag=True, help="List the cases (both batteries) and exit.")
 @otel_options
 def command(agent: tuple[str, ...], patterns: tuple[str, ...], no_model: bool, fmt: str, jobs: int,
             agent_args: bool, matrix: tuple[str, ...], baseline: str | None, write_baseline: str | None,
-            list_: bool, otel: bool, otel_content: bool) -> None:
+            dialect: str, list_: bool, otel: bool, otel_content: bool) -> None:
     """Run a battery of protocol cases against an agent and report each one.
 
     Each case starts a fresh agent with a temporary HOME whose provider
@@ -61,13 +70,23 @@ def command(agent: tuple[str, ...], patterns: tuple[str, ...], no_model: bool, f
     crash). Cases: framing, id correlation, ordering, run lifecycle, errors,
     dialogs (through a small extension written into the temporary HOME),
     shutdown. docs/conformance.md has the report card of the known agents.
+
+    An agent speaking ACP (``omp acp``, ``pi-acp``; see --dialect) gets the ACP
+    cases instead: initialize and capabilities, session/new, a prompt turn,
+    string and number ids, JSON-RPC errors (-32601, -32602, -32700), a
+    permission allowed and denied, session/cancel mid-turn, EOF. They share one
+    agent process, in order, as an editor would (a new one if it dies); the
+    agent's command gets no arguments added, and pi behind pi-acp finds the
+    fake model as its default (PI_ACP_* variables are passed on).
     """
-    from rpcspy.conform.cases import CASES, select
+    from rpcspy.conform.cases import DIALECTS, battery, select
 
     if list_:
-        for c in CASES:
-            model = " (model)" if c.needs_model else ""
-            click.echo(f"{c.id:30} {c.title}{model}  [{c.rule or c.doc}]")
+        for name in DIALECTS:
+            click.echo(f"# {name}")
+            for c in battery(name):
+                model = " (model)" if c.needs_model else ""
+                click.echo(f"{c.id:30} {c.title}{model}  [{c.rule or c.doc}]")
         return
     if agent and matrix:
         raise click.UsageError("give the agent after -- or with --agent, not both")
@@ -77,9 +96,13 @@ def command(agent: tuple[str, ...], patterns: tuple[str, ...], no_model: bool, f
     agents = [(" ".join(agent), list(agent))] if agent else [_agent_spec(spec) for spec in matrix]
     if len({label for label, _ in agents}) < len(agents):
         raise click.UsageError("two --agent have the same label; name them LABEL=COMMAND")
-    cases = select(patterns, model=not no_model)
-    if not cases:
-        raise click.UsageError(f"no case matches {' '.join(patterns)!r} (see rpcspy conform --list)")
+    from rpcspy.pump.commands.conform_acp import dialect_of
+
+    spoken = {label: dialect if dialect != "auto" else dialect_of(argv) for label, argv in agents}
+    chosen = {label: select(patterns, model=not no_model, dialect=spoken[label]) for label, _ in agents}
+    if not any(chosen.values()):
+        which = " or ".join(sorted(set(spoken.values())))
+        raise click.UsageError(f"no {which} case matches {' '.join(patterns)!r} (see rpcspy conform --list)")
     accepted = _read_baseline(baseline) if baseline else None
     from rpcspy.cli.otel_opts import case_exporter
 
@@ -88,6 +111,7 @@ def command(agent: tuple[str, ...], patterns: tuple[str, ...], no_model: bool, f
     from rpcspy.cli.textfile import write_whole
     from rpcspy.conform import matrix as conform_matrix
     from rpcspy.conform.report import FORMATS, Row
+    from rpcspy.pump.commands.conform_acp import run_acp_battery
     from rpcspy.pump.commands.conform_runner import run_battery
 
     def progress(result) -> None:
@@ -106,7 +130,10 @@ def command(agent: tuple[str, ...], patterns: tuple[str, ...], no_model: bool, f
             click.echo(f"rpcspy conform: {label}", err=True)
         current[:] = argv
         try:
-            done = run_battery(cases, argv, jobs=jobs, agent_args=agent_args, on_result=progress)
+            if spoken[label] == ACP_V1:
+                done = run_acp_battery(chosen[label], argv, on_result=progress)
+            else:
+                done = run_battery(chosen[label], argv, jobs=jobs, agent_args=agent_args, on_result=progress)
         except BatteryInterrupted as stop:  # Ctrl-C: the finished cases are reported, exit 130
             done, cut = stop.results, stop
         results[label] = [Row(r.case, r.verdict, r.seconds, tuple(r.transcript.rules())) for r in done]
@@ -121,7 +148,7 @@ def command(agent: tuple[str, ...], patterns: tuple[str, ...], no_model: bool, f
     if cut is not None:  # no baseline is written or judged from a partial battery
         sys.stdout.flush()
         finished = sum(len(rows) for rows in results.values())
-        click.echo(f"rpcspy conform: interrupted: {finished} of {cut.total * len(agents)} cases finished and "
+        click.echo(f"rpcspy conform: interrupted: {finished} of {sum(map(len, chosen.values()))} cases finished and "
                    "reported", err=True)
         sys.exit(INTERRUPTED)
     if write_baseline is not None:

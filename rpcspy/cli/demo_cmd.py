@@ -53,8 +53,9 @@ def command(output: str | None, directory: str | None, speed: float, show: bool)
     directory unless -o or --dir says otherwise), its check results explained,
     and its timeline.
     """
+    from rpcspy.events import Finding
     from rpcspy.recording import RecordingError, open_recording
-    from rpcspy.recording.format import FindingEntry, FrameEntry
+    from rpcspy.recording.format import FrameEntry
     from rpcspy.recording.naming import default_path
 
     demo = bundled_recording()
@@ -81,7 +82,7 @@ def command(output: str | None, directory: str | None, speed: float, show: bool)
     click.echo("")
     click.echo(f"Recorded {len(frames)} frames ({by_dir['c2a']} client->agent, {by_dir['a2c']} agent->client, "
                f"{by_dir['err']} stderr) to {rec}")
-    click.echo(_findings_explained([e for e in entries if isinstance(e, FindingEntry)]))
+    click.echo(_findings_explained([e for e in entries if isinstance(e, Finding)]))
     if done.returncode != 0:
         sys.stderr.buffer.write(done.stderr)
         raise click.ClickException(f"the scripted client exited with {done.returncode}")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
@@ -66,35 +65,26 @@ def command(recordings: tuple[str, ...], fmt: str, endpoint: str | None, content
     if len(recordings) != 1:
         raise click.UsageError("--format html exports one recording (give one, or use --format otlp)")
     recording = recordings[0]
-    from rpcspy.cli.recfile import (
-        atomic_output,
-        detect_dialect,
-        flagged_frames,
-        open_or_fail,
-        read_events,
-        report_problems,
-        want_progress,
-    )
+    from rpcspy.cli.recfile import atomic_output, open_or_fail, report_problems, want_progress
     from rpcspy.cli.show_cmd import header
     from rpcspy.render.acp_timeline import timeline_for
     from rpcspy.render.html import HtmlPage
 
-    rec = open_or_fail(recording)
     if output is None:
         output = os.path.splitext(os.path.basename(recording))[0] + ".html"
     to_stdout = output == "-"
+    reading = open_or_fail(recording, progress=want_progress(sys.stdout if to_stdout else None))
     if not to_stdout:
         refuse_existing_output(output, overwrite)
-    flagged = flagged_frames(rec, frame_filter, check=check)
-    timeline = timeline_for(detect_dialect(rec, refine=False)[0], coalesce=not frames,
+    flagged = reading.flagged(frame_filter, check=check)
+    timeline = timeline_for(reading.dialect(refine=False)[0], coalesce=not frames,
                             select=frame_filter if frame_filter.active else None, flagged=flagged)
-    keep = (lambda e: frame_filter.match_frame(e.to_frame(), flagged=flagged)) if frame_filter.active else None
     try:
         with contextlib.ExitStack() as stack:
             out = sys.stdout.buffer if to_stdout else stack.enter_context(atomic_output(output, "wb", make_dirs=True))
-            page = HtmlPage(out.write, title=f"rpcspy: {os.path.basename(recording)}", meta=header(rec, frame_filter))
-            progress = want_progress(sys.stdout if to_stdout else None)
-            for event in read_events(_Tap(rec, page, keep), check=check, progress=progress):
+            page = HtmlPage(out.write, title=f"rpcspy: {os.path.basename(recording)}", meta=header(reading, frame_filter))
+            add = page.frame if not frame_filter.active else _keeping(page, frame_filter, flagged)
+            for event in reading.events(check=check, on_frame=add):
                 for item in timeline.feed(event):
                     page.item(item)
             for item in timeline.finish():
@@ -107,23 +97,12 @@ def command(recordings: tuple[str, ...], fmt: str, endpoint: str | None, content
         from rpcspy.cli.recfile import quiet_broken_pipe
 
         quiet_broken_pipe()
-    report_problems(rec)
+    report_problems(reading)
 
 
-class _Tap:
-    """The recording, its frames added to the page as they are read (the timeline only needs their seqs)."""
-
-    def __init__(self, rec: Any, page: Any, keep: Callable[[Any], bool] | None) -> None:
-        self.rec, self.path, self.page, self.keep = rec, rec.path, page, keep
-
-    def __getattr__(self, name: str) -> Any:  # kind, problems...: the recording's own
-        return getattr(self.rec, name)
-
-    def entries(self) -> Iterator[Any]:
-        from rpcspy.recording.format import FrameEntry
-
-        add, keep = self.page.frame, self.keep
-        for entry in self.rec.entries():
-            if type(entry) is FrameEntry and (keep is None or keep(entry)):
-                add(entry)
-            yield entry
+def _keeping(page: Any, frame_filter: Any, flagged: set[int] | None) -> Any:
+    """Adds to the page the frames the filter keeps (the timeline only needs their seqs)."""
+    def add(entry: Any) -> None:
+        if frame_filter.match_frame(entry.to_frame(), flagged=flagged):
+            page.frame(entry)
+    return add

@@ -19,7 +19,7 @@ SEND_WAIT = 60.0
 
 
 def export_otlp(paths: tuple[str, ...], *, endpoint: str | None, content: bool, check: bool) -> int:
-    from rpcspy.cli.recfile import open_or_fail, read_events, report_problems
+    from rpcspy.cli.recfile import open_or_fail, report_problems
     from rpcspy.otel.mapper import SpanMapper
 
     settings = otel_settings(endpoint)
@@ -31,7 +31,7 @@ def export_otlp(paths: tuple[str, ...], *, endpoint: str | None, content: bool, 
     sender = SpanSender(settings, block=True)
     for path, rec in zip(paths, recs, strict=True):
         mapper = SpanMapper(rec.header.started_unix, content=content, parent=settings.traceparent)
-        for event in read_events(rec, check=check):
+        for event in rec.events(check=check):
             spans = mapper.feed(event)
             if spans:
                 sender.put(spans)

@@ -1,8 +1,8 @@
-"""Shared plumbing of the recording commands (show, stats, export): open, stream, print.
+"""The shell's side of the offline commands (show, stats, export, browse, check, why): open, print.
 
-Opening turns :class:`~rpcspy.recording.RecordingError` into a one-line click
-error; streaming shows a transient progress bar on stderr when stderr is a
-terminal and the output goes elsewhere; consoles get colour only on a terminal.
+Reading is :mod:`rpcspy.offline`'s; here opening turns :class:`~rpcspy.recording.RecordingError` into a
+one-line click error, the progress bar is drawn (a transient one on stderr when stderr is a terminal and
+the output goes elsewhere), and consoles get colour only on a terminal.
 """
 
 from __future__ import annotations
@@ -11,23 +11,25 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 
-from rpcspy.events import Event
+if TYPE_CHECKING:
+    from rpcspy.offline import Reading
 
 PROGRESS_MIN_BYTES = 4 << 20
 """Smaller files are read without a progress bar (it would only flicker)."""
 
 
-def open_or_fail(path: str) -> Any:
-    """Open a recording or transcript, or exit with its reason."""
+def open_or_fail(path: str, *, progress: bool = False) -> Reading:
+    """Open a recording or transcript for reading (rpcspy.offline), or exit with its reason; with
+    ``progress``, its main pass draws a progress bar on stderr (:func:`progress_bar`)."""
     from rpcspy.cli.exits import InputError
-    from rpcspy.recording import RecordingError, open_recording
+    from rpcspy.offline import RecordingError, open_reading
 
     try:
-        return open_recording(path)
+        return open_reading(path, progress_bar if progress else None)
     except RecordingError as exc:
         raise InputError(str(exc)) from None
 
@@ -71,105 +73,41 @@ def color_option(f: Any) -> Any:
                              "or never.")(f)
 
 
-def read_events(rec: Any, *, check: bool = False, progress: bool = False) -> Iterator[Event]:
-    """The recording's entries as events; with ``check``, findings from a fresh checker run. The
-    findings about the file itself (recording.*: cut short, damaged, empty, no exit) come last."""
-    from rpcspy.checker.offline import CheckerUnavailable, with_checker
-    from rpcspy.recording.entries import events
-
-    stream: Iterator[Event] = _audited(rec, events(_with_progress(rec) if progress else rec.entries()))
-    if check:
-        try:
-            stream = with_checker(stream)
-            first = next(stream, None)
-        except CheckerUnavailable as exc:
-            raise click.ClickException(str(exc)) from None
-        if first is not None:
-            return _chain(first, stream)
-    return stream
-
-
-def detect_dialect(rec: Any, *, refine: bool = True) -> tuple[str, str | None]:
-    """The session's dialect and why, from a first pass up to the agent frame that decides it (as
-    ``check --dialect auto`` does); ``("auto", None)`` when no frame decides. Without ``refine``,
-    a pi >= 0.84 decision is not refined (to pi-0.99) by later frames: enough to pair responses."""
-    from rpcspy.checker.offline import recording_dialect
-
-    return recording_dialect(rec, refine=refine)
-
-
-def flagged_frames(rec: Any, frame_filter: Any, *, check: bool = False) -> set[int] | None:
-    """For ``--with-findings``, the seqs of the frames findings are about (a first pass); else None."""
-    if not frame_filter.only_findings:
-        return None
-    from rpcspy.filters import flagged_seqs
-
-    return flagged_seqs(read_events(rec, check=check))
-
-
-def findings_passing(frame_filter: Any, findings: list[Any], path: str) -> list[Any]:
-    """The findings ``check`` reports under the filter: ``--type`` also matches the type or
-    command of the frame a finding is about, and ``--where`` passes a finding whose frame
-    passes it (then the recording is read a second time)."""
-    if not frame_filter.active:
-        return findings
-    from rpcspy.filters import frame_keys
-    from rpcspy.recording import RecordingError, open_recording
-
-    keys: dict[int, tuple[str, ...]] = {}
-    about = {f.frame for f in findings if f.frame is not None}
-    if (frame_filter.types or frame_filter.where is not None) and about:
-        try:
-            keys = frame_keys(open_recording(path).frames(), about, frame_filter.where)
-        except (OSError, RecordingError) as exc:
-            from rpcspy.inert import inert_line
-
-            click.echo(inert_line(f"rpcspy: warning: {path}: cannot read frame types: {exc}"), err=True)
-    return [f for f in findings if frame_filter.match_finding(f, keys.get(f.frame, ()), f.frame in keys)]
-
-
-def _audited(rec: Any, stream: Iterator[Event]) -> Iterator[Event]:
-    from rpcspy.checker.recording import audited
-
-    return audited(rec.kind, rec.problems, stream)
-
-
-def _chain(first: Event, rest: Iterator[Event]) -> Iterator[Event]:
-    yield first
-    yield from rest
-
-
 def want_progress(output: IO[Any] | None = None) -> bool:
     """Progress on stderr makes sense when stderr is a terminal and the output is not on it."""
     return _isatty(sys.stderr) and (output is None or not _isatty(output))
 
 
-def _with_progress(rec: Any) -> Iterator[Any]:
-    """Entries, with a transient progress bar on stderr sized by the file."""
+def progress_bar(entries: Iterator[Any], total: int) -> Iterator[Any]:
+    """Entries, with a transient progress bar on stderr sized by the file (rpcspy.offline.Progress)."""
     from rich.console import Console
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from rpcspy.recording.format import FrameEntry
+    from rpcspy.offline import entry_size
 
-    total = os.path.getsize(rec.path)
     if total < PROGRESS_MIN_BYTES:
-        yield from rec.entries()
+        yield from entries
         return
     columns = (TextColumn("reading"), BarColumn(), DownloadColumn(), TimeRemainingColumn())
     with Progress(*columns, console=Console(file=sys.stderr), transient=True) as bar:
         task = bar.add_task("read", total=total)
         done = 0
-        for n, entry in enumerate(rec.entries()):
-            if isinstance(entry, FrameEntry):
-                done += len(entry.json) + len(entry.text or "") + len(entry.b64 or "") + 60
-            else:
-                done += 120
+        for n, entry in enumerate(entries):
+            done += entry_size(entry)
             if n % 2000 == 0:
                 bar.update(task, completed=min(done, total))
             yield entry
 
 
-def report_problems(rec: Any) -> None:
+def warn_unread(problem: str | None) -> None:
+    """A warning from the core (a file it could not read again), on stderr."""
+    if problem is not None:
+        from rpcspy.inert import inert_line
+
+        click.echo(inert_line(f"rpcspy: warning: {problem}"), err=True)
+
+
+def report_problems(rec: Reading) -> None:
     """Unreadable lines the reader skipped, on stderr."""
     from rpcspy.inert import inert_line
 
@@ -203,16 +141,3 @@ def atomic_output(output: str, mode: str = "wb", *, make_dirs: bool = False, **o
             yield f
     except OSError as exc:
         raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
-
-
-def directions(rec: Any) -> set[str]:
-    """The directions a transcript's frames go in (a first pass that stops once both are seen); an rpcspy
-    recording holds both by construction."""
-    if rec.kind == "rpcspy":
-        return {"c2a", "a2c"}
-    seen: set[str] = set()
-    for frame in rec.frames():
-        seen.add(frame.dir)
-        if {"c2a", "a2c"} <= seen:
-            break
-    return seen

@@ -62,7 +62,8 @@ a recording path that is refused (nothing is started then).""",
 @click.option("--ignore", "ignore", multiple=True, metavar="RULE", help="Never report this rule (repeatable).")
 @click.option("--no-control", is_flag=True, help="Do not offer a control socket (rpcspy sessions/inject/watch).")
 @click.option("--tmp-dir", "tmp_dir", metavar="DIR", envvar="RPCSPY_TMPDIR", hidden=True,
-              help="Accepted and ignored: rpcspy keeps nothing in temporary files any more (older scripts pass it).")
+              help="Deprecated, does nothing (a warning says so): rpcspy keeps nothing in temporary files any more; "
+                   "older command lines that pass it still run.")
 @click.option("--legs", is_flag=True,
               help="Record an ACP adapter's back end too (pi-acp: the command in PI_ACP_PI_COMMAND, default pi): "
                    "each back-end process is run through `rpcspy run` into a sibling recording REC.back.PID.jsonl "
@@ -90,6 +91,8 @@ def command(output: str | None, overwrite: bool, directory: str, no_record: bool
     from rpcspy.pump.forward.stdio import fill_closed_std_fds
 
     fill_closed_std_fds()  # first: a file opened below must not take the number of a closed stdin/stdout
+    if tmp_dir is not None:
+        click.echo(f"rpcspy: warning: {tmp_dir_warning(click.get_current_context())}", err=True)
     from rpcspy.cli.otel_opts import check_content, otel_observer, otel_settings
     from rpcspy.pump.forward.hub import Observer
     from rpcspy.pump.forward.session import ObserverFactory
@@ -124,7 +127,7 @@ def command(output: str | None, overwrite: bool, directory: str, no_record: bool
         path = os.path.abspath(path)
         wrapper_dir, env = _back_leg_env(path, check)
     config = ProxyConfig(argv=argv, record_path=path, observers=observers, observer_process=True,
-                         control=not no_control, record_fd=claim_recording(path, overwrite), tmp_dir=tmp_dir,
+                         control=not no_control, record_fd=claim_recording(path, overwrite),
                          gap_after=gap_after, env=env, leg="front" if legs else ("back" if leg_of else None),
                          front=leg_of)
     try:
@@ -161,4 +164,12 @@ def _back_leg_env(front: str, check: bool) -> tuple[str, dict[str, str]]:
     os.chmod(wrapper, 0o700)
     return directory, {**os.environ, LEG_ENV: wrapper}
 
+
+def tmp_dir_warning(ctx: click.Context) -> str:
+    """What a user of the old ``--tmp-dir`` (or ``RPCSPY_TMPDIR``) is told: it is accepted, and does nothing."""
+    from click.core import ParameterSource
+
+    name = "RPCSPY_TMPDIR" if ctx.get_parameter_source("tmp_dir") == ParameterSource.ENVIRONMENT else "--tmp-dir"
+    return (f"{name} no longer does anything: rpcspy keeps no tape, spool or other temporary file any more "
+            "(bytes are copied straight from the agent to the client); drop it")
 

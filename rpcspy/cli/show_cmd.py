@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from rpcspy.cli.filter_opts import filter_options
 from rpcspy.cli.recfile import color_option
+
+if TYPE_CHECKING:
+    from rpcspy.filters import FrameFilter
+    from rpcspy.offline import Reading
 
 
 @click.command(
@@ -41,34 +46,34 @@ def command(recording: str, frames: bool, raw: bool, full: bool, check: bool, wi
     process exit, and findings under the frame they are about. Colour on a
     terminal, plain text in a pipe.
     """
-    from rpcspy.cli.recfile import open_or_fail, quiet_broken_pipe, report_problems
+    from rpcspy.cli.recfile import open_or_fail, quiet_broken_pipe, report_problems, want_progress
 
-    rec = open_or_fail(recording)
+    reading = open_or_fail(recording, progress=want_progress(sys.stdout))
     try:
         if raw:
-            _raw(rec, frame_filter, check)
+            _raw(reading, frame_filter, check)
         else:
-            _timeline(rec, frame_filter, frames=frames, full=full, check=check, width=width, color=color)
+            _timeline(reading, frame_filter, frames=frames, full=full, check=check, width=width, color=color)
         sys.stdout.flush()
     except BrokenPipeError:
         quiet_broken_pipe()
-    report_problems(rec)
+    report_problems(reading)
 
 
-def _raw(rec: Any, frame_filter: Any, check: bool) -> None:
+def _raw(reading: Reading, frame_filter: FrameFilter, check: bool) -> None:
     """Write the selected frames back as the bytes that crossed the pipe."""
-    from rpcspy.cli.recfile import flagged_frames, read_events
     from rpcspy.events import Frame
+    from rpcspy.offline import selected
 
-    flagged = flagged_frames(rec, frame_filter, check=check)
     out = sys.stdout.buffer
     buf: list[bytes] = []
     size = 0
-    events = read_events(rec, progress=_progress(out)) if frame_filter.active else None
-    frames = (e for e in events if isinstance(e, Frame)) if events is not None else rec.frames()
+    if frame_filter.active:
+        flagged = reading.flagged(frame_filter, check=check)
+        frames: Iterator[Any] = (e for e in selected(reading.events(), frame_filter, flagged) if isinstance(e, Frame))
+    else:
+        frames = reading.frames()
     for frame in frames:
-        if frame_filter.active and not frame_filter.match_frame(frame, flagged=flagged):
-            continue
         data = frame.raw()
         buf.append(data)
         size += len(data)
@@ -80,29 +85,23 @@ def _raw(rec: Any, frame_filter: Any, check: bool) -> None:
     out.flush()
 
 
-def _progress(output: Any) -> bool:
-    from rpcspy.cli.recfile import want_progress
-
-    return want_progress(output)
-
-
-def _timeline(rec: Any, frame_filter: Any, *, frames: bool, full: bool, check: bool, width: int | None,
-              color: str) -> None:
-    from rpcspy.cli.recfile import detect_dialect, flagged_frames, make_console, read_events
+def _timeline(reading: Reading, frame_filter: FrameFilter, *, frames: bool, full: bool, check: bool,
+              width: int | None, color: str) -> None:
+    from rpcspy.cli.recfile import make_console
     from rpcspy.render.acp_timeline import timeline_for
     from rpcspy.render.text import TextOptions, print_timeline
 
     console = make_console(color=color, width=width)
     opts = TextOptions(full=full)
-    timeline = timeline_for(detect_dialect(rec, refine=False)[0],  # how the agent answers, as check tells it
+    timeline = timeline_for(reading.dialect(refine=False)[0],  # how the agent answers, as check tells it
                             coalesce=not frames, select=frame_filter if frame_filter.active else None,
-                            flagged=flagged_frames(rec, frame_filter, check=check))
-    console.print(header(rec, frame_filter), style="bold", highlight=False)
-    counts = print_timeline(console, read_events(rec, check=check, progress=_progress(sys.stdout)), timeline, opts)
+                            flagged=reading.flagged(frame_filter, check=check))
+    console.print(header(reading, frame_filter), style="bold", highlight=False)
+    counts = print_timeline(console, reading.events(check=check), timeline, opts)
     console.print(counts.line(), style="dim", highlight=False)
 
 
-def header(rec: Any, frame_filter: Any) -> str:
+def header(rec: Reading, frame_filter: FrameFilter) -> str:
     """One line about the recording: what made it, when, for which agent."""
     import os
 

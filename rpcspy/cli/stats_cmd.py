@@ -109,37 +109,14 @@ def _one(recording: str, fmt: str, check: bool, color: str, frame_filter: Any) -
     """One recording, as it always was."""
     import json
 
-    from rpcspy.cli.recfile import (
-        detect_dialect,
-        flagged_frames,
-        make_console,
-        open_or_fail,
-        quiet_broken_pipe,
-        read_events,
-        report_problems,
-        want_progress,
-    )
-    from rpcspy.events import Finding, Frame
+    from rpcspy.cli.recfile import make_console, open_or_fail, quiet_broken_pipe, report_problems, want_progress
+    from rpcspy.offline import selected
     from rpcspy.stats import Stats
 
-    rec = open_or_fail(recording)
-    flagged = flagged_frames(rec, frame_filter, check=check)
-    stats = Stats(dialect=detect_dialect(rec, refine=False)[0])  # how the agent answers, as check tells it
-    active = frame_filter.active
-    counted: set[int] = set()
-    for event in read_events(rec, check=check, progress=want_progress()):
-        if active:
-            if isinstance(event, Frame):
-                if not frame_filter.match_frame(event, flagged=flagged):
-                    continue
-                counted.add(event.seq)
-            elif isinstance(event, Finding):
-                if event.frame is not None and event.frame not in counted:
-                    continue
-                if event.frame is None and not frame_filter.match_finding(event):
-                    continue
-            elif not frame_filter.match_event(event) and not frame_filter.only_findings:
-                continue
+    reading = open_or_fail(recording, progress=want_progress())
+    flagged = reading.flagged(frame_filter, check=check)
+    stats = Stats(dialect=reading.dialect(refine=False)[0])  # how the agent answers, as check tells it
+    for event in selected(reading.events(check=check), frame_filter, flagged):
         stats.feed(event)
     report = stats.report()
     try:
@@ -154,4 +131,4 @@ def _one(recording: str, fmt: str, check: bool, color: str, frame_filter: Any) -
         sys.stdout.flush()
     except BrokenPipeError:
         quiet_broken_pipe()
-    report_problems(rec)
+    report_problems(reading)

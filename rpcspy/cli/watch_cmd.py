@@ -137,26 +137,23 @@ def _recording(path: str, follow: bool, say: Any = None) -> Iterator[list[Any]]:
     Followed until its exit entry, or until no rpcspy writes it any more (a proxy that was killed, a
     finished recording without an exit entry): then ``say`` tells why it stopped."""
     from rpcspy.cli.recfile import open_or_fail
-    from rpcspy.framing import LineFramer
-    from rpcspy.recording.decode import entry_or_none
+    from rpcspy.events import Exit, SpawnFailed
     from rpcspy.recording.entries import entry_to_event, events
-    from rpcspy.recording.format import ExitEntry, SpawnFailedEntry
+    from rpcspy.recording.follow import Tail
 
-    rec = open_or_fail(path)
+    rec = open_or_fail(path).rec
     if rec.kind != "rpcspy":
         yield list(events(rec.entries()))
         return
-    with open(path, "rb") as f:
-        f.readline()  # the header
-        framer = LineFramer()
+    tail = Tail(rec)
+    try:
         last_look = False
         while True:
-            chunk = f.read(1 << 20)
-            if chunk:
-                entries = [e for e in map(entry_or_none, framer.feed(chunk)) if e is not None]
-                if entries:
-                    yield [entry_to_event(e) for e in entries]
-                if any(isinstance(e, (ExitEntry, SpawnFailedEntry)) for e in entries):
+            got = tail.poll(1 << 20)
+            if got.read:
+                if got.entries:
+                    yield [entry_to_event(e) for e in got.entries]
+                if any(isinstance(e, (Exit, SpawnFailed)) for e in got.entries):
                     return
                 continue
             if not follow:
@@ -165,8 +162,10 @@ def _recording(path: str, follow: bool, say: Any = None) -> Iterator[list[Any]]:
                 if say is not None:
                     say("── the recording ends here without the session's exit: no rpcspy is writing it")
                 return
-            if not _being_written(f.fileno()):
+            if not _being_written(tail.fileno()):
                 last_look = True  # one more read: the writer may have added its last lines, then closed
                 continue
             yield []
             time.sleep(POLL_SECONDS)
+    finally:
+        tail.close()

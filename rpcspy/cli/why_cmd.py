@@ -70,21 +70,20 @@ def command(target: str, at: float | None, frame: int | None, client_timeout: fl
 
 
 def _recorded(path: str, at: float | None, frame: int | None, client_timeout: float):
-    from rpcspy.checker.sides import absent_sides
-    from rpcspy.cli.recfile import detect_dialect, directions, open_or_fail, report_problems
+    from rpcspy.cli.recfile import open_or_fail, report_problems
     from rpcspy.diagnose.explain import diagnose_entries, one_sided
 
     try:
-        rec = open_or_fail(path)
+        reading = open_or_fail(path)
     except click.ClickException as exc:
         raise InputError(exc.message) from None
     try:
-        dialect, reason = detect_dialect(rec)  # a first pass, as check, show, stats and export take it
-        diagnosis = diagnose_entries(rec.entries(), client_timeout=client_timeout, at=at, frame=frame,
+        dialect, reason = reading.dialect()  # a first pass, as check, show, stats and export take it
+        diagnosis = diagnose_entries(reading.entries(), client_timeout=client_timeout, at=at, frame=frame,
                                      dialect=None if dialect == "auto" else dialect, dialect_reason=reason)
-        return one_sided(diagnosis, absent_sides(directions(rec), rec.kind == "rpcspy"))
+        return one_sided(diagnosis, reading.absent_sides())
     finally:
-        report_problems(rec)
+        report_problems(reading)
 
 
 def _live(pid: int, client_timeout: float):

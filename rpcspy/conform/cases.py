@@ -38,6 +38,7 @@ from rpcspy.conform.judges import (
     u2028,
 )
 from rpcspy.conform.script import Answer, Await, Close, Kill, Send, Step, send
+from rpcspy.protocol.spec import ACP_V1
 
 PROBE = {"id": "probe", "type": "get_state"}
 """A harmless command sent after a tricky frame: is the agent still answering?"""
@@ -56,6 +57,11 @@ class Case:
     needs_model: bool = False
     extension: bool = False
     """The agent's HOME gets :data:`EXTENSION_JS` (a ``/conform-ask`` command opening a dialog)."""
+    dialect: str = "pi"
+    """The protocol the case speaks: ``pi`` (pi's RPC, omp's too) or ``acp-v1``."""
+    needs: tuple[str, ...] = ()
+    """ACP: what the shared agent must have done first: ``initialize``, ``session`` (the battery's
+    session open), ``own_session`` (a session of the case's own, ``$SESSION`` in its steps)."""
 
     @property
     def group(self) -> str:
@@ -186,10 +192,23 @@ CASES: tuple[Case, ...] = (
 BY_ID: dict[str, Case] = {c.id: c for c in CASES}
 
 
-def select(patterns: tuple[str, ...] = (), *, model: bool = True) -> list[Case]:
-    """The cases whose id matches one of the shell-style ``patterns`` (all when none), minus
-    those that need a model when ``model`` is False."""
+DIALECTS = ("pi", ACP_V1)
+"""The dialects the battery has cases for."""
+
+
+def battery(dialect: str = "pi") -> tuple[Case, ...]:
+    """The cases of one dialect: pi's RPC (pi and omp ``--mode rpc``) or ACP (``acp-v1``)."""
+    if dialect == ACP_V1:
+        from rpcspy.conform.acp import ACP_CASES
+
+        return ACP_CASES
+    return CASES
+
+
+def select(patterns: tuple[str, ...] = (), *, model: bool = True, dialect: str = "pi") -> list[Case]:
+    """The cases of ``dialect`` whose id matches one of the shell-style ``patterns`` (all when
+    none), minus those that need a model when ``model`` is False."""
     from fnmatch import fnmatchcase
 
-    chosen = [c for c in CASES if not patterns or any(fnmatchcase(c.id, p) for p in patterns)]
+    chosen = [c for c in battery(dialect) if not patterns or any(fnmatchcase(c.id, p) for p in patterns)]
     return [c for c in chosen if model or not c.needs_model]

@@ -27,7 +27,7 @@ def send(obj: dict[str, Any] | bytes, end: bytes = b"\n") -> Send:
     return Send((json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode() + end,))
 
 
-AwaitKind = Literal["response", "event", "dialog", "delta", "idle", "exit", "quiet"]
+AwaitKind = Literal["response", "event", "dialog", "delta", "idle", "exit", "quiet", "rpc", "request", "update", "turn"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,9 @@ class Await:
     """Read until: the ``response`` to id ``arg`` (None: any id-less response); the ``event`` of
     type ``arg``; a ``dialog`` request (``extension_ui_request`` of a dialog method); the first text ``delta``; ``idle`` (an ``agent_end`` then ``arg`` s of
     quiet, default 0.7); the agent's ``exit``; or ``quiet`` for ``arg`` seconds.
+    ACP (JSON-RPC): the ``rpc`` response to id ``arg``; the agent's ``request`` of method ``arg``;
+    a ``session/update`` whose ``sessionUpdate`` is ``arg``; the ``turn``: every ``session/prompt``
+    the case sent answered.
     ``count``: wait for that many matches (counted from the start of the case)."""
 
     kind: AwaitKind
@@ -63,7 +66,27 @@ class Answer:
     payload: tuple[tuple[str, Any], ...]
 
 
-Step = Send | Await | Close | Kill | Answer
+@dataclass(frozen=True)
+class Grant:
+    """ACP: answer the agent's latest unanswered ``session/request_permission`` with its first
+    option whose ``kind`` starts with ``kind`` (``allow``, ``reject``), or ``cancelled``."""
+
+    kind: str
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """ACP: send ``session/prompt`` with each text in turn (ids ``ids``) until one makes the agent
+    ask a permission (``session/request_permission``); a turn that ends without one moves on to
+    the next text. Agents ask for different things: omp for a shell command, pi-acp for an
+    extension's confirm dialog."""
+
+    texts: tuple[str, ...]
+    ids: tuple[int, ...]
+    timeout: float = 30.0
+
+
+Step = Send | Await | Close | Kill | Answer | Grant | Trigger
 
 
 @dataclass
@@ -105,6 +128,31 @@ class Transcript:
     def types(self) -> list[str]:
         return [str(o.get("type")) for o in self.objs()]
 
+    # -- JSON-RPC (ACP) ---------------------------------------------------------------------
+    def rpc(self, id_: Any) -> list[dict[str, Any]]:
+        """The agent's JSON-RPC responses to ``id_`` (same value and type: ``1`` is not ``"1"``)."""
+        return [o for o in self.objs() if "method" not in o and ("result" in o or "error" in o)
+                and same_id(o.get("id"), id_)]
+
+    def sent(self) -> list[dict[str, Any]]:
+        """The client's JSON objects (what the case sent)."""
+        return self.objs("c2a")
+
+    def requests(self, method: str) -> list[dict[str, Any]]:
+        """The agent's requests (with an id) of ``method``."""
+        return [o for o in self.objs() if o.get("method") == method and "id" in o]
+
+    def updates(self, kind: str | None = None) -> list[dict[str, Any]]:
+        """The ``update`` objects of the agent's ``session/update`` notifications (of one kind)."""
+        out = []
+        for o in self.objs():
+            if o.get("method") != "session/update":
+                continue
+            update = (o.get("params") or {}).get("update")
+            if isinstance(update, dict) and (kind is None or update.get("sessionUpdate") == kind):
+                out.append(update)
+        return out
+
     def rules(self, prefix: str = "") -> list[str]:
         """Checker rule ids found (``prefix`` filters: ``lifecycle.``)."""
         return [f.rule for f in self.findings if f.rule.startswith(prefix)]
@@ -112,6 +160,11 @@ class Transcript:
     @property
     def died(self) -> bool:
         return self.exit_code is not None
+
+
+def same_id(a: Any, b: Any) -> bool:
+    """JSON-RPC id equality: value and type (``True`` is not ``1``, ``1`` is not ``"1"``)."""
+    return type(a) is type(b) and a == b
 
 
 @dataclass(frozen=True)

@@ -55,9 +55,9 @@ class AcpWhy:
                 return
             if type(obj) is dict:
                 self.state.message(entry.dir, entry.seq, entry.t, obj)
-        elif kind == "ExitEntry":
+        elif kind == "Exit":
             self.exit = (entry.seq, entry.code)
-        elif kind == "EofEntry" and entry.dir == "c2a":
+        elif kind == "Eof" and entry.dir == "c2a":
             self.eof = entry.seq
 
     def diagnosis(self, at: float | None = None) -> Diagnosis:

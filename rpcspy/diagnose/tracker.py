@@ -23,7 +23,7 @@ from rpcspy.diagnose import pitfalls as P
 from rpcspy.diagnose.agent_events import EVENTS
 from rpcspy.diagnose.envelope import BIG, envelope
 from rpcspy.diagnose.state import Cmd, InFlight
-from rpcspy.events import Eof, Exit, Frame, Note
+from rpcspy.events import Direction, Eof, Exit, Frame, Note, frames_of
 from rpcspy.framing import DECODE_ERRORS
 from rpcspy.protocol.detect import DialectDetector
 from rpcspy.protocol.pairing import id_key, is_blank
@@ -31,6 +31,10 @@ from rpcspy.protocol.pairing import id_key, is_blank
 _decode = msgspec.json.decode
 _UPDATE = b'{"type":"message_update"'
 """How pi and omp begin a message_update, the bulk of a session: skipped without decoding."""
+_LINE_UPDATE = b"\n" + _UPDATE
+_TYPE = b'{"type":"'
+_FOLLOWED = frozenset({name.encode() for name in EVENTS} | {b"response", b"message_update"})
+"""Agent frame types the tracker acts on (:data:`rpcspy.diagnose.agent_events.EVENTS`, responses)."""
 
 
 @dataclass
@@ -60,12 +64,28 @@ class Tracker(InFlight):
                 except DECODE_ERRORS:
                     pass
             return
+        if frame.dir == "a2c" and self._passing(frame.data):
+            return
         try:
             obj = _decode(frame.data) if len(frame.data) <= BIG else envelope(frame.data)
         except DECODE_ERRORS:  # ValueError covers msgspec's errors and bad UTF-8; deep nesting raises RecursionError
             self.not_json(frame)
             return
         self.feed_decoded(frame, obj)
+
+    def _passing(self, data: bytes) -> bool:
+        """An agent frame nothing follows from but the clock and the counts, told without decoding it (a
+        ``message_end`` or ``turn_end`` holds a whole message): the dialect sure for good, not ACP, and
+        the frame begins with a ``type`` no handler takes (read up to its closing quote, with no escape
+        in it; JSON.stringify writes a key once, so the first ``type`` is the type), holds no ``"jsonrpc"``
+        anywhere, and is not long enough to be omp's cut frame."""
+        if not data.startswith(_TYPE) or self.acp is not None or not self.detector.sure or self.detector.refinable:
+            return False
+        end = data.find(b'"', 9)
+        name = data[9:end]
+        if end < 0 or name in _FOLLOWED or b"\\" in name or b'"jsonrpc"' in data:
+            return False
+        return not (self.omp and not self.v2 and len(data) > self.frame_cap // 2)
 
     def not_json(self, frame: Frame) -> None:
         """A frame that is not JSON (the checker, which decoded it, calls this): a client's line is answered
@@ -97,6 +117,35 @@ class Tracker(InFlight):
                 self.last[frame.dir] = (frame.seq, frame.t)
                 if not todo:
                     break
+
+    def feed_lines(self, direction: Direction, t: float, first: int, lines: list[bytes],
+                   injected: bool = False) -> None:
+        """:meth:`feed_many` of ``frames_of(first, t, direction, lines, injected)`` (a chunk's lines as the
+        dispatcher numbers them), with the same state after, and no :class:`Frame` built for the message
+        updates among them: once the dialect is sure, a chunk of nothing but updates (the bulk of a
+        flood) is told by one search over its lines (a line holds no LF, so an LF followed by the start
+        of an update is the start of a line); only the other frames are fed one by one."""
+        if not lines:
+            return
+        if direction == "err":  # stderr only moves the clock
+            self.t = max(self.t, t)
+            return
+        if not self.detector.sure:
+            self.feed_many(frames_of(first, t, direction, lines, injected))
+            return
+        n = len(lines)
+        starts = b"\n" + b"\n".join(lines)
+        updates = starts.count(_LINE_UPDATE)
+        if updates != n:
+            update = _UPDATE
+            feed = self.feed
+            for i, line in enumerate(lines):
+                if not line.startswith(update):
+                    cr = line.endswith(b"\r")
+                    feed(Frame(first + i, t, direction, line[:-1] if cr else line, True, cr, injected))
+        self.frames += updates
+        self.t = max(self.t, t)
+        self.last[direction] = (first + n - 1, t)
 
     def feed_decoded(self, frame: Frame, obj: Any) -> None:
         """The rest of :meth:`feed`, for a caller that decoded the frame already (the checker)."""
@@ -164,11 +213,11 @@ class Tracker(InFlight):
         kind = type(entry).__name__
         if kind == "FrameEntry":
             self.feed(entry.to_frame())
-        elif kind == "EofEntry":
+        elif kind == "Eof":
             self.closed(entry.seq, entry.t, entry.dir)
-        elif kind == "ExitEntry":
+        elif kind == "Exit":
             self.exited(entry.seq, entry.t, entry.code, entry.signal)
-        elif kind == "NoteEntry":  # the shared transcripts note EOF and the exit status as text
+        elif kind == "Note":  # the shared transcripts note EOF and the exit status as text
             self.noted(entry.seq, entry.t, entry.text)
             if entry.text.startswith("closing stdin (EOF)"):
                 self.closed(entry.seq, entry.t, "c2a")

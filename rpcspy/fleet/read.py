@@ -9,25 +9,17 @@ a fresh checker run instead of the recorded ones. An unreadable file is a summar
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-from rpcspy.checker.offline import recording_dialect, with_checker
-from rpcspy.checker.recording import audited
-from rpcspy.events import Event
 from rpcspy.fleet.summary import Summary, summarise
-from rpcspy.recording import RecordingError, open_recording
-from rpcspy.recording.entries import events
+from rpcspy.offline import open_reading
+from rpcspy.recording.reader import RecordingError
 
 
 def summarise_file(path: str, check: bool = False) -> Summary:
     """The summary of the recording at ``path`` (``error`` set when it cannot be read)."""
     try:
-        rec = open_recording(path)
-        dialect = recording_dialect(rec, refine=False)[0]
-        stream: Iterator[Event] = audited(rec.kind, rec.problems, events(rec.entries()))
-        if check:
-            stream = with_checker(stream, dialect)
-        return summarise(path, list(rec.header.argv), dialect, stream)
+        reading = open_reading(path)
+        dialect = reading.dialect(refine=False)[0]
+        return summarise(path, list(reading.header.argv), dialect, reading.events(check=check, dialect=dialect))
     except RecordingError as exc:
         return Summary(path, error=str(exc))
     except OSError as exc:

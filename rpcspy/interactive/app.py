@@ -25,6 +25,7 @@ from rich.console import Console
 from rich.text import Text
 
 from rpcspy.events import Event, Frame
+from rpcspy.interactive import acp
 from rpcspy.interactive.ask import EARLY_CTRL_C, ENDED, STALE, ask
 from rpcspy.interactive.complete import ReplCompleter
 from rpcspy.interactive.history import open_history
@@ -42,6 +43,7 @@ from rpcspy.interactive.syntax import (
     prepare,
 )
 from rpcspy.interactive.why_watch import WhyWatch, why_panel
+from rpcspy.protocol.spec import ACP_V1
 
 _DIALOG, _QUIT = object(), object()
 class ReplApp:
@@ -59,6 +61,7 @@ class ReplApp:
             except ImportError:
                 pass
         self.ids = IdAllocator()
+        self.acp = acp.AcpContext()
         self.view = LiveView()
         self.waits = WhyWatch()
         self.history = open_history(history)
@@ -81,6 +84,15 @@ class ReplApp:
         if self.detector is not None and self.detector.sure:
             return CommandSchema(self.detector.dialect)
         return CommandSchema(None)
+
+    def acp_mode(self) -> bool | None:
+        """True when the session speaks ACP, False when it speaks pi's RPC, None while unknown."""
+        dialect = self.fixed or (self.detector.dialect if self.detector is not None and self.detector.sure else None)
+        return None if dialect is None else dialect == ACP_V1
+
+    def acp_context(self) -> acp.AcpContext | None:
+        """The ACP context for completion, unless the session is known to speak pi's RPC."""
+        return None if self.acp_mode() is False else self.acp
 
     # --- output --------------------------------------------------------------------------
     def out(self, *things: Any, style: str = "") -> None:
@@ -124,6 +136,8 @@ class ReplApp:
             if self.detector is not None and not self.detector.sure and isinstance(event, Frame) \
                     and event.dir == "a2c":
                 self._detect(event)
+            if isinstance(event, Frame) and self.acp_mode() is not False:
+                self.acp.feed(event.dir, event.seq, event.t, event.data)
             self.out(*self.view.feed(event))
         self.out(*self.view.flush())
         now = time.monotonic()
@@ -195,7 +209,7 @@ class ReplApp:
         self._ended = asyncio.Event()
         with patch_stdout(raw=True):
             self.console = Console(file=sys.stdout, highlight=False)
-            self.session = PromptSession(history=self.history, completer=ReplCompleter(self.schema),
+            self.session = PromptSession(history=self.history, completer=ReplCompleter(self.schema, self.acp_context),
                                          complete_while_typing=False, bottom_toolbar=self.toolbar,
                                          key_bindings=self._bindings(), erase_when_done=True,
                                          prompt_continuation=lambda width, *_: "." * (width - 1) + " ")
@@ -292,7 +306,9 @@ class ReplApp:
 
     async def _handle(self, text: str) -> Any:
         schema = self.schema()
-        parsed = parse(text, schema)
+        mode = self.acp_mode()
+        short = None if mode is False else acp.parse_line(text, self.acp, sure=bool(mode))
+        parsed = short if short is not None else parse(text, schema)
         if parsed.kind == "empty":
             return None
         if parsed.kind == "meta":
@@ -320,7 +336,7 @@ class ReplApp:
         if name in ("quit", "exit"):
             return _QUIT
         if name == "help":
-            self.out(HELP, style="")
+            self.out(acp.HELP if self.acp_mode() else HELP, style="")
             for meta, help_ in META_COMMANDS.items():
                 self.out(f"  /{meta:<8} {help_}", style="dim")
         elif name == "dialect":

@@ -16,8 +16,10 @@ from typing import Any
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
+from rpcspy.interactive.acp import AcpContext
 from rpcspy.interactive.schema import CommandSchema, FieldInfo
 from rpcspy.interactive.syntax import META_COMMANDS, positional_fields, tokens
+from rpcspy.protocol.spec import ACP_V1
 
 _JSON_TYPE_VALUE = re.compile(r'"type"\s*:\s*"([\w-]*)\Z')
 _JSON_TYPE = re.compile(r'"type"\s*:\s*"([\w-]+)"')
@@ -110,9 +112,32 @@ def _json(text: str, schema: CommandSchema) -> list[Candidate]:
 class ReplCompleter(Completer):
     """prompt-toolkit Completer over :func:`completions`; the schema may change (dialect detected)."""
 
-    def __init__(self, schema_of: Callable[[], CommandSchema]) -> None:
+    def __init__(self, schema_of: Callable[[], CommandSchema],
+                 acp_of: Callable[[], AcpContext | None] | None = None) -> None:
         self.schema_of = schema_of
+        self.acp_of = acp_of or (lambda: None)
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
-        for c in completions(document.text_before_cursor, self.schema_of()):
+        for c in repl_completions(document.text_before_cursor, self.schema_of(), self.acp_of()):
             yield Completion(c.text, start_position=c.start, display_meta=c.meta)
+
+
+def repl_completions(text: str, schema: CommandSchema, ctx: AcpContext | None) -> list[Candidate]:
+    """:func:`completions`, with ACP's short syntax (:mod:`rpcspy.interactive.acp`) when ``ctx`` is
+    given: alone once the session speaks ACP (``schema.dialect``), beside pi's while it is unknown."""
+    from rpcspy.interactive import acp
+
+    stripped = text.lstrip()
+    stripped = stripped[1:].lstrip() if stripped.startswith("!") else stripped
+    if ctx is None or stripped[:1] in ("/", "{", "["):
+        return completions(text, schema)
+    ours = [Candidate(t, start, meta) for t, start, meta in acp.completions(stripped, ctx)]
+    if schema.dialect == ACP_V1:
+        return ours
+    toks = tokens(stripped)
+    theirs = completions(text, schema)
+    if len(toks) <= 1 and not stripped[-1:].isspace():  # the first word: both kinds
+        seen = {c.text for c in ours}
+        return ours + [c for c in theirs if c.text not in seen]
+    first = toks[0].text
+    return ours if acp.knows(first) and not schema.known(first) else theirs

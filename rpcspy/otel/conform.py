@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections import defaultdict
+
+import msgspec
 
 from rpcspy.conform.script import Transcript, Verdict
 from rpcspy.events import Event, Exit, Finding, Start
@@ -21,7 +22,7 @@ def case_events(transcript: Transcript, argv: list[str]) -> list[Event]:
     last = 0.0
     for frame in transcript.frames:
         events.append(frame)
-        events += [dataclasses.replace(f, t=frame.t) for f in by_frame.pop(frame.seq, ())]
+        events += [msgspec.structs.replace(f, t=frame.t) for f in by_frame.pop(frame.seq, ())]
         last = frame.t
     events += [f for found in by_frame.values() for f in found]
     code = transcript.exit_code if transcript.exit_code is not None else 0

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from rpcspy.backpressure import STALL_AFTER
 from rpcspy.events import Direction, Exit, Note, SpawnFailed, Start
+from rpcspy.pump.forward.heap import keep_freed_memory
 from rpcspy.pump.forward.hub import Observer, Sink
 from rpcspy.pump.forward.hub_thread import Hub
 from rpcspy.pump.forward.inject_relays import AgentRelay, ClientRelay
@@ -46,8 +47,6 @@ class ProxyConfig:
     mode: str = "proxy"
     record_fd: int | None = None
     """``record_path`` already opened and locked (rpcspy.recording.writer.open_recording_file)."""
-    tmp_dir: str | None = None
-    """Unused: nothing goes to temporary files any more (kept so older callers still work)."""
     gap_after: float = STALL_AFTER
     """At a bound, how long observers that are stopped or dead are waited for before gaps (0: never wait)."""
     leg: str | None = None
@@ -161,7 +160,7 @@ class ProxySession:
 
             child = ChildSession(-1, list(cfg.argv), cfg.record_path, cfg.mode, os.getpid(), self.started)
             self._observer_process = fork_observers(self._make_observers, child, warn=self.warn,
-                                                    tmp_dir=cfg.tmp_dir, stall_after=cfg.gap_after)
+                                                    stall_after=cfg.gap_after)
             self.sink = self._observer_process.sink
             return self._observer_process.command_fd
         hub = Hub(self._make_observers(self), warn=self.warn, stall_after=cfg.gap_after)
@@ -177,6 +176,10 @@ class ProxySession:
             handed_over = observers.sink.close(self.config.observer_timeout)
             why = observers.finish(self.warn, stuck_after=self.config.observer_timeout)
             observers.close_commands()
+            if self.config.control:  # its server removes them at its end, unless it was killed first
+                from rpcspy.pump.observers.control import unregister
+
+                unregister(self.pid)
             if why is None and not handed_over:
                 why = "the observer process did not take the end of the session (it was stopped or stuck)"
             if why is not None:
@@ -221,6 +224,7 @@ class ProxySession:
     def run(self) -> int:
         cfg = self.config
         closed = fill_closed_std_fds((cfg.stdin, cfg.stdout, cfg.stderr))  # before any pipe takes their numbers
+        keep_freed_memory()  # before the fork: the observer process inherits it
         if cfg.record_fd is not None:  # which file to remove if the agent does not start (the writer closes fd)
             from rpcspy.recording.claim import file_id
 

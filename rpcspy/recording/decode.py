@@ -17,9 +17,10 @@ from typing import Any, Union
 
 import msgspec
 
+from rpcspy.events import Seq
 from rpcspy.framing import DECODE_ERRORS
 from rpcspy.plans import json_decoder
-from rpcspy.recording.format import ENTRY_TYPES, FrameEntry, Seq, UnknownEntry
+from rpcspy.recording.format import ENTRY_TYPES, FrameEntry, UnknownEntry
 
 _entry_decoder: Any = msgspec.json.Decoder(Union[ENTRY_TYPES])  # noqa: UP007
 

@@ -2,8 +2,8 @@
 
 :class:`RecordingIndex` reads the entries that were appended since the last
 :meth:`~RecordingIndex.poll` (so it follows a recording that is still being
-written) and remembers where each frame's line starts, 8 bytes per entry, so a
-frame is decoded again only when it is looked at. Transcripts, which have no
+written: :class:`~rpcspy.recording.follow.Tail`) and remembers where each frame's line starts,
+8 bytes per entry, so a frame is decoded again only when it is looked at. Transcripts, which have no
 such lines, are read once and their frames kept in memory.
 """
 
@@ -14,12 +14,9 @@ from array import array
 from typing import Any
 
 from rpcspy.events import Frame
-from rpcspy.recording.decode import entry_or_none
+from rpcspy.recording.follow import POLL_BYTES, Tail
 from rpcspy.recording.format import FrameEntry
 from rpcspy.recording.reader import open_recording
-
-POLL_BYTES = 8 << 20
-"""At most this much is read per poll, so a large recording shows while it loads."""
 
 
 class RecordingIndex:
@@ -29,46 +26,33 @@ class RecordingIndex:
         self.rec = open_recording(path)  # RecordingError for what is not a recording
         self.path = self.rec.path
         self._mem: dict[int, Frame] | None = None if self.rec.kind == "rpcspy" else {}
-        self._f = open(self.path, "rb")
-        self._f.readline()  # the header
-        self._pos = self._f.tell()
-        self._pending = b""
+        self._tail: Tail | None = Tail(self.rec) if self._mem is None else None
+        self._read_once = False
         self._base = -1
         self._offsets = array("q")
-        self.size = self._pos
+
+    @property
+    def size(self) -> int:
         """Bytes read so far."""
+        return self._tail.size if self._tail is not None else 0
 
     def poll(self, limit: int = POLL_BYTES) -> tuple[list[Any], bool]:
         """Entries appended since the last poll (up to about ``limit`` bytes) and whether more are waiting."""
-        if self._mem is not None:
-            if self._pos < 0:
+        if self._tail is None:
+            assert self._mem is not None
+            if self._read_once:
                 return [], False
             entries = list(self.rec.entries())
             for e in entries:
                 if isinstance(e, FrameEntry):
                     self._mem[e.seq] = e.to_frame()
-            self._pos = -1
+            self._read_once = True
             return entries, False
-        self._f.seek(self._pos)
-        chunk = self._f.read(limit)
-        more = len(chunk) == limit
-        if not chunk:
-            return [], False
-        start = self._pos - len(self._pending)
-        data = self._pending + chunk
-        self._pos += len(chunk)
-        entries = []
-        at = 0
-        while (end := data.find(b"\n", at)) >= 0:
-            line = data[at:end]
-            if line.strip() and (entry := entry_or_none(line)) is not None:
-                entries.append(entry)
-                if isinstance(entry, FrameEntry):
-                    self._remember(entry.seq, start + at)
-            at = end + 1
-        self._pending = data[at:]
-        self.size = self._pos - len(self._pending)
-        return entries, more
+        got = self._tail.poll(limit)
+        for entry, offset in zip(got.entries, got.offsets, strict=True):
+            if isinstance(entry, FrameEntry):
+                self._remember(entry.seq, offset)
+        return got.entries, got.more
 
     def _remember(self, seq: int, offset: int) -> None:
         if self._base < 0:
@@ -82,14 +66,14 @@ class RecordingIndex:
 
     def frame(self, seq: int) -> Frame | None:
         """The frame with this seq, read and decoded again; None if there is none."""
-        if self._mem is not None:
-            return self._mem.get(seq)
+        if self._tail is None:
+            return self._mem.get(seq) if self._mem is not None else None
         i = seq - self._base
         if self._base < 0 or not 0 <= i < len(self._offsets) or self._offsets[i] < 0:
             return None
-        self._f.seek(self._offsets[i])
-        entry = entry_or_none(self._f.readline())
+        entry = self._tail.entry_at(self._offsets[i])
         return entry.to_frame() if isinstance(entry, FrameEntry) else None
 
     def close(self) -> None:
-        self._f.close()
+        if self._tail is not None:
+            self._tail.close()

@@ -117,6 +117,12 @@ def _items(path: str, leg: str, origin: float) -> Iterator[Item]:
                 yield Item(round(e.t + shift, 6), leg, e.dir, obj, label_of(obj) or "<not JSON>")
 
 
+def _unasked(start: Item) -> str:
+    obj = start.obj if isinstance(start.obj, dict) else {}
+    return (f"{start.t:.3f}: pi ran tool {obj.get('toolName')} ({obj.get('toolCallId')}) with no "
+            "session/request_permission asked of the ACP client")
+
+
 def load(path: str) -> Legs:
     """Read both legs of the session ``path`` belongs to and merge them."""
     front, backs = find_legs(path)
@@ -145,6 +151,7 @@ def merge(front: str, backs: list[str], items: Iterable[Item]) -> Legs:
     causes: list[Item] = []
     dialogs: dict[Any, tuple[Item, bool]] = {}  # pi dialog id -> (request, an ACP agent request followed)
     asked_since_prompt = False
+    unasked: dict[Any, Item] = {}  # pi tool calls started with no ACP request of the agent's so far
     turns: dict[Any, Turn] = {}
     turn: Turn | None = None
     for it in out.items:
@@ -167,6 +174,7 @@ def merge(front: str, backs: list[str], items: Iterable[Item]) -> Legs:
                 turn.acp_text = it.t
             if "method" in obj and "id" in obj:
                 asked_since_prompt = True
+                unasked.clear()  # asked while the tool ran: pi's tool_call hooks (a gate's dialog) run after its start
                 for did, (req, asked) in dialogs.items():
                     if not asked:
                         out.observations.append(
@@ -200,11 +208,13 @@ def merge(front: str, backs: list[str], items: Iterable[Item]) -> Legs:
             if it.label == "extension_ui_request" and obj.get("method") in DIALOGS:
                 dialogs[_key(obj.get("id"))] = (it, False)
             elif it.label == "tool_execution_start" and not asked_since_prompt:
-                out.observations.append(
-                    f"{it.t:.3f}: pi ran tool {obj.get('toolName')} ({obj.get('toolCallId')}) with no "
-                    "session/request_permission asked of the ACP client")
+                unasked[_key(obj.get("toolCallId"))] = it
+            elif it.label == "tool_execution_end" and (start := unasked.pop(_key(obj.get("toolCallId")), None)):
+                out.observations.append(_unasked(start))
             elif it.label == "response" and obj.get("success") is False:
                 out.observations.append(f"{it.t:.3f}: pi refused {obj.get('command')}: {obj.get('error')}")
+    out.observations += [_unasked(start) for start in unasked.values()]
+    out.observations.sort(key=lambda o: float(o.split(":", 1)[0]))  # in time (each begins with it); then the end's
     for req, _ in dialogs.values():
         out.observations.append(f"{req.t:.3f}: pi dialog {req.obj.get('method')} #{req.ident} never answered")
     for it in sorted(waiting.values(), key=lambda i: i.t):

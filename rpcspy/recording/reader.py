@@ -16,7 +16,7 @@ import operator
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Union
 
@@ -39,6 +39,7 @@ from rpcspy.recording.format import (
     FrameEntry,
     Header,
 )
+from rpcspy.recording.migrate import MigrationError, Step, steps_from, upgrade_header, upgrade_line
 from rpcspy.recording.transcripts import raw_records, structured_records, transcript_entries
 
 CHUNK = 1 << 20
@@ -58,6 +59,7 @@ _block_decoder = msgspec.json.Decoder(list[tuple[Union[ENTRY_TYPES]]])  # type: 
 """A block of lines as ``[[line],[line],...]``: each line must hold exactly one entry (see :func:`_wrapped`)."""
 _first = operator.itemgetter(0)
 _header_decoder = msgspec.json.Decoder(Header)
+_raw_object = msgspec.json.Decoder(dict[str, msgspec.Raw])
 
 
 class RecordingError(Exception):
@@ -130,13 +132,15 @@ class Recording:
     """"rpcspy", "structured-transcript" or "raw-transcript"."""
     problems: list[Problem] = field(default_factory=list)
     """Lines that could not be read (a truncated last line after a crash, ...)."""
+    steps: tuple[Step, ...] = ()
+    """An older format's upgrade to the current one (rpcspy.recording.migrate), run on each line as it is read."""
 
     def entries(self) -> Iterator[msgspec.Struct]:
         """Every entry after the header, in file order, streamed."""
         for block in self.blocks():
             yield from block
 
-    def frames(self) -> Iterator[Frame]:
+    def frames(self) -> Generator[Frame, None, None]:
         """Only the frames, as :class:`Frame` events."""
         for block in self.blocks():
             for e in block:
@@ -154,13 +158,27 @@ class Recording:
         """
         with open(self.path, "rb") as f:
             if self.kind == "rpcspy":
-                yield from self._native(f, frame_json)
+                yield from self._migrated(f) if self.steps else self._native(f, frame_json)
                 return
             lines = _iter_lines(f)
             if self.kind == "structured-transcript":
                 yield from batched(transcript_entries(structured_records(lines, self._skip)))
             else:
                 yield from batched(transcript_entries(raw_records(lines)))
+
+    def _migrated(self, f: BinaryIO) -> Iterator[list[msgspec.Struct]]:
+        """The entries of an older format, each line upgraded (:attr:`steps`) then decoded."""
+        lines = _iter_lines(f)
+        next(lines, None)  # the header
+        batch: list[msgspec.Struct] = []
+        for lineno, (line, had_lf) in enumerate(lines, start=2):
+            for new in upgrade_line(line, self.steps):
+                batch.extend(self._line(new, lineno, had_lf))
+            if len(batch) >= 1024:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
 
     def _native(self, f: BinaryIO, frame_json: Callable[[], Any] | None) -> Iterator[list[msgspec.Struct]]:
         """The entries after the header, decoded a block of whole lines at a time (see :meth:`_block`): a
@@ -291,10 +309,11 @@ def open_recording(path: str | os.PathLike[str]) -> Recording:
         raise RecordingError(f"{path}: cannot read: {exc.strerror}") from None
     if not first.strip():
         raise RecordingError(f"{path}: empty file, not a recording")
-    return Recording(path, *_sniff(path, first))
+    header, kind, steps = _sniff(path, first)
+    return Recording(path, header, kind, steps=steps)
 
 
-def _sniff(path: str, first: bytes) -> tuple[Header, str]:
+def _sniff(path: str, first: bytes) -> tuple[Header, str, tuple[Step, ...]]:
     try:
         obj = msgspec.json.decode(first)
     except DECODE_ERRORS:
@@ -307,13 +326,19 @@ def _sniff(path: str, first: bytes) -> tuple[Header, str]:
                 f"(up to {FORMAT_VERSION}); upgrade rpcspy"
             )
         try:
-            return _header_decoder.decode(first), "rpcspy"
+            steps = steps_from(version)
+        except MigrationError as exc:
+            raise RecordingError(f"{path}: {exc}") from None
+        try:
+            if steps:
+                first = msgspec.json.encode(upgrade_header(_raw_object.decode(first), steps))
+            return _header_decoder.decode(first), "rpcspy", steps
         except DECODE_ERRORS as exc:
             raise RecordingError(f"{path}:1: bad recording header: {unreadable_reason(exc)}") from None
     if isinstance(obj, dict) and {"t", "dir", "raw"} <= obj.keys():
-        return _transcript_header(path, obj.get("raw", "")), "structured-transcript"
+        return _transcript_header(path, obj.get("raw", "")), "structured-transcript", ()
     if first.startswith((b">> ", b"## ", b"!! ")) or (isinstance(obj, dict) and "type" in obj):
-        return _transcript_header(path, first.decode("utf-8", "replace")), "raw-transcript"
+        return _transcript_header(path, first.decode("utf-8", "replace")), "raw-transcript", ()
     raise RecordingError(
         f"{path}: not an rpcspy recording (line 1 has no \"format\":\"{FORMAT_NAME}\" header) "
         "and not a pi transcript"

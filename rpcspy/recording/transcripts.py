@@ -16,8 +16,9 @@ from collections.abc import Callable, Iterable, Iterator
 
 import msgspec
 
+from rpcspy.events import Note
 from rpcspy.framing import DECODE_ERRORS, split_cr
-from rpcspy.recording.format import FrameEntry, NoteEntry
+from rpcspy.recording.format import FrameEntry
 
 PARTIAL_MARK = b"   <-- (no trailing newline yet)"
 _DIRS = {"in": "c2a", "out": "a2c", "err": "err"}
@@ -97,7 +98,7 @@ def transcript_entries(records: Iterable[Record]) -> Iterator[msgspec.Struct]:
             yield _frame_entry(pending[0], pending[1], "c2a", pending[2], nl=False)
             pending = None
         if direction == "note":
-            yield NoteEntry(seq=seq, t=t, level="info", text=payload.decode("utf-8", "replace"))
+            yield Note(seq=seq, t=t, level="info", text=payload.decode("utf-8", "replace"))
         else:
             yield _frame_entry(seq, t, direction, payload)
     if pending is not None:

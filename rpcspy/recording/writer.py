@@ -11,17 +11,13 @@ import datetime as _dt
 import os
 from collections.abc import Callable, Sequence
 
+import msgspec
+
 from rpcspy.events import Direction, Eof, Event, Exit, Finding, Frame, Note, SpawnFailed, Start, frames_of
 from rpcspy.recording.claim import RecordingRefused, open_recording_file
 from rpcspy.recording.format import (
     SMALL_FRAME,
-    EofEntry,
-    ExitEntry,
-    FindingEntry,
     Header,
-    NoteEntry,
-    SpawnFailedEntry,
-    StartEntry,
     chunk_lines,
     encode_entry,
     encode_frame,
@@ -56,27 +52,31 @@ def make_header(argv: Sequence[str], *, mode: str = "proxy", source: str | None 
 
 
 def event_line(event: Event) -> bytes:
-    """One recording line for one event."""
+    """One recording line for one event (a frame in its stored form; any other event as it is, its time
+    rounded to the microsecond)."""
     if isinstance(event, Frame):
         return encode_frame(event)
-    if isinstance(event, Finding):
-        return encode_entry(FindingEntry(
-            seq=event.seq, t=round(event.t, 6), rule=event.rule, severity=event.severity, group=event.group,
-            message=event.message, frame=event.frame, dir=event.dir, path=event.path, related=event.related,
-            extra=event.extra,
-        ))
-    if isinstance(event, Start):
-        return encode_entry(StartEntry(seq=event.seq, t=round(event.t, 6), pid=event.pid, argv=event.argv))
-    if isinstance(event, Eof):
-        return encode_entry(EofEntry(seq=event.seq, t=round(event.t, 6), dir=event.dir))
-    if isinstance(event, Exit):
-        return encode_entry(ExitEntry(seq=event.seq, t=round(event.t, 6), code=event.code, signal=event.signal))
-    if isinstance(event, Note):
-        return encode_entry(NoteEntry(seq=event.seq, t=round(event.t, 6), level=event.level, text=event.text,
-                                      dir=event.dir, dropped_bytes=event.dropped_bytes))
-    if isinstance(event, SpawnFailed):
-        return encode_entry(SpawnFailedEntry(seq=event.seq, t=round(event.t, 6), error=event.error, code=event.code))
-    raise TypeError(f"not an event: {event!r}")
+    if not isinstance(event, _ENTRIES):
+        raise TypeError(f"not an event: {event!r}")
+    return encode_entry(msgspec.structs.replace(event, t=round(event.t, 6)))
+
+
+_ENTRIES = (Finding, Start, Eof, Exit, Note, SpawnFailed)
+
+
+def lines_entries(direction: Direction, t: float, first: int, lines: list[bytes],
+                  injected: bool = False) -> list[bytes]:
+    """The recording lines of the frames ``first``, ``first + 1``, ... of one chunk's ``lines`` (as
+    :func:`~rpcspy.events.frames_of` makes them), as pieces: byte for byte what :func:`event_line`
+    makes of each frame. Small embeddable frames (most of a session) are encoded together by
+    :func:`~rpcspy.recording.format.chunk_lines`, with no Python object per frame; a chunk with a line
+    that is not (CR LF, not JSON, whitespace, not UTF-8) or a long one takes the frames' path."""
+    if not lines:
+        return []
+    out = chunk_lines(first, t, direction, lines, injected) if max(map(len, lines)) <= SMALL_FRAME else None
+    if out is not None:
+        return [out]
+    return frames_lines(frames_of(first, t, direction, lines, injected))
 
 
 _IOV_MAX = 512
@@ -155,21 +155,11 @@ class RecordingWriter:
     def write_lines(self, direction: Direction, t: float, first: int, lines: list[bytes],
                     injected: bool = False) -> None:
         """Append the frames ``first``, ``first + 1``, ... of one chunk's ``lines`` (as
-        :func:`~rpcspy.events.frames_of` makes them), byte for byte what :meth:`write_events` writes.
-
-        Small embeddable frames (most of a session) are encoded together by
-        :func:`~rpcspy.recording.format.chunk_lines`, with no Python object per frame; a chunk with
-        a line that is not (CR LF, not JSON, whitespace, not UTF-8) or a long one takes the frames' path."""
+        :func:`~rpcspy.events.frames_of` makes them), byte for byte what :meth:`write_events` writes
+        (:func:`lines_entries`)."""
         if self._fd is None or not lines:
             return
-        out = chunk_lines(first, t, direction, lines, injected) if max(map(len, lines)) <= SMALL_FRAME else None
-        if out is not None:
-            self._buf.append(out)
-            self._buffered += len(out)
-            if self._buffered >= FLUSH_AT:
-                self.flush()
-        else:
-            self._add(frames_lines(frames_of(first, t, direction, lines, injected)))
+        self._add(lines_entries(direction, t, first, lines, injected))
 
     def _add(self, pieces: list[bytes]) -> None:
         self._buf.extend(pieces)

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Container
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
-from rpcspy.events import Event, Finding, Frame
+from rpcspy.events import Event, Finding, Frame, Severity
 from rpcspy.frameinfo import NOT_JSON, parse, type_of
 from rpcspy.protocol.pairing import Pairing, is_blank
 from rpcspy.protocol.spec import skips_blank_lines
@@ -174,7 +174,7 @@ class Timeline:
         if shown is None:
             shown = self.select is None or self.select.match_finding(f)
         item = Item(kind="finding", seq=f.seq, t=f.t, dir=f.dir, label=f.rule, summary=f.message,
-                    status="info" if f.severity == "info" else f.severity, finding=f, selected=shown)
+                    status=cast(Severity, f.severity), finding=f, selected=shown)
         out.append(item)
 
     # -- frames ---------------------------------------------------------------------------

@@ -148,16 +148,17 @@ def test_several_recordings_and_transcripts() -> None:
 
 def test_progress_bar_only_on_a_terminal(rec: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from rpcspy.cli import check_cmd
+    from rpcspy.offline.reading import Reading
 
     seen = []
-    from rpcspy.cli import recfile
-
-    real = recfile.read_events
-    monkeypatch.setattr(recfile, "read_events", lambda r, **kw: (seen.append(kw), real(r, **kw))[1])
+    real = Reading.events
+    monkeypatch.setattr(Reading, "events", lambda r, **kw: (seen.append(r.progress), real(r, **kw))[1])
     run(rec)
     monkeypatch.setattr(check_cmd, "_stderr_is_tty", lambda: True)
     run(rec)
-    assert [kw["progress"] for kw in seen] == [True]  # the plain path reads entries directly
+    from rpcspy.cli.recfile import progress_bar
+
+    assert seen == [progress_bar]  # the plain path reads entries directly
 
 
 @pytest.mark.parametrize("name", ["transcripts/structured/04_framing_and_errors.jsonl",

@@ -28,10 +28,13 @@ def test_console_is_plain_and_100_wide_in_a_pipe(monkeypatch: pytest.MonkeyPatch
 
 
 def test_progress_reads_every_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    rec = open_recording(write_sample(tmp_path / "s.jsonl"))
+    path = write_sample(tmp_path / "s.jsonl")
+    rec = open_recording(path)
     monkeypatch.setattr(recfile, "PROGRESS_MIN_BYTES", 0)
     monkeypatch.setattr("sys.stderr", io.StringIO())
-    assert list(recfile._with_progress(rec)) == list(rec.entries())
+    reading = recfile.open_or_fail(str(path), progress=True)
+    assert reading.progress is recfile.progress_bar
+    assert list(reading.entries()) == list(rec.entries())
     assert recfile.want_progress() is False  # stderr is not a terminal here
 
 
@@ -41,9 +44,9 @@ def test_open_or_fail_gives_the_readers_reason(tmp_path: Path) -> None:
 
 
 def test_check_replaces_recorded_findings(tmp_path: Path) -> None:
-    rec = open_recording(write_sample(tmp_path / "s.jsonl"))
-    recorded = [e for e in recfile.read_events(rec) if type(e).__name__ == "Finding"]
-    fresh = [e for e in recfile.read_events(rec, check=True) if type(e).__name__ == "Finding"]
+    rec = recfile.open_or_fail(str(write_sample(tmp_path / "s.jsonl")))
+    recorded = [e for e in rec.events() if type(e).__name__ == "Finding"]
+    fresh = [e for e in rec.events(check=True) if type(e).__name__ == "Finding"]
     assert [f.rule for f in recorded] == ["stream.partial_ahead", "correlation.idless_error", "framing.not_json"]
     rules = {f.rule for f in fresh}
     assert {"framing.crlf", "framing.not_json", "correlation.idless_error"} <= rules
@@ -103,10 +106,10 @@ def test_a_first_pass_reads_the_start_of_a_long_recording(tmp_path: Path, monkey
             return bytes(data)
 
     monkeypatch.setattr(reader, "open", lambda *a, **k: Counted(open(*a, **k)), raising=False)
-    rec = open_recording(path)
+    rec = recfile.open_or_fail(str(path))
     assert sum(sizes) <= 64 << 10
     sizes.clear()
-    assert recfile.detect_dialect(rec)[0] == "omp"
+    assert rec.dialect()[0] == "omp"
     assert 0 < sum(sizes) <= 64 << 10
     sizes.clear()
     assert sum(1 for _ in rec.frames()) == 19_999  # the whole pass reads it all

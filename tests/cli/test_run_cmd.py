@@ -163,3 +163,24 @@ def test_client_frames_before_detection_are_checked_live(tmp_path: Path) -> None
     late = [f for f in _findings(rec) if f.rule == "schema.missing_field"]
     assert late and all(f.frame == prompt and "showed the dialect pi-0.84" in f.message for f in late)
     assert b"schema.missing_field at frame %d" % prompt in done.stderr
+
+
+def test_tmp_dir_still_runs_and_says_it_does_nothing(tmp_path: Path) -> None:
+    """An old command line with --tmp-dir (or RPCSPY_TMPDIR set) still proxies and records byte for byte, and
+    stderr says once, naming what the user set, that it does nothing any more; nothing is written there."""
+    frames = b'{"id":"a","type":"get_state"}\n'
+    unused = tmp_path / "tmp"
+    unused.mkdir()
+    for opts, env, named in ((["--tmp-dir", str(unused)], {}, b"--tmp-dir"),
+                             ([], {"RPCSPY_TMPDIR": str(unused)}, b"RPCSPY_TMPDIR")):
+        rec = tmp_path / f"{named.decode().strip('-')}.jsonl"
+        done = proxyrun.run(rec, [sys.executable, FAKE, "echo"], frames, *opts, env=env)
+        assert done.returncode == 0 and done.stdout == frames, done.stderr
+        warnings = [line for line in done.stderr.splitlines() if b"TMPDIR" in line or b"tmp-dir" in line]
+        assert warnings == [b"rpcspy: warning: " + named + b" no longer does anything: rpcspy keeps no tape, spool "
+                            b"or other temporary file any more (bytes are copied straight from the agent to the "
+                            b"client); drop it"]
+        assert [f.raw() for f in open_recording(rec).frames() if f.dir == "c2a"] == [frames]
+    assert list(unused.iterdir()) == []
+    quiet = proxyrun.run(tmp_path / "q.jsonl", [sys.executable, FAKE, "echo"], frames)
+    assert b"no longer does anything" not in quiet.stderr, quiet.stderr

@@ -4,6 +4,7 @@ model server, driven by the official Python ACP SDK."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -19,7 +20,8 @@ pytest.importorskip("acp")
 REPO = Path(__file__).resolve().parents[2]
 
 
-def record_legs(request: pytest.FixtureRequest, agent_home: Path, tmp_path: Path) -> tuple[Path, list[Path]]:
+def record_legs(request: pytest.FixtureRequest, agent_home: Path, tmp_path: Path,
+                prompts: tuple[str, ...] = ("hello", "tool: echo hi-from-acp")) -> tuple[Path, list[Path]]:
     specs = request.getfixturevalue("_agent_specs")
     adapter, pi = _installed("pi-acp-0.0.34", specs), _installed("pi-1.6.0", specs)
     wrapper = tmp_path / "pi"
@@ -29,12 +31,72 @@ def record_legs(request: pytest.FixtureRequest, agent_home: Path, tmp_path: Path
     env["PI_ACP_PI_COMMAND"] = str(wrapper)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     rec = tmp_path / "front.jsonl"
-    argv = [sys.executable, "-m", "tests.support.acp_client", "--prompt", "hello", "--prompt", "tool: echo hi-from-acp",
+    argv = [sys.executable, "-m", "tests.support.acp_client", *(a for p in prompts for a in ("--prompt", p)),
             "--", sys.executable, "-m", "rpcspy", "run", "--legs", "-o", str(rec), "--", *adapter.argv_prefix]
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=180, env=env, cwd=agent_home / "project")
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert proc.stdout.split() == ["stopReason=end_turn"] * 2
+    assert proc.stdout.split() == ["stopReason=end_turn"] * len(prompts)
     return rec, sorted(tmp_path.glob("front.back.*.jsonl"))
+
+
+def legs(path: Path) -> str:
+    out = subprocess.run([sys.executable, "-m", "rpcspy", "legs", str(path)], capture_output=True, text=True,
+                         timeout=60, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+GATE = """\
+// Before a bash command: ask why (an input dialog), then a confirm; block the command when refused.
+export default function (pi) {
+  pi.on("tool_call", async (event, ctx) => {
+    if (event.toolName !== "bash") return undefined;
+    await ctx.ui.input("rpcspy legs", "why run " + event.input.command + "?");
+    const ok = await ctx.ui.confirm("rpcspy legs", "run " + event.input.command + "?");
+    return ok ? undefined : { block: true, reason: "refused" };
+  });
+}
+"""
+"""A pi extension (``-e``-style, from ~/.pi/agent/extensions) with two dialogs: pi-acp 0.0.34 answers an
+``input`` itself (cancelled: "not supported in ACP yet") and turns a ``confirm`` into
+``session/request_permission`` (options yes / no)."""
+DIALOG_DATA = REPO / "tests" / "data" / "acp" / "legs"
+"""front.jsonl and front.back.PID.jsonl: the pair recorded by the test below (a pair keeps the names it was
+recorded with: the back leg names its front)."""
+
+
+@pytest.mark.agents
+def test_pi_acp_translates_a_pi_dialog_into_a_permission_request(request: pytest.FixtureRequest, agent_home: Path,
+                                                                  tmp_path: Path) -> None:
+    """A real session where the adapter translates: `rpcspy legs` says which pi dialog became which ACP
+    request, and which one the adapter answered by itself."""
+    ext = agent_home / ".pi" / "agent" / "extensions"
+    ext.mkdir(parents=True, exist_ok=True)
+    (ext / "rpcspy-legs-gate.js").write_text(GATE)
+    rec, backs = record_legs(request, agent_home, tmp_path, ("tool: echo gated",))
+    assert len(backs) == 1
+    assert_dialog_observations(legs(backs[0]))
+    methods = [json.loads(f.data).get("method") for f in open_recording(rec).frames() if f.dir == "c2a"]
+    answers = [json.loads(f.data) for f in open_recording(rec).frames()
+               if f.dir == "c2a" and "result" in json.loads(f.data)]
+    assert "session/prompt" in methods and answers[0]["result"]["outcome"] == {"outcome": "selected", "optionId": "yes"}
+
+
+def assert_dialog_observations(text: str) -> None:
+    observed = text.split("observations:\n")[1].splitlines()
+    inputs = [o for o in observed if "pi dialog input #" in o]
+    confirms = [o for o in observed if "pi dialog confirm #" in o]
+    assert len(inputs) == 1 and inputs[0].endswith("answered by the adapter itself: the ACP client was never asked")
+    assert len(confirms) == 1 and "translated to ACP session/request_permission #0 +" in confirms[0]
+    assert not any("with no session/request_permission" in o for o in observed)  # the client was asked
+
+
+def test_the_recorded_dialog_session_offline() -> None:
+    """The same, on the pair recorded by the test above (pi-acp 0.0.34 on pi 1.6.0), kept in tests/data."""
+    backs = sorted(DIALOG_DATA.glob("front.back.*.jsonl"))
+    assert len(backs) == 1
+    assert_dialog_observations(legs(DIALOG_DATA / "front.jsonl"))
+    assert_dialog_observations(legs(backs[0]))
 
 
 @pytest.mark.agents

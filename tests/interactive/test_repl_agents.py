@@ -67,5 +67,5 @@ def test_tools_bash_and_abort_on_pi(pi_agent, fake_llm, tmp_path: Path) -> None:
         t.close()
     sent = [json.loads(f.data) for f in open_recording(rec).frames() if f.dir == "c2a"]
     assert [s["type"] for s in sent] == ["prompt", "bash", "prompt", "abort"]
-    findings = [e for e in open_recording(rec).entries() if type(e).__name__ == "FindingEntry"]
+    findings = [e for e in open_recording(rec).entries() if type(e).__name__ == "Finding"]
     assert all(f.severity != "error" for f in findings), [f.message for f in findings]

@@ -78,3 +78,27 @@ def test_only_a_leg_s_header_names_its_leg(tmp_path) -> None:
     old = tmp_path / "old.jsonl"
     old.write_bytes(msgspec.json.encode(plain) + b"\n")
     assert getattr(open_recording(old).header, "leg", None) is msgspec.UNSET
+
+
+def test_a_tool_gated_by_a_pi_dialog_after_its_start_was_asked() -> None:
+    """pi announces tool_execution_start before its tool_call hooks run: a gate extension's confirm comes after
+    it. Only a tool that ends with nothing asked of the ACP client is said to run unasked."""
+    frames = [
+        item(0.0, ACP, "c2a", {"jsonrpc": "2.0", "id": 1, "method": "session/prompt", "params": {}}),
+        item(0.1, PI, "a2c", {"type": "tool_execution_start", "toolName": "bash", "toolCallId": "gated"}),
+        item(0.2, PI, "a2c", {"type": "extension_ui_request", "id": "d1", "method": "confirm", "title": "run?"}),
+        item(0.3, ACP, "a2c", {"jsonrpc": "2.0", "id": 0, "method": "session/request_permission", "params": {}}),
+        item(0.4, ACP, "c2a", {"jsonrpc": "2.0", "id": 0, "result": {"outcome": {"outcome": "cancelled"}}}),
+        item(0.5, PI, "c2a", {"type": "extension_ui_response", "id": "d1", "confirmed": False}),
+        item(0.6, PI, "a2c", {"type": "tool_execution_end", "toolName": "bash", "toolCallId": "gated"}),
+        item(0.7, ACP, "c2a", {"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": {}}),
+        item(0.8, PI, "a2c", {"type": "tool_execution_start", "toolName": "bash", "toolCallId": "free"}),
+        item(0.9, PI, "a2c", {"type": "tool_execution_end", "toolName": "bash", "toolCallId": "free"}),
+        item(1.0, ACP, "a2c", {"jsonrpc": "2.0", "id": 2, "result": {"stopReason": "end_turn"}}),
+        item(1.1, ACP, "a2c", {"jsonrpc": "2.0", "id": 1, "result": {"stopReason": "end_turn"}}),
+    ]
+    legs = merge("f.jsonl", ["f.back.1.jsonl"], frames)
+    assert legs.observations == [
+        "0.300: pi dialog confirm #d1 translated to ACP session/request_permission #0 +100 ms",
+        "0.800: pi ran tool bash (free) with no session/request_permission asked of the ACP client",
+    ]

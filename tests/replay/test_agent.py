@@ -159,7 +159,7 @@ def test_records_replay_session(tmp_path):
     rec = open_recording(out)
     assert rec.header.mode == "replay"
     kinds = [type(e).__name__ for e in rec.entries()]
-    assert kinds[-1] == "ExitEntry" and "EofEntry" in kinds and "NoteEntry" in kinds
+    assert kinds[-1] == "Exit" and "Eof" in kinds and "Note" in kinds
     dirs = [f.dir for f in rec.frames()]
     assert dirs[:3] == ["a2c", "c2a", "a2c"]
 

@@ -5,6 +5,8 @@
 It does what real agents do not on demand, chosen by the prompt's text:
 
     deny            a tool call that asks permission; a rejection fails the call
+    tool: CMD       the same (what ``rpcspy conform``'s permission cases send)
+    slow:N          a message chunk, then nothing until ``session/cancel``: ``stopReason: cancelled``
     fs: PATH        reads PATH through the client (``fs/read_text_file``), whatever was negotiated
     cancel          a tool call in progress until ``session/cancel``, then ``stopReason: cancelled``
     cancel-ignore   the same, but it ends the turn ``end_turn`` (a cancel not honoured)
@@ -40,6 +42,7 @@ class TestAgent:
         self.conn: Any = None
         self.cancelled = asyncio.Event()
         self.sessions = 0
+        self.calls = 0
         self.background: set[asyncio.Task[Any]] = set()
 
     def on_connect(self, conn: Any) -> None:
@@ -63,18 +66,25 @@ class TestAgent:
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
         text = "".join(getattr(block, "text", "") for block in prompt).strip()
         sid = session_id
-        if text == "deny":
-            await self.conn.session_update(session_id=sid, update=start_tool_call("t-deny", "rm -rf build",
+        if text == "deny" or text.startswith("tool:"):
+            self.calls += 1
+            call = f"t-deny-{self.calls}"
+            await self.conn.session_update(session_id=sid, update=start_tool_call(call, "rm -rf build",
                                                                                   kind="execute", status="pending"))
             answer = await self.conn.request_permission(session_id=sid, options=OPTIONS,
-                                                        tool_call=ToolCallUpdate(tool_call_id="t-deny"))
+                                                        tool_call=ToolCallUpdate(tool_call_id=call, title="rm -rf build"))
             chosen = getattr(answer.outcome, "option_id", None)
             status = "completed" if chosen == "allow" else "failed"
-            await self.conn.session_update(session_id=sid, update=update_tool_call("t-deny", status=status))
+            await self.conn.session_update(session_id=sid, update=update_tool_call(call, status=status))
             await self.say(sid, f"permission: {chosen or 'cancelled'}")
         elif text.startswith("fs:"):
             read = await self.conn.read_text_file(session_id=sid, path=text[3:].strip())
             await self.say(sid, f"read {len(read.content)} characters")
+        elif text.startswith("slow:"):
+            self.cancelled.clear()
+            await self.say(sid, "tick ")
+            await asyncio.wait_for(self.cancelled.wait(), 30)
+            return PromptResponse(stop_reason="cancelled")
         elif text in ("cancel", "cancel-ignore"):
             self.cancelled.clear()
             await self.conn.session_update(session_id=sid, update=start_tool_call("t-long", "sleep", kind="execute",

@@ -106,13 +106,13 @@ class _Session:
         for i, piece in enumerate(step.pieces):
             if i:
                 time.sleep(step.gap)
+            for line in self._c2a.feed(piece):  # before the write: the answer may come at once
+                self._add("c2a", line)
             try:
                 self.proc.stdin.write(piece)  # type: ignore[union-attr]
                 self.proc.stdin.flush()  # type: ignore[union-attr]
             except (BrokenPipeError, ValueError, OSError):
                 return
-            for line in self._c2a.feed(piece):
-                self._add("c2a", line)
 
     def close(self) -> None:
         try:
@@ -120,10 +120,12 @@ class _Session:
         except (BrokenPipeError, OSError):
             pass
 
-    def wait_for(self, step: Await, stop: threading.Event | None = None) -> bool:
-        """Block until ``step`` is met (True), or its timeout passes, stdout ends or ``stop`` is set (False)."""
+    def wait_for(self, step: Await, stop: threading.Event | None = None,
+                 check: Callable[[_Session, float], bool] | None = None) -> bool:
+        """Block until ``step`` is met (True), or its timeout passes, stdout ends or ``stop`` is set (False).
+        ``check``: what meets it, instead of what ``step`` names (the ACP runner's waits)."""
         deadline = time.monotonic() + step.timeout
-        check = _condition(step)
+        check = check or _condition(step)
         with self.cond:
             while True:
                 now = time.monotonic()

@@ -91,10 +91,12 @@ class Lagging(Protocol):
         """End of session, caught up or not: ``emit`` the last of what it derives (a note if it is behind)."""
 
 
-LAG_BUDGET = 2048
-"""Frames a lagging observer works through per :meth:`Dispatcher.work` call."""
-LAG_GRACE = 1.0
-"""Seconds lagging observers get at the end of the session to catch up (:meth:`Dispatcher.close`)."""
+LAG_BUDGET = 512
+"""Frames a lagging observer works through per :meth:`Dispatcher.work` call: a few ms of the check, so
+a chunk that comes meanwhile waits no longer for the recorder."""
+LAG_GRACE = 0.5
+"""Seconds lagging observers get at the end of the session to catch up (:meth:`Dispatcher.close`): part
+of the exit's 2 s, on top of what the recorder still has to write then (`rpcspy check` covers the rest)."""
 
 
 @runtime_checkable

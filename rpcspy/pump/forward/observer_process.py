@@ -37,6 +37,10 @@ READ_SIZE = 1 << 20
 """The most the observer process takes from its pipe at a time."""
 STOPPED_GRACE = 1.0
 """At the end, how long a stopped (SIGSTOP) observer process is given to continue before it is ended."""
+PAUSE = 0.001
+"""With the live check behind, how long the pipe must stay empty before it gets a slice of work: the
+stream paused. In a flood the check waits (and falls behind up to its bound) instead of taking the CPU
+the relays, the agent and the client need on a busy machine."""
 TICK_SECONDS = 1.0
 """With no traffic, observers get a ``tick`` this often (live checks for overdue answers)."""
 
@@ -154,13 +158,11 @@ def fork_observers(
     session: ChildSession,
     *,
     warn: Warn,
-    tmp_dir: str | None = None,
     stall_after: float = STALL_AFTER,
 ) -> ObserverProcess:
     """Fork the observer process; call before starting threads or the agent.
 
-    ``stall_after``: how long the proxy's sink waits for stopped or dead observers (then gaps);
-    ``tmp_dir`` is unused (kept for callers: nothing of the observers' goes to a temporary file now).
+    ``stall_after``: how long the proxy's sink waits for stopped or dead observers (then gaps).
     """
     data_r, data_w = os.pipe()
     cmd_r, cmd_w = os.pipe()
@@ -218,7 +220,7 @@ def _child_main(data_fd: int, make_observers: ObserverFactory, session: ChildSes
     decoder = wire.WireDecoder()
     last_t, last_at = 0.0, time.monotonic()
     exited = False
-    while (chunk := _read_pipe(data_fd, 0 if dispatcher.behind else TICK_SECONDS)) != b"":
+    while (chunk := _read_pipe(data_fd, PAUSE if dispatcher.behind else TICK_SECONDS)) != b"":
         if chunk is None and dispatcher.behind:  # nothing to record: the live check's turn
             dispatcher.work()
             dispatcher.flush()

@@ -15,8 +15,10 @@ with the same findings.
 from __future__ import annotations
 
 import os
+from bisect import bisect_right
 from collections import Counter, deque
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import IO, Any
 
 from rpcspy.checker import report
@@ -26,8 +28,12 @@ from rpcspy.pump.forward.hub import Emit
 
 BEHIND_FRAMES = 1 << 18
 """The live check gives up (with a note) once this many frames wait for it..."""
-BEHIND_BYTES = 64 << 20
+BEHIND_BYTES = 32 << 20
 """... or this many bytes of frames: the backlog it holds in memory is bounded."""
+WORK_BYTES = 256 << 10
+"""At most about this many bytes of frames checked per :meth:`CheckObserver.work` call (and at least one
+frame): with the frame budget, a slice of a few ms however large the frames, so a chunk that comes
+meanwhile waits no longer for the recorder."""
 
 
 def lag_note(t: float, checked: int, why: str) -> Note:
@@ -135,19 +141,23 @@ class CheckObserver:
         return self._behind or (1 if self._stopped else 0)
 
     def work(self, emit: Emit, budget: int) -> None:
-        """Check about ``budget`` queued frames; ``emit`` the findings (or the note that the check stopped)."""
+        """Check about ``budget`` queued frames, at most about :data:`WORK_BYTES` of them; ``emit`` the findings
+        (or the note that the check stopped)."""
         if self._stopped:
             self._give_up(self._stopped, emit)
             return
-        done = 0
+        done = size = 0
         queue = self._queue
-        while queue and done < budget:
+        while queue and done < budget and size < WORK_BYTES:
             item = queue.popleft()
             kind = item[0]
             if kind == "event":
                 self._event(item[1], emit)
                 done += 1
                 continue
+            if kind == "lines":
+                item = self._slice(item, budget - done, WORK_BYTES - size)
+            size += item[-1]
             frames = item[1] if kind == "frames" else frames_of(item[3], item[2], item[1], item[4], item[5])
             n = len(frames)
             self._behind -= n
@@ -160,6 +170,17 @@ class CheckObserver:
             self._tell_dialect()
         if not queue:
             self._behind = self._bytes = 0
+
+    def _slice(self, item: tuple[Any, ...], frames: int, size: int) -> tuple[Any, ...]:
+        """The first lines of a queued chunk that fit in ``frames`` frames and ``size`` bytes (at least one);
+        the rest goes back to the front of the queue, numbered on from there."""
+        _, direction, t, first, lines, injected, nbytes = item
+        ends = list(accumulate(map(len, lines)))
+        take = max(1, min(frames, bisect_right(ends, size)))
+        if take >= len(lines):
+            return item
+        self._queue.appendleft(("lines", direction, t, first + take, lines[take:], injected, nbytes - ends[take - 1]))
+        return ("lines", direction, t, first, lines[:take], injected, ends[take - 1])
 
     def _event(self, event: Event, emit: Emit) -> None:
         self._behind -= 1

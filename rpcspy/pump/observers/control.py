@@ -29,15 +29,16 @@ import stat
 import threading
 import time
 from collections import deque
+from dataclasses import dataclass
 from typing import Any
 
-from rpcspy.events import Eof, Event, Exit, Frame, Start
+from rpcspy.events import Direction, Eof, Event, Exit, Frame, Start, frames_of
 from rpcspy.framing import DECODE_ERRORS
 from rpcspy.injection.ledger import ARM_WITHIN, Ledger, Push, refusal
 from rpcspy.pump.forward.hub import Emit
 from rpcspy.pump.forward.session import Session
 from rpcspy.pump.observers.control_conn import Connection, dumps
-from rpcspy.recording.writer import event_line
+from rpcspy.recording.writer import event_line, lines_entries
 
 BACKLOG_EVENTS = 2000
 BACKLOG_BYTES = 8 << 20
@@ -85,6 +86,20 @@ def meta_path(directory: str, pid: int) -> str:
 
 
 
+@dataclass(frozen=True, slots=True)
+class _Chunk:
+    """The frames of one chunk, as the dispatcher hands them over (:meth:`ControlServer.handle_lines`)."""
+
+    dir: Direction
+    t: float
+    first: int
+    lines: list[bytes]
+    injected: bool
+
+    def events(self) -> list[Frame]:
+        return frames_of(self.first, self.t, self.dir, self.lines, self.injected)
+
+
 class ControlServer:
     """The observer side of the control socket, plus its listener thread."""
 
@@ -109,8 +124,9 @@ class ControlServer:
         self._inject_lock = threading.Lock()
         self._conns: set[Connection] = set()
         self._subs: list[Connection] = []
-        self._backlog: deque[tuple[Event, int]] = deque()
-        self._backlog_bytes = 0
+        self._backlog: deque[tuple[Event | _Chunk, int, int]] = deque()
+        """Events and chunks of frames, with their count of events and size (:meth:`_hold`)."""
+        self._backlog_events = self._backlog_bytes = 0
         self._ledger: Ledger[Connection] = Ledger()
         self._closed = False
         from rpcspy.diagnose.tracker import Tracker
@@ -182,6 +198,25 @@ class ControlServer:
     def handle(self, event: Event, emit: Emit) -> None:
         self.handle_batch([event])
 
+    def handle_lines(self, direction: Direction, t: float, first: int, lines: list[bytes], injected: bool) -> None:
+        """A chunk's frames as their lines (the dispatcher's :class:`~rpcspy.pump.forward.hub.Lines` path): the same
+        as :meth:`handle_batch` of ``frames_of(first, t, direction, lines, injected)``, with no object per
+        frame: the why tracker skips message updates by the chunk, the backlog holds the chunk itself."""
+        if not lines:
+            return
+        with self._why_lock:
+            self._why.feed_lines(direction, t, first, lines, injected)
+        self.frames[direction] += len(lines)
+        if injected and direction != "err":
+            self._injected(frames_of(first, t, direction, lines, injected))
+        chunk = _Chunk(direction, t, first, lines, injected)
+        with self._lock:
+            self._hold(chunk, len(lines), sum(map(len, lines)) + 64 * len(lines))
+            if self._subs:
+                data = b"".join(lines_entries(direction, t, first, lines, injected))
+                for conn in self._subs:
+                    conn.push(data)
+
     def handle_batch(self, events: list[Event]) -> None:
         """Events in order: the why tracker, counts and answers to injections, the backlog, watchers."""
         frames = [e for e in events if type(e) is Frame]
@@ -193,20 +228,44 @@ class ControlServer:
                     self._frames([event])
                 else:
                     self._mark(event)
-        # only the last BACKLOG_EVENTS can stay in the backlog: what came before them falls out anyway
-        held = [(e, len(e.data) + 64 if type(e) is Frame else 128) for e in events[-BACKLOG_EVENTS:]]
         with self._lock:
-            if len(events) >= BACKLOG_EVENTS:
-                self._backlog.clear()
-                self._backlog_bytes = 0
-            self._backlog.extend(held)
-            self._backlog_bytes += sum(size for _, size in held)
-            while len(self._backlog) > BACKLOG_EVENTS or self._backlog_bytes > BACKLOG_BYTES:
-                self._backlog_bytes -= self._backlog.popleft()[1]
+            for event in events[-BACKLOG_EVENTS:]:  # only the last ones can stay in the backlog
+                self._hold(event, 1, len(event.data) + 64 if type(event) is Frame else 128)
             for event in events if self._subs else ():
                 line = event_line(event)
                 for conn in self._subs:
                     conn.push(line)
+
+    def _hold(self, item: Event | _Chunk, events: int, size: int) -> None:
+        """Keep ``item`` (``events`` events, ``size`` bytes) in the backlog (the lock is held), dropping the
+        oldest items while what is left still holds the last :data:`BACKLOG_EVENTS` events that fit in
+        :data:`BACKLOG_BYTES` (:meth:`_subscribe` cuts the exact backlog out of them)."""
+        backlog = self._backlog
+        backlog.append((item, events, size))
+        self._backlog_events += events
+        self._backlog_bytes += size
+        while len(backlog) > 1:
+            _, n, b = backlog[0]
+            if self._backlog_events - n < BACKLOG_EVENTS and self._backlog_bytes - b < BACKLOG_BYTES:
+                break
+            backlog.popleft()
+            self._backlog_events -= n
+            self._backlog_bytes -= b
+
+    def backlog(self, n: int) -> list[Event]:
+        """The last ``n`` events at most (the lock is held): as many of the last :data:`BACKLOG_EVENTS` as fit in
+        :data:`BACKLOG_BYTES` (frames count their bytes and 64, other events 128)."""
+        out: list[Event] = []
+        size = 0
+        n = min(n, BACKLOG_EVENTS)
+        for item, _, _ in reversed(self._backlog):
+            events: list[Event] = item.events() if isinstance(item, _Chunk) else [item]  # type: ignore[assignment]
+            for event in reversed(events):
+                size += len(event.data) + 64 if type(event) is Frame else 128
+                if len(out) >= n or size > BACKLOG_BYTES:
+                    return out[::-1]
+                out.append(event)
+        return out[::-1]
 
     def _frames(self, frames: list[Frame]) -> None:
         """Frames in order: the why tracker, the counts, answers to injections."""
@@ -216,9 +275,13 @@ class ControlServer:
         counts = self.frames
         for direction in counts:
             counts[direction] += dirs.count(direction)
-        for frame in [f for f in frames if f.injected and f.dir != "err"]:
+        self._injected([f for f in frames if f.injected and f.dir != "err"])
+
+    def _injected(self, frames: list[Frame]) -> None:
+        """Injected frames: counted; a diverted answer goes to its injector only."""
+        for frame in frames:
             self.injected[frame.dir] += 1
-            if frame.dir == "a2c":  # a diverted answer: to its injector only
+            if frame.dir == "a2c":
                 with self._lock:
                     self._execute(self._ledger.answer(frame.data))
 
@@ -308,7 +371,7 @@ class ControlServer:
             backlog = BACKLOG_EVENTS
         n = backlog if isinstance(backlog, int) and not isinstance(backlog, bool) else 0
         with self._lock:
-            events = [e for e, _ in self._backlog][-n:] if n > 0 else []
+            events = self.backlog(n) if n > 0 else []
             conn.push(dumps({"op": "subscribe", "ref": ref, "ok": True, "backlog": len(events)}))
             for event in events:
                 conn.push(event_line(event))
@@ -358,3 +421,18 @@ def _refuse(sock: socket.socket, error: str) -> None:
 def start_control(session: Session) -> ControlServer:
     """Offer the control socket for ``session``; the returned observer cleans up at ``close()``."""
     return ControlServer(session)
+
+
+def unregister(pid: int, directory: str | None = None) -> None:
+    """Remove the socket and metadata files of proxy ``pid``: the proxy does so at its exit, in case its
+    observer process (which serves the socket and removes them at its end) was killed first."""
+    try:
+        directory = directory or runtime_dir(create=False)
+    except ControlError:  # not ours to clean: nothing of ours can be there
+        return
+    for path in (socket_path(directory, pid), meta_path(directory, pid)):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+

@@ -6,6 +6,7 @@ and the protocol are in :mod:`rpcspy.pump.observers.control` and docs/control-pr
 
 from __future__ import annotations
 
+import errno
 import glob
 import json
 import os
@@ -17,9 +18,26 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rpcspy.framing import DECODE_ERRORS
-from rpcspy.pump.observers.control import ControlError, meta_path, runtime_dir, socket_path
+from rpcspy.pump.observers.control import ControlError, meta_path, runtime_dir, socket_path, unregister
 
-__all__ = ["ControlClient", "ControlError", "SessionEntry", "Subscription", "find_session", "list_sessions"]
+__all__ = ["ControlClient", "ControlError", "ControlGone", "SessionEntry", "Subscription", "find_session",
+           "list_sessions"]
+
+
+class ControlGone(ConnectionError):
+    """The session's control socket is gone: its file was removed, or nothing listens on it any more."""
+
+
+def gone(path: str, exc: OSError) -> ControlGone:
+    """What a client that cannot reach the control socket at ``path`` is told (``exc``: why connect failed)."""
+    stem = os.path.basename(path).removesuffix(".sock")
+    who = f"session {stem}" if stem.isdigit() else "the session"
+    if exc.errno == errno.ENOENT:
+        why = f"{path} does not exist (the session ended, or runs with --no-control)"
+    else:
+        why = (f"nothing listens on {path} (its observer process died: the session may still be forwarding, "
+               "but cannot be watched, asked or injected into)")
+    return ControlGone(f"{who}'s control socket is gone: {why}")
 
 
 class ControlClient:
@@ -42,8 +60,10 @@ class ControlClient:
         self.sock.settimeout(timeout)
         try:
             self.sock.connect(path)
-        except OSError:
+        except OSError as exc:
             self.sock.close()
+            if exc.errno in (errno.ENOENT, errno.ECONNREFUSED):
+                raise gone(path, exc) from None
             raise
         self.sock.settimeout(None)
         self._ref = 0
@@ -218,7 +238,8 @@ class SessionEntry:
     meta: dict[str, Any] = field(default_factory=dict)
     info: dict[str, Any] | None = None
     state: str = "live"
-    """live, not responding, or stale (its process is gone; its files were removed)."""
+    """live, not responding, control gone (the proxy runs, but nothing serves its socket: its observer
+    process died), or stale (its process is gone; its files were removed)."""
 
     @property
     def socket(self) -> str:
@@ -237,14 +258,6 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
-
-
-def _remove(directory: str, pid: int) -> None:
-    for path in (socket_path(directory, pid), meta_path(directory, pid)):
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
 
 
 def list_sessions(*, clean: bool = True, timeout: float = 1.0, ask: bool = True) -> list[SessionEntry]:
@@ -269,11 +282,13 @@ def list_sessions(*, clean: bool = True, timeout: float = 1.0, ask: bool = True)
         if not _alive(pid):
             entry.state = "stale"
             if clean:
-                _remove(directory, pid)
+                unregister(pid, directory)
         elif ask:
             try:
                 with ControlClient(entry.socket, timeout=timeout) as client:
                     entry.info = client.info(timeout)
+            except ControlGone:
+                entry.state = "control gone"
             except (OSError, TimeoutError, ConnectionError):
                 entry.state = "not responding"
         out.append(entry)

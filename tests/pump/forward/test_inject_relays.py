@@ -1,4 +1,5 @@
-"""Injection: frames spliced in between client frames; answers to them kept from the client."""
+"""Injection (the relays of rpcspy.pump.forward.inject_relays): frames let in between client frames; answers to
+them kept from the client."""
 
 from __future__ import annotations
 
@@ -105,8 +106,9 @@ def test_big_lines_pass_while_diverting(tmp_path: Path) -> None:
 
 
 def test_injection_from_the_observer_process_on_the_zero_copy_path(tmp_path: Path) -> None:
-    """Process mode: agent output travels by tee/splice until a divert is asked for; then the
-    answer to the injection is kept from the client and recorded as injected."""
+    """Process mode (observers in their own process), after megabytes of agent output: the answer to the
+    injection is kept from the client and recorded as injected. (Named after the zero-copy path of
+    before issue 20; every byte is a plain copy now.)"""
     import subprocess
     import sys
 

@@ -134,3 +134,31 @@ def test_a_proxied_stream_where_every_frame_breaks_a_rule_records_its_traffic_no
     notes = [e.text for e in got if isinstance(e, NoteEntry)]
     assert all("`rpcspy check` covers the rest" in n for n in notes), notes  # if the check fell behind
     assert rec.stat().st_size < 1.8 * len(BROKEN) * count  # the frames' entries and a bounded rest
+
+
+def test_a_slice_of_work_is_bounded_in_bytes_and_frames_and_finds_the_same(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """One big chunk is checked in slices (WORK_BYTES, the frame budget; at least a frame each), numbered on
+    where the last stopped: the recording has the same findings on the same frames as checked whole."""
+    from rpcspy.pump.observers import check_observer
+
+    def run(path: Path) -> tuple[list[tuple], int]:
+        check = CheckObserver(CheckOptions(dialect="pi-0.84", summary_fd=-1))
+        d = Dispatcher([Recorder(RecordingWriter(str(path), make_header(["pi"]), warn=pytest.fail)), check],
+                       warn=pytest.fail)
+        d.data("a2c", 0.5, BROKEN * 300)
+        slices = 0
+        while d.behind:
+            before = check.behind
+            d.work(budget=7)
+            assert 1 <= before - check.behind <= 7 or check.behind == 0
+            slices += 1
+        d.event(Exit(0, 1.0, 0))
+        d.close()
+        return [(e.rule, e.frame) for e in entries(path) if isinstance(e, FindingEntry)], slices
+
+    whole, one = run(tmp_path / "whole.jsonl")
+    monkeypatch.setattr(check_observer, "WORK_BYTES", 3 * (len(BROKEN) - 1))  # three lines (without LF)
+    sliced, many = run(tmp_path / "sliced.jsonl")
+    assert sliced == whole and whole
+    assert one == 300 // 7 + 1 and many == 100  # the bytes bound: 3 frames a slice

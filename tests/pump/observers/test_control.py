@@ -211,5 +211,5 @@ def test_a_subscription_hands_out_batches_and_says_when_the_session_ended(server
     feed(server, frame(2, "c2a", {"id": "a", "type": "get_state"}), Exit(3, 0.3, 0, None))
     server.close()  # the session ends: the server closes the connection
     rest = [e for batch in batches for e in batch]
-    assert [type(e).__name__ for e in rest][-2:] == ["FrameEntry", "ExitEntry"] and sub.ended
+    assert [type(e).__name__ for e in rest][-2:] == ["FrameEntry", "Exit"] and sub.ended
     assert sub.client.closed.wait(60)

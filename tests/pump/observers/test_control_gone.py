@@ -1,0 +1,88 @@
+"""The control socket after its observer process was killed (kill -9): the session forwards on, every client
+says the socket is gone (not an errno), and the proxy removes the socket and its metadata at exit."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from rpcspy.pump.observers.control_client import ControlClient, ControlGone
+from tests.pump.proxyrun import RPCSPY, fake, spawn
+from tests.pump.test_stalled_observers import _wait_for_observer_tree
+
+GONE = b"control socket is gone: nothing listens on"
+
+
+def _rpcspy(*args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([*RPCSPY, *args], capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+
+
+def _wait_for(path: Path) -> None:
+    deadline = time.monotonic() + 60
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path} never appeared"
+        time.sleep(0.01)
+
+
+def test_a_killed_observer_process_leaves_no_socket_and_clients_say_it_is_gone(tmp_path: Path, rundir: Path) -> None:
+    proc = spawn(tmp_path / "r.jsonl", fake("echo"))
+    try:
+        sock, meta = rundir / f"{proc.pid}.sock", rundir / f"{proc.pid}.json"
+        _wait_for(meta)
+        os.kill(_wait_for_observer_tree(proc.pid)[0], signal.SIGKILL)
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(b'{"type":"get_state"}\n')
+        proc.stdin.flush()
+        assert proc.stdout.readline() == b'{"type":"get_state"}\n'  # the session forwards on
+
+        why = _rpcspy("why", str(proc.pid))
+        assert why.returncode == 2 and GONE in why.stderr and b"Errno" not in why.stderr, why.stderr
+        assert f"session {proc.pid}'s control socket is gone".encode() in why.stderr
+        inject = _rpcspy("inject", str(proc.pid), "--once", '{"type":"get_state"}')
+        assert inject.returncode == 1 and GONE in inject.stderr and b"Errno" not in inject.stderr, inject.stderr
+        watch = _rpcspy("watch", str(proc.pid))
+        assert watch.returncode == 1 and GONE in watch.stderr, watch.stderr
+        sessions = _rpcspy("sessions")
+        assert sessions.returncode == 0 and b"control gone" in sessions.stdout, sessions.stdout
+        assert sock.exists() and meta.exists()  # while the proxy runs: so that clients can say the above
+
+        proc.stdin.close()
+        assert proc.wait(60) == 0
+        proc.stdout.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert not sock.exists() and not meta.exists()  # the proxy removed what its observer process could not
+
+
+def test_a_removed_socket_file_is_named_gone(tmp_path: Path) -> None:
+    path = tmp_path / "4242.sock"
+    try:
+        ControlClient(str(path), timeout=1)
+    except ControlGone as exc:
+        assert str(exc) == f"session 4242's control socket is gone: {path} does not exist (the session ended, " \
+                           "or runs with --no-control)"
+    else:
+        raise AssertionError("connected to nothing")
+
+
+def test_the_proxy_removes_its_registration_even_if_the_server_is_stopped_at_exit(tmp_path: Path,
+                                                                                  rundir: Path) -> None:
+    """A SIGSTOPped observer process is ended by the proxy at exit: it never removes its files; the proxy does."""
+    proc = spawn(tmp_path / "r.jsonl", fake("echo"))
+    try:
+        _wait_for(rundir / f"{proc.pid}.json")
+        os.kill(_wait_for_observer_tree(proc.pid)[0], signal.SIGSTOP)
+        assert proc.stdin is not None
+        proc.stdin.close()
+        assert proc.wait(60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert sorted(p.name for p in rundir.iterdir()) == []
+
