@@ -13,7 +13,6 @@ from typing import Any
 
 import click
 
-from rpcspy.filters import build_filter
 
 
 def filter_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -50,6 +49,8 @@ def filter_options(f: Callable[..., Any]) -> Callable[..., Any]:
                 f_seq: str | None, f_grep: str | None, f_findings: bool, f_where: str | None,
                 **kwargs: Any) -> Any:
         try:
+            from rpcspy.filters import build_filter  # on use: it loads the events (msgspec), --help does not
+
             kwargs["frame_filter"] = build_filter(dirs=f_dir, types=f_type, time=f_time, seq=f_seq,
                                                   grep=f_grep, only_findings=f_findings, where=f_where)
         except ValueError as exc:
