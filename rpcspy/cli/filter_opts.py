@@ -14,7 +14,6 @@ from typing import Any
 import click
 
 
-
 def filter_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """Decorator for a click command: add the shared filter options.
 
