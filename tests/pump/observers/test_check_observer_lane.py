@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import glob
-from dataclasses import astuple
 
+import msgspec
 import pytest
 
 from rpcspy.checker import Checker, detect_dialect
@@ -83,6 +84,11 @@ def run(observer: object, events: list[Event]) -> list[tuple[object, ...]]:
         while dispatcher.behind:  # the live check is given time after every event: caught up, as plain
             dispatcher.work()
     return [(type(e).__name__, *astuple(e)) for e in collect.events]
+
+
+def astuple(event: Event) -> tuple:
+    """A frame's fields (a dataclass) or another event's (a msgspec Struct, the recording's entry)."""
+    return msgspec.structs.astuple(event) if isinstance(event, msgspec.Struct) else dataclasses.astuple(event)
 
 
 def copy(events: list[Event]) -> list[Event]:
