@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from rpcspy.pump import heap
+from rpcspy.pump.forward import heap
 
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="mallopt is glibc's")

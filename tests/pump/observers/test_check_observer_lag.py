@@ -140,7 +140,7 @@ def test_a_slice_of_work_is_bounded_in_bytes_and_frames_and_finds_the_same(tmp_p
                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """One big chunk is checked in slices (WORK_BYTES, the frame budget; at least a frame each), numbered on
     where the last stopped: the recording has the same findings on the same frames as checked whole."""
-    from rpcspy.pump import check_observer
+    from rpcspy.pump.observers import check_observer
 
     def run(path: Path) -> tuple[list[tuple], int]:
         check = CheckObserver(CheckOptions(dialect="pi-0.84", summary_fd=-1))

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rpcspy.events import Direction, Event, Exit, Start, frames_of
-from rpcspy.pump import control
 from rpcspy.pump.forward.hub import Lines
+from rpcspy.pump.observers import control
 from rpcspy.pump.observers.control import ControlServer
 from rpcspy.recording.writer import event_line
 from tests.pump.control_support import FakeSession
