@@ -22,6 +22,7 @@ that falls too far behind is disconnected.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -140,15 +141,23 @@ class ControlServer:
 
     # --- socket and registry ---------------------------------------------------------
     def _listen(self) -> socket.socket:
-        if os.path.exists(self.sock_path):  # our pid: a leftover of a dead process that had it before
-            os.unlink(self.sock_path)
+        """Listen on a socket bound beside its path, then rename it into place: a client that finds the path
+        can connect (bound at the path itself, a connect between bind and listen was refused, and the
+        client would say that nothing listens there)."""
+        binding = self.sock_path.removesuffix(".sock") + ".new"  # no longer than the path: sun_path's limit
+        for path in (self.sock_path, binding):  # our pid: leftovers of a dead process that had it before
+            if os.path.lexists(path):
+                os.unlink(path)
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            sock.bind(self.sock_path)
-            os.chmod(self.sock_path, 0o600)  # the directory is 0700 already: nobody else got in between
+            sock.bind(binding)
+            os.chmod(binding, 0o600)  # the directory is 0700 already: nobody else got in between
             sock.listen(16)
+            os.rename(binding, self.sock_path)
         except OSError:
             sock.close()
+            with contextlib.suppress(OSError):
+                os.unlink(binding)
             raise
         return sock
 

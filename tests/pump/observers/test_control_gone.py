@@ -1,15 +1,22 @@
 """The control socket after its observer process was killed (kill -9): the session forwards on, every client
-says the socket is gone (not an errno), and the proxy removes the socket and its metadata at exit."""
+says the socket is gone (not an errno), and the proxy removes the socket and its metadata at exit. And while it
+starts: its path appears only once it listens, so "gone" is never said of a session that is starting."""
 
 from __future__ import annotations
 
 import os
 import signal
+import socket
+import stat
 import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
+from rpcspy.pump.observers.control import start_control
 from rpcspy.pump.observers.control_client import ControlClient, ControlGone
+from tests.pump.control_support import FakeSession
 from tests.pump.proxyrun import RPCSPY, fake, spawn
 from tests.pump.test_stalled_observers import _wait_for_observer_tree
 
@@ -86,3 +93,28 @@ def test_the_proxy_removes_its_registration_even_if_the_server_is_stopped_at_exi
             proc.wait()
     assert sorted(p.name for p in rundir.iterdir()) == []
 
+
+
+def test_the_socket_path_appears_only_once_it_listens(rundir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client that finds the socket can connect: it is bound beside its path and renamed there after
+    listen(), so a client never takes a session that is starting for one whose control socket is gone."""
+    seen: list[bool] = []
+    real_listen = socket.socket.listen
+
+    def listen(self: socket.socket, backlog: int) -> None:
+        seen.append(os.path.exists(rundir / f"{os.getpid()}.sock"))
+        real_listen(self, backlog)
+
+    monkeypatch.setattr(socket.socket, "listen", listen)
+    (rundir).mkdir(mode=0o700)
+    (rundir / f"{os.getpid()}.new").write_bytes(b"")  # a leftover of a process that had our pid
+    server = start_control(FakeSession())
+    try:
+        assert seen == [False]
+        assert sorted(p.name for p in rundir.iterdir()) == [f"{os.getpid()}.json", f"{os.getpid()}.sock"]
+        assert stat.S_IMODE(os.stat(rundir / f"{os.getpid()}.sock").st_mode) == 0o600
+        with ControlClient(str(rundir / f"{os.getpid()}.sock")) as client:
+            assert client.info()["ok"] is True
+    finally:
+        server.close()
+    assert list(rundir.iterdir()) == []
