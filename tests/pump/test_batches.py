@@ -220,6 +220,7 @@ def test_a_gap_note_between_batches_keeps_the_count() -> None:
 def test_the_control_socket_holds_the_same_backlog_and_counts_in_batches(sizes: list[int], big: int) -> None:
     """A batch larger than the backlog's bound keeps what per-event delivery keeps (and no more)."""
     from rpcspy.pump.control import ControlServer
+    from rpcspy.pump.control_backlog import BACKLOG_EVENTS
     from rpcspy.pump.observer_process import ChildSession
 
     events: list[Event] = []
@@ -236,8 +237,8 @@ def test_the_control_socket_holds_the_same_backlog_and_counts_in_batches(sizes: 
                 servers[1].handle_batch(events[start:start + n])
                 start += n
             each, batched = servers
-            assert list(each._backlog) == list(batched._backlog)
-            assert each._backlog_bytes == batched._backlog_bytes
+            with each._lock, batched._lock:
+                assert each.backlog(BACKLOG_EVENTS) == batched.backlog(BACKLOG_EVENTS)
             assert (each.frames, each.injected) == (batched.frames, batched.injected)
         finally:
             for srv in servers:
