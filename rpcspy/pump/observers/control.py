@@ -29,8 +29,6 @@ import socket
 import stat
 import threading
 import time
-from collections import deque
-from dataclasses import dataclass
 from typing import Any
 
 from rpcspy.events import Direction, Eof, Event, Exit, Frame, Start, frames_of
@@ -38,11 +36,10 @@ from rpcspy.framing import DECODE_ERRORS
 from rpcspy.injection.ledger import ARM_WITHIN, Ledger, Push, refusal
 from rpcspy.pump.forward.hub import Emit
 from rpcspy.pump.forward.session import Session
+from rpcspy.pump.observers.control_backlog import BACKLOG_EVENTS, Backlog, Chunk
 from rpcspy.pump.observers.control_conn import Connection, dumps
 from rpcspy.recording.writer import event_line, lines_entries
 
-BACKLOG_EVENTS = 2000
-BACKLOG_BYTES = 8 << 20
 MAX_CLIENTS = 16
 """Connections served at once (two threads each); one more is told so and closed."""
 _MARKS = (Start, Exit, Eof)
@@ -87,20 +84,6 @@ def meta_path(directory: str, pid: int) -> str:
 
 
 
-@dataclass(frozen=True, slots=True)
-class _Chunk:
-    """The frames of one chunk, as the dispatcher hands them over (:meth:`ControlServer.handle_lines`)."""
-
-    dir: Direction
-    t: float
-    first: int
-    lines: list[bytes]
-    injected: bool
-
-    def events(self) -> list[Frame]:
-        return frames_of(self.first, self.t, self.dir, self.lines, self.injected)
-
-
 class ControlServer:
     """The observer side of the control socket, plus its listener thread."""
 
@@ -125,9 +108,7 @@ class ControlServer:
         self._inject_lock = threading.Lock()
         self._conns: set[Connection] = set()
         self._subs: list[Connection] = []
-        self._backlog: deque[tuple[Event | _Chunk, int, int]] = deque()
-        """Events and chunks of frames, with their count of events and size (:meth:`_hold`)."""
-        self._backlog_events = self._backlog_bytes = 0
+        self._backlog = Backlog()
         self._ledger: Ledger[Connection] = Ledger()
         self._closed = False
         from rpcspy.diagnose.tracker import Tracker
@@ -218,9 +199,8 @@ class ControlServer:
         self.frames[direction] += len(lines)
         if injected and direction != "err":
             self._injected(frames_of(first, t, direction, lines, injected))
-        chunk = _Chunk(direction, t, first, lines, injected)
         with self._lock:
-            self._hold(chunk, len(lines), sum(map(len, lines)) + 64 * len(lines))
+            self._backlog.add_chunk(Chunk(direction, t, first, lines, injected))
             if self._subs:
                 data = b"".join(lines_entries(direction, t, first, lines, injected))
                 for conn in self._subs:
@@ -238,43 +218,15 @@ class ControlServer:
                 else:
                     self._mark(event)
         with self._lock:
-            for event in events[-BACKLOG_EVENTS:]:  # only the last ones can stay in the backlog
-                self._hold(event, 1, len(event.data) + 64 if type(event) is Frame else 128)
+            self._backlog.add_events(events)
             for event in events if self._subs else ():
                 line = event_line(event)
                 for conn in self._subs:
                     conn.push(line)
 
-    def _hold(self, item: Event | _Chunk, events: int, size: int) -> None:
-        """Keep ``item`` (``events`` events, ``size`` bytes) in the backlog (the lock is held), dropping the
-        oldest items while what is left still holds the last :data:`BACKLOG_EVENTS` events that fit in
-        :data:`BACKLOG_BYTES` (:meth:`_subscribe` cuts the exact backlog out of them)."""
-        backlog = self._backlog
-        backlog.append((item, events, size))
-        self._backlog_events += events
-        self._backlog_bytes += size
-        while len(backlog) > 1:
-            _, n, b = backlog[0]
-            if self._backlog_events - n < BACKLOG_EVENTS and self._backlog_bytes - b < BACKLOG_BYTES:
-                break
-            backlog.popleft()
-            self._backlog_events -= n
-            self._backlog_bytes -= b
-
     def backlog(self, n: int) -> list[Event]:
-        """The last ``n`` events at most (the lock is held): as many of the last :data:`BACKLOG_EVENTS` as fit in
-        :data:`BACKLOG_BYTES` (frames count their bytes and 64, other events 128)."""
-        out: list[Event] = []
-        size = 0
-        n = min(n, BACKLOG_EVENTS)
-        for item, _, _ in reversed(self._backlog):
-            events: list[Event] = item.events() if isinstance(item, _Chunk) else [item]  # type: ignore[assignment]
-            for event in reversed(events):
-                size += len(event.data) + 64 if type(event) is Frame else 128
-                if len(out) >= n or size > BACKLOG_BYTES:
-                    return out[::-1]
-                out.append(event)
-        return out[::-1]
+        """The last ``n`` events at most (the lock is held; :meth:`Backlog.last`)."""
+        return self._backlog.last(n)
 
     def _frames(self, frames: list[Frame]) -> None:
         """Frames in order: the why tracker, the counts, answers to injections."""

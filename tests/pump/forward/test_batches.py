@@ -221,6 +221,7 @@ def test_the_control_socket_holds_the_same_backlog_and_counts_in_batches(sizes: 
     """A batch larger than the backlog's bound keeps what per-event delivery keeps (and no more)."""
     from rpcspy.pump.forward.observer_process import ChildSession
     from rpcspy.pump.observers.control import ControlServer
+    from rpcspy.pump.observers.control_backlog import BACKLOG_EVENTS
 
     events: list[Event] = []
     for i in range(sum(sizes)):
@@ -236,8 +237,8 @@ def test_the_control_socket_holds_the_same_backlog_and_counts_in_batches(sizes: 
                 servers[1].handle_batch(events[start:start + n])
                 start += n
             each, batched = servers
-            assert list(each._backlog) == list(batched._backlog)
-            assert each._backlog_bytes == batched._backlog_bytes
+            with each._lock, batched._lock:
+                assert each.backlog(BACKLOG_EVENTS) == batched.backlog(BACKLOG_EVENTS)
             assert (each.frames, each.injected) == (batched.frames, batched.injected)
         finally:
             for srv in servers:

@@ -217,6 +217,9 @@ def test_what_waits_goes_once_the_pipe_has_room_even_if_nothing_more_is_publishe
         got += decoder.feed(os.read(r, 1 << 16))
     assert [m.kind for m in got] == [wire.DATA, wire.DATA, wire.EVENT]
     assert got[1].payload == b'{"id":"go","type":"ping"}\n'
+    deadline = time.monotonic() + 30  # a hang guard: the hand-over thread drops what it wrote just after the write
+    while sink.stalled and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert not sink.stalled
     sink.close(timeout=1)
 

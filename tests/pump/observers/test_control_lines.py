@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from rpcspy.events import Direction, Event, Exit, Start, frames_of
 from rpcspy.pump.forward.hub import Lines
-from rpcspy.pump.observers import control
+from rpcspy.pump.observers import control_backlog
 from rpcspy.pump.observers.control import ControlServer
 from rpcspy.recording.writer import event_line
 from tests.pump.control_support import FakeSession
@@ -53,7 +53,7 @@ def feed_both(by_lines: ControlServer, by_frames: ControlServer, chunks: list[tu
 def same(a: ControlServer, b: ControlServer) -> None:
     assert (a.frames, a.injected) == (b.frames, b.injected)
     assert a.why() == b.why()
-    for n in (1, 7, control.BACKLOG_EVENTS):
+    for n in (1, 7, control_backlog.BACKLOG_EVENTS):
         with a._lock, b._lock:
             assert [event_line(e) for e in a.backlog(n)] == [event_line(e) for e in b.backlog(n)]
 
@@ -71,8 +71,8 @@ def test_lines_and_frames_leave_the_same_server(tmp_path_factory: pytest.TempPat
     try:
         small = random.Random(seed).choice([3, 10, 100])  # a backlog bound smaller than a chunk, at times
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(control, "BACKLOG_EVENTS", small)
-            mp.setattr(control, "BACKLOG_BYTES", random.Random(seed).choice([300, 5000, 8 << 20]))
+            mp.setattr(control_backlog, "BACKLOG_EVENTS", small)
+            mp.setattr(control_backlog, "BACKLOG_BYTES", random.Random(seed).choice([300, 5000, 8 << 20]))
             feed_both(a, b, chunks)
             same(a, b)
     finally:
