@@ -33,8 +33,8 @@ sys.path.insert(0, str(ROOT))
 
 from stream_gen import generate  # noqa: E402
 
+from rpcspy.events import Exit, Note  # noqa: E402
 from rpcspy.recording import open_recording  # noqa: E402
-from rpcspy.recording.format import ExitEntry, NoteEntry  # noqa: E402
 
 
 def counted(rec: str) -> tuple[int, int, int, int]:
@@ -45,7 +45,7 @@ def counted(rec: str) -> tuple[int, int, int, int]:
             frames += 1
             size += len(f.raw())
     for e in open_recording(rec).entries():
-        if isinstance(e, NoteEntry) and e.dir == "a2c" and e.dropped_bytes:
+        if isinstance(e, Note) and e.dir == "a2c" and e.dropped_bytes:
             notes += 1
             gap += e.dropped_bytes
     return frames, size, notes, gap
@@ -112,7 +112,7 @@ def _run(args: argparse.Namespace) -> int:
             for name, tree in trees.items():
                 secs = flood(tree, stream, rec, extra)
                 got, got_bytes, notes, gap = counted(rec)
-                exit_t = next((e.t for e in open_recording(rec).entries() if isinstance(e, ExitEntry)), None)
+                exit_t = next((e.t for e in open_recording(rec).entries() if isinstance(e, Exit)), None)
                 bad += got_bytes + gap != size
                 rows.append((name, run, sent, got, notes, gap, secs))
                 after = f", exit {secs - exit_t:.2f} s after the agent's (start-up included)" if exit_t else ""

@@ -176,14 +176,14 @@ def _injector(run: Run, stop: threading.Event, every: float) -> None:
 
 def recorded(rec: Path) -> Recorded:
     """What the recording at ``rec`` holds of the agent's stream."""
+    from rpcspy.events import Exit, Note
     from rpcspy.recording import open_recording
-    from rpcspy.recording.format import ExitEntry, NoteEntry
 
     frames = frame_bytes = gap_notes = gap_bytes = 0
     ended = incomplete = False
     for entry in open_recording(rec).entries():
-        ended = isinstance(entry, ExitEntry)
-        if isinstance(entry, NoteEntry):
+        ended = isinstance(entry, Exit)
+        if isinstance(entry, Note):
             if entry.dropped_bytes and entry.dir == "a2c":
                 gap_notes, gap_bytes = gap_notes + 1, gap_bytes + entry.dropped_bytes
             incomplete = incomplete or entry.text.startswith("the recording is incomplete")

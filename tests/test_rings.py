@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -166,6 +167,37 @@ def test_protocol_names_are_imported_from_their_home() -> None:
              if isinstance(node, ast.ImportFrom) and node.module in trees and node.module not in PROTOCOL_HOMES
              for a in node.names if a.name in homes and a.name not in _defined(trees[node.module])]
     assert found == []
+
+
+EVENT_HOME = "rpcspy.events"
+EVENTS = ("Start", "SpawnFailed", "Eof", "Exit", "Note", "Finding")
+"""The recording's entries other than frames: events of :mod:`rpcspy.events`, written and read as they are
+(one hierarchy since issue 23; a frame on disk is :class:`~rpcspy.recording.format.FrameEntry`)."""
+
+
+def _sources() -> list[Path]:
+    """The Python of the package, its tests and benches, and the scripts (files without a suffix too)."""
+    repo = ROOT.parent
+    return [p for d in ("rpcspy", "tests", "bench", "scripts") if (repo / d).is_dir()
+            for p in sorted((repo / d).rglob("*")) if p.is_file() and "__pycache__" not in p.parts
+            and (p.suffix == ".py" or (d == "scripts" and not p.suffix))]
+
+
+def test_an_event_has_one_name_imported_from_its_home() -> None:
+    """The entries' old twin names (an event's name with ``Entry`` after it) are gone, and an event is imported
+    from :mod:`rpcspy.events`, never through a module that imports it (rpcspy.recording.format does)."""
+    twin = re.compile(r"\b(?:" + "|".join(EVENTS) + r")Entry\b")
+    found = [f"{p.relative_to(ROOT.parent)}:{n}: {m.group(0)}" for p in _sources()
+             for n, line in enumerate(p.read_text(encoding="utf-8", errors="replace").splitlines(), 1)
+             for m in twin.finditer(line)]
+    assert found == []
+    found = [f"{p.relative_to(ROOT.parent)}:{node.lineno} imports {a.name} from {node.module}"
+             for p in _sources() if p.suffix == ".py"
+             for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+             if isinstance(node, ast.ImportFrom) and node.module != EVENT_HOME
+             and (node.module or "").startswith("rpcspy") for a in node.names if a.name in EVENTS]
+    assert found == []
+    assert twin.search("from rpcspy.recording.format import Note" + "Entry")  # the scan would see one
 
 
 def test_opentelemetry_is_the_pumps_alone() -> None:

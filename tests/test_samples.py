@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from rpcspy.checker import Checker
-from rpcspy.events import Finding
+from rpcspy.events import Exit, Finding
 from rpcspy.recording import open_recording
-from rpcspy.recording.format import ExitEntry, FrameEntry
+from rpcspy.recording.format import FrameEntry
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = sorted((ROOT / "recordings").glob("*.jsonl"))
@@ -37,7 +37,7 @@ def check(path: Path) -> tuple[list[Finding], Checker]:
         if isinstance(entry, FrameEntry):
             found += checker.feed(entry.to_frame())
             last_t = entry.t
-        elif isinstance(entry, ExitEntry):
+        elif isinstance(entry, Exit):
             code = entry.code
     return found + checker.finish(last_t, exit_code=code), checker
 
@@ -70,7 +70,7 @@ def test_sample_is_a_whole_recorded_session(path: Path) -> None:
     entries = list(rec.entries())
     assert not rec.problems
     assert {e.dir for e in entries if isinstance(e, FrameEntry)} >= {"c2a", "a2c"}
-    assert isinstance(entries[-1], ExitEntry) and (entries[-1].code, entries[-1].signal) == (0, None)
+    assert isinstance(entries[-1], Exit) and (entries[-1].code, entries[-1].signal) == (0, None)
     assert path.stat().st_size < 200 * 1024
 
 

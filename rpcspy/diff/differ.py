@@ -260,16 +260,16 @@ def _block(a: list[Norm], b: list[Norm]) -> list[Item]:
 
 def _entries(path: str) -> tuple[Iterator[msgspec.Struct], Callable[[msgspec.Struct], int | None]]:
     """(entries of one recording, streamed; a function giving an entry's exit code or None)."""
-    from rpcspy.recording.format import ExitEntry, NoteEntry, SpawnFailedEntry
+    from rpcspy.events import Exit, Note, SpawnFailed
     from rpcspy.recording.reader import open_recording
 
     rec = open_recording(path)
     native = rec.kind == "rpcspy"
 
     def exit_code(e: msgspec.Struct) -> int | None:
-        if isinstance(e, (ExitEntry, SpawnFailedEntry)):
+        if isinstance(e, (Exit, SpawnFailed)):
             return e.code
-        if not native and isinstance(e, NoteEntry) and e.text.startswith("exit code: "):
+        if not native and isinstance(e, Note) and e.text.startswith("exit code: "):
             code = e.text.split(": ", 1)[1].strip()  # a transcript's harness note; "exit code: abc" is no code
             return int(code) if code.lstrip("-").isdigit() and len(code) < 12 else None
         return None

@@ -13,21 +13,11 @@ from collections.abc import Iterable, Iterator
 
 import msgspec
 
-from rpcspy.events import Frame
+from rpcspy.events import Eof, Exit, Finding, Frame, Note, Start
 from rpcspy.framing import DECODE_ERRORS
 from rpcspy.normalise.normaliser import NormaliseOptions, Normaliser
 from rpcspy.normalise.secrets import known_order
-from rpcspy.recording.format import (
-    EofEntry,
-    ExitEntry,
-    FindingEntry,
-    FrameEntry,
-    Header,
-    NoteEntry,
-    StartEntry,
-    encode_entry,
-    encode_frame,
-)
+from rpcspy.recording.format import FrameEntry, Header, encode_entry, encode_frame
 
 NOTE_PREFIX = "rpcspy fixture: "
 _WS = frozenset(b" \t\r\n")
@@ -44,10 +34,10 @@ class FixtureSettings(msgspec.Struct, kw_only=True):
     """Secrets that are not token-shaped were redacted (absent, so False, in older fixtures)."""
 
 
-def settings_note(options: NormaliseOptions) -> NoteEntry:
+def settings_note(options: NormaliseOptions) -> Note:
     settings = FixtureSettings(usage=options.usage, redact=list(options.redact),
                                compact_partials=options.compact_partials, secrets=options.secrets)
-    return NoteEntry(seq=0, t=0.0, level="info", text=NOTE_PREFIX + msgspec.json.encode(settings).decode())
+    return Note(seq=0, t=0.0, level="info", text=NOTE_PREFIX + msgspec.json.encode(settings).decode())
 
 
 def parse_settings(text: str) -> NormaliseOptions | None:
@@ -98,12 +88,12 @@ def fixture_lines(header: Header, entries: Iterable[msgspec.Struct], options: No
     yield encode_entry(fixture_header(header, norm, source))
     yield encode_entry(settings_note(options))
     for entry in entries:
-        if transcript and isinstance(entry, NoteEntry):
+        if transcript and isinstance(entry, Note):
             if entry.text.startswith("closing stdin (EOF)"):
-                yield encode_entry(EofEntry(seq=entry.seq, t=entry.t, dir="c2a"))
+                yield encode_entry(Eof(seq=entry.seq, t=entry.t, dir="c2a"))
                 continue
             if entry.text.startswith("exit code: ") and entry.text[11:].strip().lstrip("-").isdigit():
-                yield encode_entry(ExitEntry(seq=entry.seq, t=entry.t, code=int(entry.text[11:].strip())))
+                yield encode_entry(Exit(seq=entry.seq, t=entry.t, code=int(entry.text[11:].strip())))
                 continue
         if isinstance(entry, FrameEntry):
             frame = entry.to_frame()
@@ -111,19 +101,19 @@ def fixture_lines(header: Header, entries: Iterable[msgspec.Struct], options: No
             # one pass: the normaliser's decode already proved JSON (UTF-8 checked); its encoding has no blanks
             embed = (norm.changed or (data[0] not in _WS and data[-1] not in _WS)) if norm.json else None
             yield encode_frame(Frame(frame.seq, frame.t, frame.dir, data, frame.nl, frame.cr, frame.injected), embed)
-        elif isinstance(entry, NoteEntry):
+        elif isinstance(entry, Note):
             if entry.text.startswith(NOTE_PREFIX):
                 continue  # re-fixturing: the new settings note replaces the old
-            yield encode_entry(NoteEntry(seq=entry.seq, t=entry.t, level=entry.level, text=norm.text(entry.text),
-                                         dir=entry.dir, dropped_bytes=entry.dropped_bytes))
-        elif isinstance(entry, FindingEntry):
-            yield encode_entry(FindingEntry(
+            yield encode_entry(Note(seq=entry.seq, t=entry.t, level=entry.level, text=norm.text(entry.text),
+                                     dir=entry.dir, dropped_bytes=entry.dropped_bytes))
+        elif isinstance(entry, Finding):
+            yield encode_entry(Finding(
                 seq=entry.seq, t=entry.t, rule=entry.rule, severity=entry.severity, group=entry.group,
                 message=norm.text(entry.message), frame=entry.frame, dir=entry.dir, path=entry.path,
                 related=entry.related, extra=norm.value(entry.extra),
             ))
-        elif isinstance(entry, StartEntry):
-            yield encode_entry(StartEntry(seq=entry.seq, t=entry.t, pid=0, argv=[norm.text(a) for a in entry.argv]))
+        elif isinstance(entry, Start):
+            yield encode_entry(Start(seq=entry.seq, t=entry.t, pid=0, argv=[norm.text(a) for a in entry.argv]))
         elif isinstance(entry, msgspec.Struct) and hasattr(entry, "__struct_config__") \
                 and entry.__struct_config__.tag is not None:
             yield encode_entry(entry)
@@ -138,7 +128,7 @@ def read_fixture_options(path: str, *, look: int = 5) -> NormaliseOptions | None
     if rec.kind != "rpcspy":
         return None
     for i, entry in enumerate(rec.entries()):
-        if isinstance(entry, NoteEntry):
+        if isinstance(entry, Note):
             got = parse_settings(entry.text)
             if got is not None:
                 return got

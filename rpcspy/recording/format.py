@@ -90,14 +90,6 @@ Entry = Start | SpawnFailed | FrameEntry | Eof | Exit | Note | Finding
 """A recording's entry after the header: an event (rpcspy.events), a frame in its stored form."""
 ENTRY_TYPES: tuple[type[msgspec.Struct], ...] = (Start, SpawnFailed, FrameEntry, Eof, Exit, Note, Finding)
 
-# The names of the entries before they were the events themselves (one hierarchy since), for code not yet moved.
-StartEntry = Start
-SpawnFailedEntry = SpawnFailed
-EofEntry = Eof
-ExitEntry = Exit
-NoteEntry = Note
-FindingEntry = Finding
-
 
 def frame_pieces(frame: Frame, embed: bool | None = None) -> list[bytes]:
     """A frame entry line (with LF) as pieces, the frame's own bytes passed through.

@@ -103,7 +103,8 @@ class Step(msgspec.Struct):
 
 def plan(entries: Iterable[msgspec.Struct], *, transcript: bool = False) -> list[Step]:
     """The steps of a recording: cumulative expectations before each client frame."""
-    from rpcspy.recording.format import EofEntry, FrameEntry, NoteEntry
+    from rpcspy.events import Eof, Note
+    from rpcspy.recording.format import FrameEntry
 
     said = Said()
     steps: list[Step] = []
@@ -113,8 +114,8 @@ def plan(entries: Iterable[msgspec.Struct], *, transcript: bool = False) -> list
                 said.add(e.data())
             elif e.dir == "c2a":
                 steps.append(Step(e.t, e.to_frame().raw(), _copy(said), e.seq))
-        elif (isinstance(e, EofEntry) and e.dir == "c2a") or (
-                transcript and isinstance(e, NoteEntry) and e.text.startswith("closing stdin (EOF)")):
+        elif (isinstance(e, Eof) and e.dir == "c2a") or (
+                transcript and isinstance(e, Note) and e.text.startswith("closing stdin (EOF)")):
             steps.append(Step(e.t, None, _copy(said), e.seq))
             break
     return steps

@@ -22,15 +22,10 @@ from typing import TypeVar
 
 import msgspec
 
+from rpcspy.events import Eof, Exit, Note, SpawnFailed
 from rpcspy.framing import DECODE_ERRORS, read_lines, split_cr
 from rpcspy.recording.decode import entry_or_none, fast_frame
-from rpcspy.recording.format import (
-    EofEntry,
-    ExitEntry,
-    FrameEntry,
-    NoteEntry,
-    SpawnFailedEntry,
-)
+from rpcspy.recording.format import FrameEntry
 from rpcspy.replay.model import PlayItem, RecordedCommand, classify
 
 CHUNK = 1 << 20
@@ -100,13 +95,13 @@ def entry_item(entry: msgspec.Struct, *, transcript: bool = False) -> PlayItem |
         if entry.dir == "c2a":
             return _Client(entry.seq, entry.t, entry.data())
         return PlayItem(entry.t, entry.dir, entry.data(), entry.nl, entry.cr)
-    if isinstance(entry, EofEntry):
+    if isinstance(entry, Eof):
         return _ClientEof(entry.t) if entry.dir == "c2a" else PlayItem(entry.t, "eof")
-    if isinstance(entry, ExitEntry):
+    if isinstance(entry, Exit):
         return PlayItem(entry.t, "exit", code=entry.code)
-    if isinstance(entry, SpawnFailedEntry):
+    if isinstance(entry, SpawnFailed):
         return PlayItem(entry.t, "exit", code=entry.code)
-    if transcript and isinstance(entry, NoteEntry):
+    if transcript and isinstance(entry, Note):
         if entry.text.startswith("closing stdin (EOF)"):
             return _ClientEof(entry.t)
         m = _TRANSCRIPT_EXIT.match(entry.text)

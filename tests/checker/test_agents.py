@@ -12,9 +12,8 @@ import sys
 from pathlib import Path
 
 from rpcspy.checker import Checker
-from rpcspy.events import Finding
+from rpcspy.events import Exit, Finding
 from rpcspy.recording import open_recording
-from rpcspy.recording.format import ExitEntry
 from tests.support import rich_session
 from tests.support.agents import REPO_ROOT
 from tests.support.driver import AgentProcess, is_response
@@ -34,7 +33,7 @@ def check_recording(rec: Path) -> tuple[Checker, list[Finding], dict[int, bytes]
     data: dict[int, bytes] = {}
     last, code = 0.0, None
     for entry in recording.entries():
-        if isinstance(entry, ExitEntry):
+        if isinstance(entry, Exit):
             code = entry.code
     for frame in recording.frames():
         data[frame.seq] = frame.data

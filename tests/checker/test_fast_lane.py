@@ -23,11 +23,11 @@ from rpcspy.checker import Checker, detect_dialect
 from rpcspy.checker.decoding import FrameDecoder
 from rpcspy.checker.offline import RecordingCheck
 from rpcspy.checker.recording import RecordingAudit
-from rpcspy.events import Finding, Frame
+from rpcspy.events import Finding, Frame, Note
 from rpcspy.protocol import validation
 from rpcspy.recording import open_recording, reader
 from rpcspy.recording.decode import TypedBlock, decode_entry
-from rpcspy.recording.format import NoteEntry, encode_entry, encode_frame
+from rpcspy.recording.format import encode_entry, encode_frame
 from rpcspy.recording.writer import make_header
 from tests.paths import DATA
 
@@ -64,7 +64,7 @@ def from_entries(frames: list[Frame], **kw: Any) -> list[tuple[Any, ...]]:
     for n, f in enumerate(frames):
         entries.append(decode_entry(encode_frame(f)))
         if n % 5 == 2:  # other entries between the frames come back, in order
-            notes.append(NoteEntry(seq=0, t=0.0, level="info", text=f"after {f.seq}"))
+            notes.append(Note(seq=0, t=0.0, level="info", text=f"after {f.seq}"))
             entries.append(notes[-1])
     audit = RecordingAudit("rpcspy")
     run = RecordingCheck(checker, audit)
@@ -86,7 +86,7 @@ def from_file(frames: list[Frame], block: int, **kw: Any) -> tuple[list[tuple[An
     for n, f in enumerate(frames):
         lines.append(encode_frame(f))
         if n % 9 == 4:
-            notes.append(NoteEntry(seq=0, t=0.0, level="info", text=f"after {f.seq}"))
+            notes.append(Note(seq=0, t=0.0, level="info", text=f"after {f.seq}"))
             lines.append(encode_entry(notes[-1]))
     audit = RecordingAudit("rpcspy")
     run = RecordingCheck(checker, audit)

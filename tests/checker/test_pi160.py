@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from rpcspy.checker import Checker
 from rpcspy.diagnose.explain import diagnose_entries
+from rpcspy.events import Exit
 from rpcspy.recording import open_recording
-from rpcspy.recording.format import ExitEntry
 from tests.checker.helpers import A, C, assistant, check, cmd, ev, ok, tool_call, ui_req, ui_resp
 from tests.paths import DATA
 
@@ -63,7 +63,7 @@ def _check(path):  # type: ignore[no-untyped-def]
     checker = Checker()
     found, last, code = [], 0.0, None
     for entry in rec.entries():
-        if isinstance(entry, ExitEntry):
+        if isinstance(entry, Exit):
             code = entry.code
     for frame in rec.frames():
         found += checker.feed(frame)

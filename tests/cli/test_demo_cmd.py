@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from rpcspy.cli.demo_cmd import bundled_recording
+from rpcspy.events import Exit
 from rpcspy.recording import open_recording
-from rpcspy.recording.format import ExitEntry
 from tests.paths import REPO
 
 
@@ -35,7 +35,7 @@ def test_demo_records_a_whole_session_through_the_proxy_outside_the_checkout(tmp
     bundled = [f for f in open_recording(bundled_recording()).frames()]
     assert [f.data for f in frames if f.dir == "c2a"] == [f.data for f in bundled if f.dir == "c2a"]
     assert len([f for f in frames if f.dir == "a2c"]) == len([f for f in bundled if f.dir == "a2c"])
-    assert isinstance(list(recording.entries())[-1], ExitEntry)
+    assert isinstance(list(recording.entries())[-1], Exit)
     assert "get_state" in done.stdout and f"to {rec}" in done.stdout and "Checker:" in done.stdout
 
 

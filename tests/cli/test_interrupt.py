@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from rpcspy.events import Exit
 from rpcspy.recording import open_recording
-from rpcspy.recording.format import ExitEntry
 from tests.paths import REPO
 
 RPCSPY = [sys.executable, "-m", "rpcspy"]
@@ -91,7 +91,7 @@ def test_drive_interrupted_stops_the_agent_records_its_exit_and_exits_130(tmp_pa
     assert proc.returncode == 130, text
     assert "rpcspy: interrupted: 0/2 steps completed; the agent was stopped (exit status 143)" in text
     assert "Aborted" not in text and "Traceback" not in text
-    exits = [e for e in open_recording(rec).entries() if isinstance(e, ExitEntry)]
+    exits = [e for e in open_recording(rec).entries() if isinstance(e, Exit)]
     assert [e.code for e in exits] == [143]
 
 

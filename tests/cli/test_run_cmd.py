@@ -6,9 +6,9 @@ import sys
 from pathlib import Path
 
 from rpcspy.cli.run_cmd import DIALECT_CHOICES
+from rpcspy.events import Finding
 from rpcspy.protocol import DIALECTS
 from rpcspy.recording import open_recording
-from rpcspy.recording.format import FindingEntry
 from tests.pump import proxyrun
 
 FAKE = str(Path(__file__).resolve().parents[1] / "pump" / "fake_agent.py")
@@ -40,7 +40,7 @@ def test_live_findings_are_recorded_and_reported(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "rpcspy", "-o", str(rec), "--report", "stderr", "--",
                            sys.executable, FAKE, "respond"], input=frames, capture_output=True, timeout=60)
     assert done.returncode == 0
-    findings = [e for e in open_recording(rec).entries() if isinstance(e, FindingEntry)]
+    findings = [e for e in open_recording(rec).entries() if isinstance(e, Finding)]
     crlf = next(f for f in findings if f.rule == "framing.crlf")
     unknown = next(f for f in findings if f.rule == "schema.unknown_type")
     assert (crlf.frame, crlf.dir) == (2, "c2a")
@@ -56,7 +56,7 @@ def test_no_check_records_no_findings(tmp_path: Path) -> None:
                            sys.executable, FAKE, "respond"], input=b'{"type":"bogus"}\n', capture_output=True,
                           timeout=60)
     assert done.returncode == 0 and b"protocol check" not in done.stderr
-    assert not [e for e in open_recording(rec).entries() if isinstance(e, FindingEntry)]
+    assert not [e for e in open_recording(rec).entries() if isinstance(e, Finding)]
 
 
 def test_unanswered_command_is_reported_live(tmp_path: Path) -> None:
@@ -73,7 +73,7 @@ def test_unanswered_command_is_reported_live(tmp_path: Path) -> None:
     deadline = time.monotonic() + 60  # the agent never answers: the finding comes while it runs, however slowly
     while True:
         live = [e for e in open_recording(rec).entries()
-                if isinstance(e, FindingEntry) and e.rule == "correlation.unanswered"]
+                if isinstance(e, Finding) and e.rule == "correlation.unanswered"]
         if live or time.monotonic() > deadline:
             break
         time.sleep(0.1)
@@ -99,8 +99,8 @@ PI = [sys.executable, "-c", _PI]
 CRLF_AND_BOGUS = b'{"id":"a","type":"get_state"}\r\n{"id":"b","type":"bogus"}\n'
 
 
-def _findings(rec: Path) -> list[FindingEntry]:
-    return [e for e in open_recording(rec).entries() if isinstance(e, FindingEntry)]
+def _findings(rec: Path) -> list[Finding]:
+    return [e for e in open_recording(rec).entries() if isinstance(e, Finding)]
 
 
 def test_report_to_a_file(tmp_path: Path) -> None:

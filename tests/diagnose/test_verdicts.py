@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from rpcspy.diagnose.explain import diagnose_entries, explain
 from rpcspy.diagnose.tracker import Tracker
-from rpcspy.recording.format import EofEntry, ExitEntry, FrameEntry, NoteEntry
+from rpcspy.events import Eof, Exit, Note
+from rpcspy.recording.format import FrameEntry
 from tests.checker.helpers import to_frames
 from tests.diagnose.helpers import RUN, SETTLE, A, C, kinds, why
 
@@ -30,8 +31,8 @@ def test_sigterm_from_the_recording_names_the_forwarded_signal() -> None:
     entries = [entry(1, b'{"id":"p","type":"prompt","message":"hi"}', "c2a"),
                entry(2, b'{"id":"p","type":"response","command":"prompt","success":true}'),
                entry(3, b'{"type":"agent_start"}'),
-               NoteEntry(seq=4, t=0.4, level="info", text="forwarded SIGTERM to the agent's process group"),
-               EofEntry(seq=5, t=0.5, dir="c2a"), ExitEntry(seq=6, t=0.6, code=143)]
+               Note(seq=4, t=0.4, level="info", text="forwarded SIGTERM to the agent's process group"),
+               Eof(seq=5, t=0.5, dir="c2a"), Exit(seq=6, t=0.6, code=143)]
     d = diagnose_entries(entries, dialect="pi-0.99")
     run = next(i for i in d.outstanding if i.kind == "run")
     assert "ended by SIGTERM (exit code 143, frame 6), which the proxy forwarded to it at frame 4" in run.text

@@ -13,9 +13,8 @@ import os
 import sys
 from pathlib import Path
 
-from rpcspy.events import Frame
+from rpcspy.events import Exit, Frame, Start
 from rpcspy.recording import open_recording
-from rpcspy.recording.format import ExitEntry, StartEntry
 from tests.support.agents import REPO_ROOT
 from tests.support.driver import AgentProcess, is_response
 from tests.support.scenarios import joined_deltas, last_assistant, of_type, prompt
@@ -36,7 +35,7 @@ def recorded(rec: Path) -> dict[str, list[Frame]]:
 
 
 def exit_code(rec: Path) -> int:
-    (entry,) = [e for e in open_recording(rec).entries() if isinstance(e, ExitEntry)]
+    (entry,) = [e for e in open_recording(rec).entries() if isinstance(e, Exit)]
     return entry.code
 
 
@@ -81,7 +80,7 @@ def test_session_through_proxy(pi_agent, fake_llm, tmp_path: Path) -> None:
     frames = assert_transparent(ap, rec)
     assert any(f.cr for f in frames["c2a"]), "the CRLF line keeps its CR flag"
     assert any("\u2028".encode() in f.data for f in frames["a2c"])
-    (start,) = [e for e in open_recording(rec).entries() if isinstance(e, StartEntry)]
+    (start,) = [e for e in open_recording(rec).entries() if isinstance(e, Start)]
     assert start.argv == pi_agent.argv
     assert len(fake_llm.chat_requests) == 4
 

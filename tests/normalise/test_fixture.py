@@ -6,6 +6,7 @@ import re
 
 import msgspec
 
+from rpcspy.events import Eof, Exit, Note
 from rpcspy.normalise.fixture import (
     fixture_lines,
     parse_settings,
@@ -13,7 +14,6 @@ from rpcspy.normalise.fixture import (
     settings_note,
 )
 from rpcspy.normalise.normaliser import NormaliseOptions
-from rpcspy.recording.format import EofEntry, ExitEntry, NoteEntry
 from rpcspy.recording.reader import open_recording
 from tests.paths import DATA
 from tests.replay.driver import LiveReplay
@@ -87,10 +87,10 @@ def test_fixture_replays_against_live_values(tmp_path):
 def test_transcript_fixture_gets_eof_and_exit_entries(tmp_path):
     fx = make_fixture(f"{T}/05_null_frame_crash.jsonl", tmp_path / "f.jsonl")
     entries = list(open_recording(fx).entries())
-    assert any(isinstance(e, ExitEntry) and e.code == 1 for e in entries)
-    assert not any(isinstance(e, NoteEntry) and e.text.startswith("exit code") for e in entries)
+    assert any(isinstance(e, Exit) and e.code == 1 for e in entries)
+    assert not any(isinstance(e, Note) and e.text.startswith("exit code") for e in entries)
     fx2 = make_fixture(f"{T}/01_basic_text_prompt.jsonl", tmp_path / "f2.jsonl")
-    assert any(isinstance(e, EofEntry) and e.dir == "c2a" for e in open_recording(fx2).entries())
+    assert any(isinstance(e, Eof) and e.dir == "c2a" for e in open_recording(fx2).entries())
 
 
 def test_settings_note_round_trip():

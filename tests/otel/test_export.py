@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from rpcspy.events import Note
 from rpcspy.recording import open_recording
-from rpcspy.recording.format import NoteEntry
 from tests.otel.receiver import Receiver
 from tests.paths import REPO
 
@@ -158,8 +158,8 @@ def _proxied(rec: Path, *opts: str, env: dict[str, str]) -> subprocess.Completed
                           input=_client_frames(), capture_output=True, timeout=180, env=env)
 
 
-def _notes(rec: Path) -> list[NoteEntry]:
-    return [e for e in open_recording(str(rec)).entries() if isinstance(e, NoteEntry) and e.text.startswith("otel:")]
+def _notes(rec: Path) -> list[Note]:
+    return [e for e in open_recording(str(rec)).entries() if isinstance(e, Note) and e.text.startswith("otel:")]
 
 
 def test_live_session_exports_as_it_runs(receiver: Receiver, tmp_path: Path) -> None:

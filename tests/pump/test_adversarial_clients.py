@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from rpcspy.events import Exit
 from rpcspy.pump.observers.control_client import ControlClient
 from rpcspy.recording import open_recording
-from rpcspy.recording.format import ExitEntry
 from tests.pump import adversaries
 from tests.pump.proxyrun import fake, spawn
 from tests.pump.streams import mixed_stream
@@ -137,7 +137,7 @@ def test_adversarial_clients_get_every_byte(tmp_path: Path, stream: Path, mode: 
         assert adversaries.leftovers(str(s.src)) == [], what
         if s.rec is not None:
             entries = list(open_recording(s.rec).entries())
-            assert isinstance(entries[-1], ExitEntry), what
+            assert isinstance(entries[-1], Exit), what
             frames = list(open_recording(s.rec).frames())
             a2c = b"".join(f.raw() for f in frames if f.dir == "a2c" and not f.injected)
             assert a2c == s.expected, what  # the recording agrees with the client

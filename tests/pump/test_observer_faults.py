@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from rpcspy.events import Exit, Note
 from rpcspy.recording import open_recording
-from rpcspy.recording.format import ExitEntry, NoteEntry
 from tests.pump import adversaries
 from tests.pump.proxyrun import fake, spawn
 from tests.pump.smallfs import fill, tiny_tmpfs
@@ -103,8 +103,8 @@ def test_a_fault_of_the_observer_process_costs_the_recording_never_forwarding(tm
             assert b"the observer process was killed (SIGKILL); forwarding was not affected" in err, (what, err)
             continue
         entries = list(open_recording(s.rec).entries())
-        assert isinstance(entries[-1], ExitEntry), (what, entries[-3:])
-        notes = [e.text for e in entries if isinstance(e, NoteEntry)]
+        assert isinstance(entries[-1], Exit), (what, entries[-3:])
+        notes = [e.text for e in entries if isinstance(e, Note)]
         incomplete = [n for n in notes if n.startswith("the recording is incomplete from here")]
         if fault == "kill":
             assert len(incomplete) == 1 and "killed (SIGKILL)" in incomplete[0], (what, notes)
@@ -112,7 +112,7 @@ def test_a_fault_of_the_observer_process_costs_the_recording_never_forwarding(tm
             assert len(incomplete) == 1 and "stopped (SIGSTOP)" in incomplete[0], (what, notes)
         else:  # resumed: complete, or with gaps that say how much is missing, or (if stopped at the end) the note
             recorded = b"".join(f.raw() for f in open_recording(s.rec).frames() if f.dir == "c2a")
-            gaps = sum(e.dropped_bytes for e in entries if isinstance(e, NoteEntry) and e.dir == "c2a")
+            gaps = sum(e.dropped_bytes for e in entries if isinstance(e, Note) and e.dir == "c2a")
             assert incomplete or len(recorded) + gaps == len(s.sent), (what, notes)
 
 

@@ -62,8 +62,8 @@ def test_kill_9_of_rpcspy_is_said_in_the_recording(tmp_path: Path) -> None:
     """The agent's child outlives rpcspy's kill -9 (only the agent gets SIGTERM from the kernel) until
     the observer process ends the group; the recording, finished by the observer process, says so,
     naming the group, after every frame the agent sent."""
+    from rpcspy.events import Note
     from rpcspy.recording import RecordingError, open_recording
-    from rpcspy.recording.format import NoteEntry
 
     proc, pids = _start_family(tmp_path)
     rec = tmp_path / "r.jsonl"
@@ -78,7 +78,7 @@ def test_kill_9_of_rpcspy_is_said_in_the_recording(tmp_path: Path) -> None:
                 entries = list(open_recording(rec).entries())
             except RecordingError:
                 entries = []
-            notes = [e for e in entries if isinstance(e, NoteEntry) and "ended before the agent" in e.text]
+            notes = [e for e in entries if isinstance(e, Note) and "ended before the agent" in e.text]
             note = notes[0] if notes else None
             time.sleep(0.05)
         assert note is not None, "no note that rpcspy ended before the agent"

@@ -10,8 +10,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rpcspy.events import Eof, Exit, Start
 from rpcspy.recording import open_recording
-from rpcspy.recording.format import EofEntry, ExitEntry, StartEntry
 from tests.pump.proxyrun import fake, run, spawn
 
 PIECES = [b"\n", b"\r\n", b"\r", "\u2028".encode(), "\u2029".encode(), b"\x00", b"\xff\xfe", b'{"type":"get_state"}',
@@ -62,9 +62,9 @@ def test_recording_lifecycle_entries(tmp_path: Path) -> None:
     assert b"agent says goodbye\n" in done.stderr
     recording = open_recording(rec)
     entries = list(recording.entries())
-    assert isinstance(entries[0], StartEntry) and entries[0].argv == fake("exit", "3")
-    assert isinstance(entries[-1], ExitEntry) and entries[-1].code == 3 and entries[-1].signal is None
-    assert {e.dir for e in entries if isinstance(e, EofEntry)} == {"c2a", "a2c", "err"}
+    assert isinstance(entries[0], Start) and entries[0].argv == fake("exit", "3")
+    assert isinstance(entries[-1], Exit) and entries[-1].code == 3 and entries[-1].signal is None
+    assert {e.dir for e in entries if isinstance(e, Eof)} == {"c2a", "a2c", "err"}
     assert recorded(rec, "err") == b"agent says goodbye\n"
     seqs = [e.seq for e in entries]
     assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)

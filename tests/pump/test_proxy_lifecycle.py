@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from rpcspy.events import Exit, Note
 from rpcspy.recording import RecordingError, open_recording
-from rpcspy.recording.format import ExitEntry, NoteEntry
 from tests.pump.proxyrun import RPCSPY, fake, run, spawn
 
 
@@ -39,7 +39,7 @@ def test_agent_killed_by_signal_gives_128_plus_n(tmp_path: Path) -> None:
     entries = list(open_recording(rec).entries())
     (last_frame,) = [f for f in open_recording(rec).frames() if f.dir == "a2c"]
     assert last_frame.nl is False
-    assert isinstance(entries[-1], ExitEntry) and entries[-1].signal == 9 and entries[-1].code == 137
+    assert isinstance(entries[-1], Exit) and entries[-1].signal == 9 and entries[-1].code == 137
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
@@ -51,7 +51,7 @@ def test_signals_reach_the_agent(tmp_path: Path, signum: int) -> None:
     out = proc.stdout.read()  # type: ignore[union-attr]
     assert json.loads(out) == {"signal": signum}
     assert proc.wait(30) == 10 + signum
-    notes = [e.text for e in open_recording(rec).entries() if isinstance(e, NoteEntry)]
+    notes = [e.text for e in open_recording(rec).entries() if isinstance(e, Note)]
     assert any(signal.Signals(signum).name in n for n in notes)
 
 
@@ -122,7 +122,7 @@ def test_closed_client_stdout_still_records(tmp_path: Path) -> None:
     assert proc.wait(60) == 0
     recorded = sum(len(f.raw()) for f in open_recording(rec).frames() if f.dir == "a2c")
     assert recorded >= 4 << 20
-    notes = [e.text for e in open_recording(rec).entries() if isinstance(e, NoteEntry)]
+    notes = [e.text for e in open_recording(rec).entries() if isinstance(e, Note)]
     assert any("client stdout closed" in n for n in notes)
 
 
@@ -179,7 +179,7 @@ def forwarded(rec: Path) -> int:
     the observer process writes it after the client may have the agent's first line)."""
     try:
         return sum(1 for e in open_recording(rec).entries()
-                   if isinstance(e, NoteEntry) and e.text.startswith("forwarded SIGTERM"))
+                   if isinstance(e, Note) and e.text.startswith("forwarded SIGTERM"))
     except RecordingError:
         return 0
 
@@ -245,6 +245,6 @@ def test_a_pipe_a_grandchild_holds_is_given_up_after_the_drain_time_plus_the_sta
         os.close(out_w)
         os.close(null)
     assert relay_patience(drain, gap_after) == drain + gap_after
-    notes = [e.text for e in open_recording(rec).entries() if isinstance(e, NoteEntry)]
+    notes = [e.text for e in open_recording(rec).entries() if isinstance(e, Note)]
     assert f"a2c still open {drain + gap_after:g}s after the agent exited (a child process holds the pipe); " \
            "stopped waiting" in notes, notes

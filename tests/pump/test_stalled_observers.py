@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from rpcspy.events import Exit, Finding, Note
 from rpcspy.recording import open_recording
-from rpcspy.recording.format import ExitEntry, FindingEntry, NoteEntry
 from tests.pump.proxyrun import RPCSPY, fake, spawn
 from tests.pump.smallfs import fill, tiny_tmpfs
 
@@ -69,8 +69,8 @@ def _read_to_end(stream) -> tuple[bytearray, threading.Thread]:  # type: ignore[
     return got, reader
 
 
-def _gaps(rec: Path) -> list[NoteEntry]:
-    return [e for e in open_recording(rec).entries() if isinstance(e, NoteEntry) and e.dropped_bytes]
+def _gaps(rec: Path) -> list[Note]:
+    return [e for e in open_recording(rec).entries() if isinstance(e, Note) and e.dropped_bytes]
 
 
 def _send_until_recorded(proc, rec: Path) -> bytes:  # type: ignore[no-untyped-def]
@@ -118,13 +118,13 @@ def test_stopped_observers_do_not_stop_forwarding(tmp_path: Path) -> None:
     assert {g.dir for g in gaps} <= {"c2a", "a2c"} and sum(g.dropped_bytes for g in gaps) > 0
     frames = [f.raw() for f in open_recording(rec).frames()]
     assert b'{"type":"before"}\n' in frames and resumed in frames
-    findings = [e for e in open_recording(rec).entries() if isinstance(e, FindingEntry) and e.rule == "checker.gap"]
+    findings = [e for e in open_recording(rec).entries() if isinstance(e, Finding) and e.rule == "checker.gap"]
     more = sum(f.extra.get("more", 0) for f in findings)  # past 1,000 a rule's findings are counted in one
-    stopped = any(isinstance(e, NoteEntry) and e.text.endswith("`rpcspy check` covers the rest")
+    stopped = any(isinstance(e, Note) and e.text.endswith("`rpcspy check` covers the rest")
                   for e in open_recording(rec).entries())  # or the live check fell behind and said so
     assert len(findings) - (1 if more else 0) + more == len(gaps) or stopped  # the live check flags each gap
-    rest = [e for e in open_recording(rec).entries() if not isinstance(e, FindingEntry)]
-    assert isinstance(rest[-1], ExitEntry)  # end-of-session findings (the count past the cap) may follow it
+    rest = [e for e in open_recording(rec).entries() if not isinstance(e, Finding)]
+    assert isinstance(rest[-1], Exit)  # end-of-session findings (the count past the cap) may follow it
 
 
 def test_a_full_tmpdir_costs_nothing(tmp_path: Path) -> None:
@@ -144,7 +144,7 @@ def test_a_full_tmpdir_costs_nothing(tmp_path: Path) -> None:
         assert got == data
         assert b"No space" not in err and b"stalled" not in err and b"Traceback" not in err, err
         entries = list(open_recording(rec).entries())
-        assert isinstance(entries[-1], ExitEntry)
+        assert isinstance(entries[-1], Exit)
         assert _gaps(rec) == []
         assert b"".join(f.raw() for f in open_recording(rec).frames() if f.dir == "a2c") == data
 
@@ -227,8 +227,8 @@ def test_a_relay_waiting_for_observers_is_waited_for_after_the_agent_exits(tmp_p
     reader.join(60)
     agent_err = re.sub(rb"rpcspy: [^\n]*\n", b"", bytes(err))  # rpcspy's own lines go between chunks
     assert agent_err == b"e" * (18 << 20)  # the user's terminal got all of the agent's stderr
-    notes = [e.text for e in open_recording(rec).entries() if isinstance(e, NoteEntry)]
+    notes = [e.text for e in open_recording(rec).entries() if isinstance(e, Note)]
     assert not any("still open" in n for n in notes), notes
     assert any("observer process was stopped (SIGSTOP)" in n for n in notes), notes  # what is missing, and why
     assert b"took nothing for 6 s" in bytes(err)  # the gap was cut after --gap-after (said on stderr)
-    assert isinstance(list(open_recording(rec).entries())[-1], ExitEntry)
+    assert isinstance(list(open_recording(rec).entries())[-1], Exit)

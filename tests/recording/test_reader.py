@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
+from rpcspy.events import Note
 from rpcspy.recording import FORMAT_VERSION, RecordingError, open_recording
-from rpcspy.recording.format import FrameEntry, NoteEntry, UnknownEntry
+from rpcspy.recording.format import FrameEntry, UnknownEntry
 from tests.paths import DATA
 
 HEADER = {"format": "rpcspy-recording", "version": 1, "rpcspy": "0.1.0", "argv": ["pi"], "cwd": "/", "started": "x",
@@ -73,7 +74,7 @@ def test_raw_transcript_matches_structured() -> None:
     structured = open_recording(DATA / "transcripts/structured/04_framing_and_errors.jsonl")
     assert raw.kind == "raw-transcript"
     assert [(f.dir, f.raw()) for f in raw.frames()] == [(f.dir, f.raw()) for f in structured.frames()]
-    assert any(isinstance(e, NoteEntry) for e in raw.entries())
+    assert any(isinstance(e, Note) for e in raw.entries())
 
 
 def test_every_transcript_in_tests_data_reads_cleanly() -> None:

@@ -8,7 +8,6 @@ import pytest
 
 from rpcspy.events import Exit, Frame, Note
 from rpcspy.recording import open_recording
-from rpcspy.recording.format import ExitEntry, NoteEntry
 from rpcspy.recording.naming import agent_name, default_path
 from rpcspy.recording.writer import FLUSH_AT, RecordingWriter, make_header
 
@@ -57,8 +56,8 @@ def test_non_frame_events_are_entries(tmp_path: Path) -> None:
     writer.write_event(Exit(2, 1.0, 143, 15))
     writer.close()
     note, exit_ = open_recording(path).entries()
-    assert isinstance(note, NoteEntry) and note.dropped_bytes == 3 and note.dir == "a2c"
-    assert isinstance(exit_, ExitEntry) and (exit_.code, exit_.signal) == (143, 15)
+    assert isinstance(note, Note) and note.dropped_bytes == 3 and note.dir == "a2c"
+    assert isinstance(exit_, Exit) and (exit_.code, exit_.signal) == (143, 15)
 
 
 def test_a_big_batch_is_written_without_waiting_for_flush(tmp_path: Path) -> None:

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
 
-from rpcspy.events import Frame
+from rpcspy.events import Frame, Note
 from rpcspy.pump.observers.endnote import incomplete_text
-from rpcspy.recording.format import NoteEntry, encode_entry
+from rpcspy.recording.format import encode_entry
 from tests.render.sample import sample_events, write_sample
 from tests.support.bench_scripts import load_bench
 
@@ -53,8 +53,8 @@ def test_a_proxys_line_says_frames_recorded_of_sent_gaps_the_exit_entry_and_the_
 def test_a_recording_with_a_gap_and_the_proxys_end_note_says_so(tmp_path: Path) -> None:
     soak = load_bench("soak_proxy")
     lines = write_sample(tmp_path / "s.jsonl").read_bytes().splitlines(keepends=True)
-    gap = NoteEntry(seq=900, t=9.0, level="warning", text="observers fell behind", dir="a2c", dropped_bytes=500)
-    end = NoteEntry(seq=901, t=9.0, level="warning", text=incomplete_text("the observer process was killed (SIGKILL)",
+    gap = Note(seq=900, t=9.0, level="warning", text="observers fell behind", dir="a2c", dropped_bytes=500)
+    end = Note(seq=901, t=9.0, level="warning", text=incomplete_text("the observer process was killed (SIGKILL)",
                                                                           {"a2c": 1}))
     path = tmp_path / "gap.jsonl"
     path.write_bytes(b"".join(lines[:-1]) + encode_entry(gap) + b"\n" + encode_entry(end) + b"\n" + lines[-1])

@@ -12,7 +12,8 @@ import os
 import re
 from collections.abc import Callable, Mapping
 
-from rpcspy.recording.format import ExitEntry, NoteEntry, encode_entry
+from rpcspy.events import Exit, Note
+from rpcspy.recording.format import encode_entry
 
 _TAIL = 1 << 16
 _SEQ = re.compile(rb'"seq":(\d+)')
@@ -33,8 +34,8 @@ def append_end(fd: int, header: Callable[[], bytes], t: float, text: str, code: 
         end, seq = _last_line(fd)
         os.ftruncate(fd, end)
         lines = header() if end == 0 else b""
-        lines += (encode_entry(NoteEntry(seq=seq + 1, t=round(t, 6), level="error", text=text))
-                  + encode_entry(ExitEntry(seq=seq + 2, t=round(t, 6), code=code, signal=signum)))
+        lines += (encode_entry(Note(seq=seq + 1, t=round(t, 6), level="error", text=text))
+                  + encode_entry(Exit(seq=seq + 2, t=round(t, 6), code=code, signal=signum)))
         os.pwrite(fd, lines, end)
         return True
     except OSError:

@@ -7,9 +7,9 @@ import shlex
 import subprocess
 from pathlib import Path
 
+from rpcspy.events import Exit, Note
 from rpcspy.pump.forward.stdio import fill_closed_std_fds, is_closed
 from rpcspy.recording import open_recording
-from rpcspy.recording.format import ExitEntry, NoteEntry
 from tests.pump.proxyrun import RPCSPY, fake
 
 
@@ -19,7 +19,7 @@ def _run_sh(redirect: str, rec: Path, agent: list[str]) -> subprocess.CompletedP
 
 
 def _notes(rec: Path) -> list[str]:
-    return [e.text for e in open_recording(rec).entries() if isinstance(e, NoteEntry)]
+    return [e.text for e in open_recording(rec).entries() if isinstance(e, Note)]
 
 
 def test_closed_stdin_is_end_of_input(tmp_path: Path) -> None:
@@ -29,7 +29,7 @@ def test_closed_stdin_is_end_of_input(tmp_path: Path) -> None:
     assert b"Traceback" not in done.stderr
     assert b"rpcspy: stdin was closed when rpcspy started" in done.stderr
     assert any("stdin was closed" in text for text in _notes(rec))
-    assert isinstance(list(open_recording(rec).entries())[-1], ExitEntry)
+    assert isinstance(list(open_recording(rec).entries())[-1], Exit)
 
 
 def test_closed_stdout_is_a_client_gone(tmp_path: Path) -> None:

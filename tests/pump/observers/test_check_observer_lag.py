@@ -10,12 +10,12 @@ import pytest
 from click.testing import CliRunner
 
 from rpcspy.cli import main
-from rpcspy.events import Exit
+from rpcspy.events import Exit, Finding, Note
 from rpcspy.pump.forward.hub import Dispatcher
 from rpcspy.pump.observers.check_observer import CheckObserver, CheckOptions
 from rpcspy.pump.observers.recorder import Recorder
 from rpcspy.recording import open_recording
-from rpcspy.recording.format import FindingEntry, FrameEntry, NoteEntry
+from rpcspy.recording.format import FrameEntry
 from rpcspy.recording.writer import RecordingWriter, make_header
 
 BROKEN = (b'{"type":"message_update","message":{"role":"assistant","content":[]},'
@@ -59,10 +59,10 @@ def test_a_rule_firing_on_every_frame_is_listed_up_to_the_cap_then_summarised(tm
     rec = tmp_path / "r.jsonl"
     session(rec, 3000, work=True)
     got = entries(rec)
-    findings = [e for e in got if isinstance(e, FindingEntry)]
+    findings = [e for e in got if isinstance(e, Finding)]
     seqs = [e.seq for e in got if isinstance(e, FrameEntry)]
     assert len(seqs) == 3000
-    by_rule: dict[str, list[FindingEntry]] = {}
+    by_rule: dict[str, list[Finding]] = {}
     for f in findings:
         by_rule.setdefault(f.rule, []).append(f)
     for rule, listed in by_rule.items():  # the first 1000 one by one, then one with the count
@@ -81,11 +81,11 @@ def test_a_check_that_falls_behind_stops_with_a_note_and_check_covers_the_rest(t
     got = entries(rec)
     seqs = [e.seq for e in got if isinstance(e, FrameEntry)]
     assert len(seqs) == 5000  # the recording is complete, whatever the check did
-    notes = [e for e in got if isinstance(e, NoteEntry)]
+    notes = [e for e in got if isinstance(e, Note)]
     assert len(notes) == 1 and check.checked == seqs[299]  # three chunks of 100 checked
     assert notes[0].text.endswith(f"checked live up to seq {seqs[299]}; `rpcspy check` covers the rest")
     assert "fell 1,100 frames" in notes[0].text and notes[0].level == "info"
-    live = [e for e in got if isinstance(e, FindingEntry)]
+    live = [e for e in got if isinstance(e, Finding)]
     assert live and all(f.frame is not None and f.frame <= seqs[299] for f in live)
     code, checked = offline(rec)
     assert code == 1 and max(f[2] or 0 for f in checked) == seqs[-1]  # offline: to the last frame (a summary's)
@@ -96,7 +96,7 @@ def test_a_session_that_ends_with_the_check_behind_says_so(tmp_path: Path) -> No
     check = session(rec, 2000, work=False, checked_first=5)
     got = entries(rec)
     seqs = [e.seq for e in got if isinstance(e, FrameEntry)]
-    notes = [e for e in got if isinstance(e, NoteEntry)]
+    notes = [e for e in got if isinstance(e, Note)]
     assert [n.text for n in notes] == ["the session ended with the live check 1,500 frames behind the recording: "
                                        f"checked live up to seq {seqs[499]}; `rpcspy check` covers the rest"]
     assert check.checked == seqs[499] and len(seqs) == 2000
@@ -106,8 +106,8 @@ def test_a_check_that_keeps_up_writes_no_note(tmp_path: Path) -> None:
     rec = tmp_path / "r.jsonl"
     session(rec, 500, work=False, grace=60.0)  # the grace at the end is enough to catch up
     got = entries(rec)
-    assert not [e for e in got if isinstance(e, NoteEntry)]
-    assert sum(isinstance(e, FindingEntry) for e in got) == 3 * 500  # three rules a frame, under the cap
+    assert not [e for e in got if isinstance(e, Note)]
+    assert sum(isinstance(e, Finding) for e in got) == 3 * 500  # three rules a frame, under the cap
 
 
 def test_a_proxied_stream_where_every_frame_breaks_a_rule_records_its_traffic_not_its_findings(
@@ -116,7 +116,6 @@ def test_a_proxied_stream_where_every_frame_breaks_a_rule_records_its_traffic_no
     recording of 10 MB of traffic (and a 27 s exit); now each rule lists 1,000 and sums up the rest."""
     import sys
 
-    from rpcspy.recording.format import ExitEntry
     from tests.pump.proxyrun import run
 
     rec = tmp_path / "r.jsonl"
@@ -127,11 +126,11 @@ def test_a_proxied_stream_where_every_frame_breaks_a_rule_records_its_traffic_no
     assert proc.stdout == BROKEN * count
     got = entries(rec)
     assert sum(isinstance(e, FrameEntry) for e in got) == count
-    assert any(isinstance(e, ExitEntry) for e in got)
-    findings = [e for e in got if isinstance(e, FindingEntry)]
+    assert any(isinstance(e, Exit) for e in got)
+    findings = [e for e in got if isinstance(e, Finding)]
     rules = {f.rule for f in findings}
     assert len(findings) <= len(rules) * 1001
-    notes = [e.text for e in got if isinstance(e, NoteEntry)]
+    notes = [e.text for e in got if isinstance(e, Note)]
     assert all("`rpcspy check` covers the rest" in n for n in notes), notes  # if the check fell behind
     assert rec.stat().st_size < 1.8 * len(BROKEN) * count  # the frames' entries and a bounded rest
 
@@ -155,7 +154,7 @@ def test_a_slice_of_work_is_bounded_in_bytes_and_frames_and_finds_the_same(tmp_p
             slices += 1
         d.event(Exit(0, 1.0, 0))
         d.close()
-        return [(e.rule, e.frame) for e in entries(path) if isinstance(e, FindingEntry)], slices
+        return [(e.rule, e.frame) for e in entries(path) if isinstance(e, Finding)], slices
 
     whole, one = run(tmp_path / "whole.jsonl")
     monkeypatch.setattr(check_observer, "WORK_BYTES", 3 * (len(BROKEN) - 1))  # three lines (without LF)
