@@ -35,13 +35,16 @@ def wait_for(predicate, what: str, limit: float = 60.0) -> None:  # noqa: ANN001
 def test_every_reading_command_interrupted_says_so_and_exits_130(tmp_path: Path, monkeypatch, args) -> None:  # noqa: ANN001
     """Ctrl-C while a recording is read: one line, status 130 (never click's `Aborted!` and 1, which
     means findings), and no half-written output file."""
-    import rpcspy.recording
+    import rpcspy.offline.reading  # noqa: F401 (loaded, so its opener is replaced too)
     from rpcspy.cli import main
 
     def interrupt(*_a, **_k):  # noqa: ANN002, ANN003, ANN202
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(rpcspy.recording, "open_recording", interrupt)
+    opener = open_recording
+    for module in list(sys.modules.values()):  # wherever a command took the opener from (its home, the offline room)
+        if getattr(module, "open_recording", None) is opener:
+            monkeypatch.setattr(module, "open_recording", interrupt)
     rec = tmp_path / "r.jsonl"
     rec.write_text("")
     argv = [str(rec) if a == "R" else str(tmp_path / "out") if a == "OUT" else a for a in args]
@@ -102,7 +105,7 @@ def test_conform_interrupted_reports_the_finished_cases_and_exits_130(tmp_path: 
     agent = tmp_path / "agent.sh"
     agent.write_text(f'n=$(cat {count} 2>/dev/null || echo 0)\necho $((n + 1)) > {count}\n'
                      f'[ "$n" -lt 2 ] && exit 0\nexec sleep 600\n')
-    proc = subprocess.Popen([*RPCSPY, "conform", "--no-model", "--no-agent-args", "--jobs", "1", "--format", "json",
+    proc = subprocess.Popen([*RPCSPY, "conform", "--no-model", "--no-agent-args", "--jobs", "1", "--format", "json", "--dialect", "pi",
                              "--", "sh", str(agent)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
     try:
         wait_for(lambda: count.exists() and count.read_text().strip() == "3", "the third case started")
