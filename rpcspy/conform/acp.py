@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from rpcspy.conform.cases import Case
-from rpcspy.conform.judges import Judge
+from rpcspy.conform.judges import Judge, eof_idle
 from rpcspy.conform.script import (
     Await,
     Close,
@@ -228,14 +228,6 @@ def cancel(t: Transcript) -> Verdict:
     return _clean(t, "session/cancel mid-turn: stopReason cancelled")
 
 
-def eof(t: Transcript) -> Verdict:
-    if t.exit_code is None:
-        return failed("the agent did not exit after EOF on stdin")
-    if t.exit_code != 0:
-        return deviation(f"exit status {t.exit_code} after EOF (expected 0)")
-    return passed("EOF on stdin: exit 0")
-
-
 # -- the battery ---------------------------------------------------------------------------
 GATE_FILE = "rpcspy-conform-gate.js"
 GATE_JS = """\
@@ -298,5 +290,5 @@ ACP_CASES: tuple[Case, ...] = (
           send({"jsonrpc": JSONRPC, "method": CANCEL, "params": {"sessionId": SESSION}}),
           Await("rpc", 50, timeout=20)), cancel, rule="acp.cancel_not_honoured", model=True),
     _acp("acp.eof", "EOF on stdin: a clean exit", "process conventions: the agent exits when stdin closes",
-         (Close(), Await("exit", timeout=15)), eof, needs=("initialize",)),
+         (Close(), Await("exit", timeout=15)), eof_idle, needs=("initialize",)),
 )
