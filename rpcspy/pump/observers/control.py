@@ -391,7 +391,13 @@ def unregister(pid: int, directory: str | None = None) -> None:
         directory = directory or runtime_dir(create=False)
     except ControlError:  # not ours to clean: nothing of ours can be there
         return
-    for path in (socket_path(directory, pid), meta_path(directory, pid)):
+    meta = meta_path(directory, pid)
+    try:  # a metadata file being rewritten when its observer process was killed or stopped: NAME.PID.tmp
+        partial = [os.path.join(directory, n) for n in os.listdir(directory)
+                   if n.startswith(os.path.basename(meta) + ".") and n.endswith(".tmp")]
+    except OSError:
+        partial = []
+    for path in (socket_path(directory, pid), meta, *partial):
         try:
             os.unlink(path)
         except OSError:

@@ -118,3 +118,18 @@ def test_the_socket_path_appears_only_once_it_listens(rundir: Path, monkeypatch:
     finally:
         server.close()
     assert list(rundir.iterdir()) == []
+
+
+def test_unregister_also_removes_a_metadata_file_cut_short(tmp_path: Path) -> None:
+    """The observer process rewrites its metadata (NAME.PID.tmp, then a rename) when the agent's pid is known:
+    stopped or killed in between, it leaves the temporary file, which the proxy removes with the rest."""
+    from rpcspy.pump.observers.control import meta_path, unregister
+
+    directory = tmp_path / "rpcspy"
+    directory.mkdir(mode=0o700)
+    meta = Path(meta_path(str(directory), 4242))
+    meta.write_text("{}")
+    Path(f"{meta}.4243.tmp").write_text("{")
+    (directory / "4243.json").write_text("{}")  # another proxy's: kept
+    unregister(4242, str(directory))
+    assert sorted(p.name for p in directory.iterdir()) == ["4243.json"]
