@@ -50,7 +50,7 @@ class StepResult:
         return self.status == "ok"
 
 
-def answer(request: _Head, rules: dict[str, Any]) -> dict:
+def answer(request: _Head, rules: dict[str, Any]) -> dict[str, Any]:
     """The ``extension_ui_response`` to a dialog request by the script's rules (default: cancel)."""
     rule = rules.get(request.method, "cancel")
     out: dict[str, Any] = {"type": "extension_ui_response", "id": request.id}

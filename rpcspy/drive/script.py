@@ -55,7 +55,7 @@ class Wait:
 @dataclass(frozen=True)
 class Step:
     lineno: int
-    obj: dict | None
+    obj: dict[str, Any] | None
     """The command as sent (without the options key); None for a wait-only line."""
     wait: Wait
     timeout: float | None = None
@@ -74,7 +74,7 @@ class Step:
         return f"line {self.lineno}: {self.obj.get('type')}{shown}"
 
 
-def default_wait(obj: dict | None) -> Wait:
+def default_wait(obj: dict[str, Any] | None) -> Wait:
     if obj is None:
         return Wait("settle")
     ctype = obj.get("type")
