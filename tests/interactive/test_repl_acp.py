@@ -17,12 +17,17 @@ pytest.importorskip("acp")
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_the_repl_speaks_acp(tmp_path: Path) -> None:
-    rec = tmp_path / "repl.jsonl"
+def repl_on_test_agent(tmp_path: Path, rec: Path, *, cwd: Path) -> Terminal:
+    """``rpcspy repl -o REC`` in a pty in front of the SDK test agent, with its own state and runtime dirs."""
     (tmp_path / "run").mkdir()
     env = {"NO_COLOR": "1", "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_RUNTIME_DIR": str(tmp_path / "run")}
-    t = Terminal.rpcspy("repl", "-o", str(rec), "--", sys.executable, "-m", "tests.support.acp_agent",
-                        env={**os.environ, **env}, cwd=REPO)
+    return Terminal.rpcspy("repl", "-o", str(rec), "--", sys.executable, "-m", "tests.support.acp_agent",
+                           env={**os.environ, **env}, cwd=cwd)
+
+
+def test_the_repl_speaks_acp(tmp_path: Path) -> None:
+    rec = tmp_path / "repl.jsonl"
+    t = repl_on_test_agent(tmp_path, rec, cwd=REPO)
     try:
         t.wait_for("rpcspy>", timeout=60)
         t.line('{"method":"initialize","params":{"protocolVersion":1}}')
@@ -51,10 +56,7 @@ def test_the_acp_short_syntax_and_completion(tmp_path: Path) -> None:
     """`initialize`, `new`, `prompt TEXT`, `answer OPTION` (completed from the open permission request's
     options) and `cancel`, on the session the agent opened; method names complete from the ACP spec."""
     rec = tmp_path / "repl.jsonl"
-    (tmp_path / "run").mkdir()
-    env = {"NO_COLOR": "1", "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_RUNTIME_DIR": str(tmp_path / "run")}
-    t = Terminal.rpcspy("repl", "-o", str(rec), "--", sys.executable, "-m", "tests.support.acp_agent",
-                        env={**os.environ, **env}, cwd=tmp_path)
+    t = repl_on_test_agent(tmp_path, rec, cwd=tmp_path)
     try:
         t.wait_for("rpcspy>", timeout=60)
         t.type("initi")
