@@ -117,7 +117,7 @@ class ClientRun:
                     gap = 0.0
                 due = last_sent + max(0.0, gap) / self.speed
                 if due > time.monotonic():
-                    time.sleep(due - time.monotonic())
+                    time.sleep(max(0.0, due - time.monotonic()))  # due may pass between the check and here
             last_t = step.t
             if step.data is None:
                 stdin.close()
